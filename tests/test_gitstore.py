@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import git, prune_when_found
 
+from vault_mem.errors import HistoryDamagedError
 from vault_mem.store.git import GitRepo, Identity
 
 AGENT = Identity("agent smith", "agent@example.com")
@@ -1129,3 +1130,150 @@ def test_merge_driver_settings_are_written_only_when_they_differ(tmp_path):
     git(root, "config", f"merge.{DRIVER}.driver", "true")
     ensure_index_merge_driver(repo)
     assert git(root, "config", "--get", f"merge.{DRIVER}.driver").strip() == MERGE_DRIVER
+
+
+def _plant_loose(root: Path, inflated: bytes, name: str | None = None, tail: bytes = b"") -> str:
+    """A loose object whose inflated stream is ``inflated`` (header and all, as a damaged disk or
+    a hand-made file may hold it) at ``name`` (default: the hash of those bytes)."""
+    import hashlib
+
+    name = name or hashlib.sha1(inflated).hexdigest()
+    folder = root / ".git" / "objects" / name[:2]
+    folder.mkdir(exist_ok=True)
+    path = folder / name[2:]
+    if path.exists():
+        path.chmod(0o644)
+    path.write_bytes(zlib.compress(inflated) + tail)
+    return name
+
+
+def _git_batch(root: Path, oid: str) -> tuple[str, bytes] | None:
+    """What ``git cat-file --batch`` answers for ``oid``: (type, content), or None when git
+    refuses it (missing, cannot parse, dies)."""
+    proc = subprocess.run(["git", "cat-file", "--batch"], cwd=root, input=oid.encode() + b"\n",
+                          capture_output=True)
+    head, _, rest = proc.stdout.partition(b"\n")
+    words = head.split()
+    if proc.returncode or len(words) != 3 or not words[2].isdigit() or len(rest) != int(words[2]) + 1:
+        return None
+    return words[1].decode(), rest[:-1]
+
+
+def test_a_loose_object_is_read_in_process_only_as_git_reads_it(tmp_path):
+    """The in-process reader of loose objects (_read_loose) agrees with ``git cat-file --batch``
+    on every object git accepts (empty, big, any compression level another git wrote, a graft
+    that git cat-file ignores), and answers None, leaving it to git, for anything git refuses or
+    reads otherwise: a size with a leading zero (git: "unable to parse header"; it was read
+    here), a size past what a size_t holds (git dies; it raised OverflowError here), a
+    header's wrong type, cut short, trailing bytes; an object in an alternate is git's."""
+    root = _repo(tmp_path)
+    repo = GitRepo(root)
+    datas = [b"", b"x", b"hello\n" * 1000, os.urandom(300_000)]
+    for level in ("0", "1", "9", "-1"):
+        for data in datas:
+            oid = subprocess.run(["git", "-c", f"core.looseCompression={level}", "hash-object", "-w", "--stdin"],
+                                 cwd=root, input=data + level.encode(), capture_output=True,
+                                 check=True).stdout.decode().strip()
+            assert repo._read_loose(oid) == _git_batch(root, oid) == ("blob", data + level.encode())
+    head = git(root, "rev-parse", "HEAD").strip()
+    (root / ".git" / "info").mkdir(exist_ok=True)
+    (root / ".git" / "info" / "grafts").write_text(f"{head}\n")
+    assert repo._read_loose(head) == _git_batch(root, head) is not None
+    refused = [b"blob 05\0hello", b"blob  5\0hello", b"blob +5\0hello", b"blob 5 \0hello",
+               b"blob 99999999999999999999\0x", b"blob 9223372036854775808\0x",
+               b"blob 18446744073709551615\0x", b"blobs 5\0hello", b"Blob 5\0hello",
+               b"blob 5\0hello!", b"blob 5", b""]
+    for inflated in refused:
+        oid = _plant_loose(root, inflated)
+        assert repo._read_loose(oid) is None, inflated
+        if inflated != b"blob 9223372036854775808\0x":  # git prints a header it cannot keep to
+            assert _git_batch(root, oid) is None, inflated
+    short = _plant_loose(root, b"blob 5\0hell")  # whole, less than its header: damage (next test)
+    with pytest.raises(HistoryDamagedError):
+        repo._read_loose(short)
+    garbage = _plant_loose(root, b"blob 5\0hello", tail=b"garbage")
+    # bytes past the stream's end: git's --batch streams the blob and ignores them, so it answers
+    assert repo._read_loose(garbage) is None
+    assert repo.read_object(garbage) == _git_batch(root, garbage) == ("blob", b"hello")
+    # an object in an alternate is git's to read
+    other = tmp_path / "other"
+    git(tmp_path, "init", "-q", str(other))
+    elsewhere = _git_bytes(other, "hash-object", "-w", "--stdin", input_bytes=b"elsewhere\n").decode().strip()
+    (root / ".git" / "objects" / "info" / "alternates").write_text(f"{other / '.git' / 'objects'}\n")
+    assert repo._read_loose(elsewhere) is None
+    assert repo.read_object(elsewhere) == _git_batch(root, elsewhere) == ("blob", b"elsewhere\n")
+
+
+def test_a_replaced_object_reads_as_git_reads_it(tmp_path):
+    """``git replace`` (refs/replace/<id>, loose or packed): git's reads give the replacement,
+    and so must vault-mem's, whose in-process reader of loose objects read the original."""
+    root = _repo(tmp_path)
+    repo = GitRepo(root)
+    old = _git_bytes(root, "hash-object", "-w", "--stdin", input_bytes=b"old\n").decode().strip()
+    new = _git_bytes(root, "hash-object", "-w", "--stdin", input_bytes=b"new\n").decode().strip()
+    head = git(root, "rev-parse", "HEAD").strip()
+    git(root, "commit", "-q", "--allow-empty", "-m", "second")
+    second = git(root, "rev-parse", "HEAD").strip()
+    git(root, "replace", old, new)
+    git(root, "replace", head, second)
+    assert repo.read_object(old) == _git_batch(root, old) == ("blob", b"new\n")
+    git(root, "pack-refs", "--all")
+    assert not (root / ".git" / "refs" / "replace" / head).exists()
+    assert repo.read_object(head) == _git_batch(root, head)
+    assert repo.commit_tree(head) == git(root, "rev-parse", f"{head}^{{tree}}").strip()
+    git(root, "replace", "-d", old)
+    assert repo.read_object(old) == _git_batch(root, old) == ("blob", b"old\n")
+
+
+def test_the_refresh_of_a_copys_stat_data_stages_no_edit_that_keeps_size_and_mtime(tmp_path):
+    """The attack on the copy's refresh (perf29): in a ``cp -a`` copy a person's edit that keeps
+    the file's size and mtime (``touch -r``, an editor within the second) looks exactly like a
+    copied file to the staleness check, and a person's ``git add`` of another edit is in the
+    index. After a write: the first is still an unstaged change (git re-hashed it and kept its
+    entry), the second still staged and not committed, and the write's commit holds neither."""
+    from vault_mem import Vault
+
+    with Vault.init(tmp_path / "vault") as vault:
+        for i in range(24):
+            vault.remember(f"fact-{i:02d}", f"Fact number {i}", "body")
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-a", str(tmp_path / "vault"), str(copy)], check=True)
+    same = copy / "facts" / "fact-01.md"
+    st = same.stat()
+    text = same.read_text()
+    same.write_text(text.replace("Fact number 1", "Fact number X"))
+    os.utime(same, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert same.stat().st_size == st.st_size
+    staged = copy / "facts" / "fact-02.md"
+    staged.write_text(staged.read_text() + "Staged by a person.\n")
+    git(copy, "add", "facts/fact-02.md")
+    env = {**os.environ, "VAULT_MEM_DAEMON": "off"}
+    done = subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(copy), "remember", "new-fact",
+                           "--description", "Written in the copy", "--body", "b"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    untouched = "facts/fact-03.md"
+    assert _recorded_inodes(copy, [untouched])[untouched] == os.lstat(copy / untouched).st_ino  # refreshed
+    assert git(copy, "diff", "--cached", "--name-only") == "facts/fact-02.md\n"
+    # (INDEX.md lists the person's uncommitted descriptions: unstaged too, by design)
+    assert git(copy, "diff", "--name-only").split() == ["INDEX.md", "facts/fact-01.md"]
+    assert "Fact number X" not in git(copy, "show", ":facts/fact-01.md")
+    assert "Fact number X" not in git(copy, "show", "HEAD:facts/fact-01.md")
+    assert "Staged by a person." not in git(copy, "show", "HEAD:facts/fact-02.md")
+    git(copy, "fsck", "--strict", "--no-dangling")
+
+
+def test_a_loose_blob_shorter_than_its_header_is_damage_not_a_hang(tmp_path):
+    """A whole zlib stream that holds less than its header's size: ``git cat-file --batch``
+    streams such a blob, announcing the header's size and sending what there is, then waits for
+    its next question, so a read through it waited for ever (before perf29's reader and after
+    it, which left the object to git). The loose reader names the damage instead. (A subprocess
+    with a time-out, so that a hang fails the test rather than the run.)"""
+    root = _repo(tmp_path)
+    oid = _plant_loose(root, b"blob 1000\0only a few bytes")
+    code = ("import sys; from vault_mem.store.git import GitRepo; from vault_mem.errors import HistoryDamagedError\n"
+            "try:\n    GitRepo(sys.argv[1]).read_object(sys.argv[2])\n"
+            "except HistoryDamagedError as exc:\n    print('damaged:', exc)\n")
+    done = subprocess.run([sys.executable, "-c", code, str(root), oid], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("damaged:") and oid in done.stdout and "git fsck" in done.stdout

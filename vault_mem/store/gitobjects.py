@@ -231,7 +231,8 @@ class GitObjects:
         so the next write, in a new process, reads HEAD's commit and trees without starting a
         ``git cat-file`` (issue 29: a git process per one-shot write). None for anything else:
         packed, in an alternate or a fetch's quarantine, gone, damaged (git then answers, or
-        names the damage, as before)."""
+        names the damage, as before). A whole stream that holds less than its header says is
+        :class:`HistoryDamagedError` here: git's reply to it would hang its reader."""
         if _HEX40_TEXT.fullmatch(oid) is None:
             return None
         try:
@@ -241,15 +242,53 @@ class GitObjects:
             head = inflate.decompress(raw, 64)
             kind, space, rest = head.partition(b" ")
             size, nul, data = rest.partition(b"\0")
-            if not space or not nul or kind not in _KINDS or not size.isdigit():
-                return None
+            if not space or not nul or kind not in _KINDS or _SIZE.fullmatch(size) is None:
+                return None  # git: "unable to parse header" (a size "05", " 5", "+5", "5 ")
             want = int(size)
+            if want > _MAX_SIZE:  # git dies ("size_t overflow") or prints a size no read can take
+                return None
+            if self._replaced(oid):
+                return None  # `git replace`: git reads the replacement
             data += inflate.decompress(inflate.unconsumed_tail, max(want - len(data), 0) + 1)
-        except (OSError, zlib.error, ValueError):
+        except (OSError, zlib.error, ValueError, OverflowError, MemoryError):
             return None
+        if inflate.eof and len(data) < want:
+            # a whole stream shorter than its header: `git cat-file --batch` streams a blob so,
+            # announcing the header's size and sending less, and a reader waits for the rest
+            # for ever (git fsck: "corrupt loose object"); nothing git could answer
+            raise HistoryDamagedError(damaged_history_message(
+                self.toplevel, f"git object {oid} holds {len(data)} bytes, its header says {want}"))
         if len(data) != want or not inflate.eof or inflate.unconsumed_tail or inflate.unused_data:
-            return None  # not whole, or more than its header says: git's words for it
+            return None  # cut short, or more than its header says: git's words for it
         return kind.decode(), data
+
+    def _replaced(self, oid: str) -> bool:
+        """Whether a ``git replace`` ref may name ``oid`` (git's reads then give the replacement,
+        which the in-process reader leaves to git): a loose ref under ``refs/replace/`` (or
+        ``$GIT_REPLACE_REF_BASE``), a line of ``packed-refs`` (parsed again when the file
+        changes), or a ref store this reader cannot read (reftable). One ``stat`` per read when
+        the repository has none; a repository git is told to read without them
+        (``GIT_NO_REPLACE_OBJECTS``, ``core.useReplaceRefs``) is still left to git: git
+        answers right either way."""
+        base = os.environ.get("GIT_REPLACE_REF_BASE") or "refs/replace/"
+        if not base.endswith("/"):
+            base += "/"
+        if os.path.lexists(os.path.join(self.common_dir, base, oid)):
+            return True
+        try:
+            st = os.stat(os.path.join(self.common_dir, "packed-refs"))
+        except FileNotFoundError:
+            return os.path.isdir(os.path.join(self.common_dir, "reftable"))
+        key = (base, st.st_ino, st.st_size, st.st_mtime_ns)
+        known = getattr(self, "_packed_replaced", None)
+        if known is None or known[0] != key:
+            with open(os.path.join(self.common_dir, "packed-refs"), "rb") as fh:
+                text = fh.read()
+            name = b" " + os.fsencode(base)
+            names = {line[line.index(name) + len(name):].decode("ascii", "replace")
+                     for line in text.splitlines() if name in line}
+            known = self._packed_replaced = (key, names)
+        return oid in known[1]
 
     def _read(self, oid: str) -> tuple[str, bytes]:
         found = self._cat.read(oid)
@@ -645,6 +684,10 @@ _HEX40 = re.compile(rb"[0-9a-f]{40}")
 _HEX40_TEXT = re.compile(r"[0-9a-f]{40}")
 #: the object types a loose object's header may name
 _KINDS = frozenset({b"commit", b"tree", b"blob", b"tag"})
+#: a loose object's size as git parses it: decimal, no sign, space or leading zero
+_SIZE = re.compile(rb"0|[1-9][0-9]*")
+#: the largest size Python's zlib and reads take (a bigger header is git's to refuse)
+_MAX_SIZE = 2**63 - 1
 #: how ``tempfile.mkstemp`` opens its file (``O_NOFOLLOW``: never through a planted link)
 _TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
 
