@@ -402,10 +402,21 @@ def _rebase_held_at_its_editor(root, tmp_path):
     editor = tmp_path / "editor.sh"
     editor.write_text(f"#!/bin/sh\nwhile [ -e '{gate}' ]; do sleep 0.05; done\nexit 1\n")
     editor.chmod(0o755)
-    rebase = subprocess.Popen(["git", "rebase", "-i", "HEAD~1"], cwd=root, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env={**os.environ, "GIT_SEQUENCE_EDITOR": str(editor)})
+    refused = []
+    for _attempt in range(3):
+        # git's own check may refuse a rebase begun in the instant the keeper still writes after
+        # an agent's commit (RELIABILITY.md: "running it again is the fix"): the person's retry
+        rebase = subprocess.Popen(["git", "rebase", "-i", "HEAD~1"], cwd=root, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True,
+                                  env={**os.environ, "GIT_SEQUENCE_EDITOR": str(editor)})
+        wait_for(lambda: (root / ".git" / "rebase-merge").is_dir() or rebase.poll() is not None,
+                 timeout=30.0, what="the rebase under way")
+        if (root / ".git" / "rebase-merge").is_dir():
+            break
+        refused.append(rebase.communicate(timeout=60))
+    else:
+        raise AssertionError(f"git rebase refused three times: {refused}")
     try:
-        wait_for(lambda: (root / ".git" / "rebase-merge").is_dir(), what="the rebase under way")
         yield
     finally:
         gate.unlink()
