@@ -208,3 +208,51 @@ def test_a_lock_file_says_exactly_its_last_holder_after_a_longer_one(tmp_path: P
             assert path.read_bytes() == f"{os.getpid()}\n{command}\n".encode()
             assert locks.read_holder(path) == (os.getpid(), command)
         assert locks.read_holder(path) == (os.getpid(), command)
+
+
+@pytest.mark.parametrize("how", ["one vault", "project and personal"])
+def test_a_one_shot_read_begins_its_listing_before_it_opens_the_vault(tmp_path: Path, how: str, monkeypatch) -> None:
+    """A one-shot read that no daemon answers begins the stat of every file (GNU find's listing,
+    in a process of its own) before it imports the read path and opens the vault, so the two
+    overlap (issue 29); the reconcile takes that listing, and an edit in place made before the
+    command is in the answer. A long-lived reader (the MCP server: no daemon asked) begins none."""
+    from vault_mem.adapters.read_here import read_here
+    from vault_mem.adapters.vaults import Vaults
+    from vault_mem.index import listing
+    from vault_mem.platform import folders
+    from vault_mem.store.finder import resolve_vaults
+    from vault_mem.vault import core
+
+    if listing.list_folders(Path(__file__).parent) is None:
+        pytest.skip("no GNU find here: reads stat the files themselves")
+    root = tmp_path / "vault"
+    new_vault(root).close()
+    assert cli("--vault", str(root), "remember", "editor", "--description", "Uses Helix as the main editor",
+               "--body", "Switched from Neovim last spring.").returncode == 0
+    args = ["--vault", str(root)]
+    if how == "project and personal":
+        personal = tmp_path / "personal"
+        new_vault(personal).close()
+        monkeypatch.setenv("VAULT_MEM_PERSONAL", str(personal))
+        args = []  # the vault stood in (the project's) and the personal one, each read here
+    assert cli(*args, "list", "--json", cwd=root).returncode == 0  # the listing is kept
+    edit_in_place(root / "facts" / "editor.md", b"Helix", b"Xelih")
+    begun_at_open: list[bool] = []
+    opened = core.Vault.__init__
+
+    def opening(self, vault_root, *a, **kw):
+        begun_at_open.append(any(k[0] == os.fspath(Path(vault_root).resolve()) for k in folders._begun))
+        opened(self, vault_root, *a, **kw)
+
+    monkeypatch.setattr(core.Vault, "__init__", opening)
+    monkeypatch.setenv("VAULT_MEM_DAEMON", "off")
+    got = cli(*args, "recall", "which editor", "--json", cwd=root)
+    assert got.returncode == 0, got.stderr
+    assert "Xelih" in got.stdout and "Helix" not in got.stdout
+    assert begun_at_open == [True] * (1 if args else 2), begun_at_open
+    assert not folders._begun  # taken by the reconcile
+    begun_at_open.clear()
+    vaults = Vaults(resolve_vaults(str(root)), daemon=False, here=read_here)
+    assert vaults.read(vaults.names[0], "recall", {"query": "which editor"})["hits"]
+    vaults.close()
+    assert begun_at_open == [False]

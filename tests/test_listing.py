@@ -364,3 +364,57 @@ def test_a_one_shot_read_sees_an_edit_whose_mtime_was_set_back(tmp_path: Path) -
     got = cli("--vault", str(root), "list", "--json")  # descriptions from the index
     assert got.returncode == 0, got.stderr
     assert [m["description"] for m in json.loads(got.stdout)] == ["Uses Xelih as the main editor"]
+
+
+def _begun_done(root: Path) -> None:
+    """Wait until the listing begun for ``root`` has finished (it has stat'ed every file)."""
+    for proc, _, _ in [v for k, v in folders._begun.items() if k[0] == os.fspath(root)]:
+        proc.wait()
+
+
+def test_a_begun_listing_is_taken_by_the_next_list_of_the_same_folders(three_memories: Path) -> None:
+    """A listing begun ahead (a one-shot read, before its imports: issue 29) is what the next
+    listing of the same folders gives, as a fresh one would have given it then: the same bytes,
+    taken once (the next listing is made anew and sees what changed since)."""
+    fresh = listing.list_folders(three_memories).raw
+    assert listing.begin_listing(three_memories)
+    _begun_done(three_memories)
+    write_memory(three_memories, "shell", "Uses fish as the login shell")  # after the listing was made
+    assert listing.list_folders(three_memories).raw == fresh  # the begun one, taken
+    assert not folders._begun
+    assert b"facts/shell.md" in listing.list_folders(three_memories).raw  # made anew
+
+
+def test_a_listing_begun_too_long_ago_is_made_again(three_memories: Path, monkeypatch) -> None:
+    """A listing begun more than :data:`folders.BEGUN_FOR_S` before it is asked for (a read that
+    failed before its reconcile left it) never stands for the files: it is listed again."""
+    assert listing.begin_listing(three_memories)
+    _begun_done(three_memories)
+    write_memory(three_memories, "shell", "Uses fish as the login shell")
+    monkeypatch.setattr(folders, "BEGUN_FOR_S", 0.0)
+    assert b"facts/shell.md" in listing.list_folders(three_memories).raw
+    assert not folders._begun
+
+
+def test_a_begun_listing_that_failed_is_made_again(three_memories: Path) -> None:
+    """A begun listing whose find failed (here a memory-named link that loops, which ``find -L``
+    cannot follow) is not taken: the listing is made again when asked for, and sees the files
+    as they are then."""
+    loop = three_memories / "facts" / "loop.md"
+    loop.symlink_to(loop)
+    assert listing.begin_listing(three_memories)
+    _begun_done(three_memories)
+    loop.unlink()
+    got = listing.list_folders(three_memories)
+    assert got is not None and b"loop.md" not in got.raw and b"facts/editor.md" in got.raw
+    assert not folders._begun
+
+
+def test_a_listing_begun_for_other_folders_is_ended_not_taken(three_memories: Path) -> None:
+    """A type folder removed after the listing was begun: the begun one (of the folders then)
+    is not what is asked for; it is ended, and the folders as they are now are listed."""
+    assert listing.begin_listing(three_memories)
+    shutil.rmtree(three_memories / "notes")
+    got = listing.list_folders(three_memories)
+    assert got is not None and b"notes/" not in got.raw and b"facts/editor.md" in got.raw
+    assert not folders._begun

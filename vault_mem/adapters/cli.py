@@ -109,6 +109,9 @@ def read(args: argparse.Namespace, op: str, params: dict[str, Any]) -> Any:
     answered = protocol.ask(root, op, params)
     if answered is None:
         from vault_mem.adapters.read_here import read_here  # lazy: start-up time (module docstring)
+        from vault_mem.adapters.vaults import begin_read_here  # lazy: start-up time (module docstring)
+
+        begin_read_here(root)  # the stat of every file while the read path is imported
 
         return read_here(open_vault(args, str(root)), op, params)
     result, notices = answered
