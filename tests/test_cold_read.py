@@ -250,7 +250,10 @@ def test_a_one_shot_read_begins_its_listing_before_it_opens_the_vault(tmp_path: 
     assert got.returncode == 0, got.stderr
     assert "Xelih" in got.stdout and "Helix" not in got.stdout
     assert begun_at_open == [True] * (1 if args else 2), begun_at_open
-    assert not folders._begun  # taken by the reconcile
+    assert not folders._begun  # taken by the reconcile (and none left by a command: cli.main ends them)
+    refused = cli(*args, "recall", "which editor", "-k", "0", cwd=root)  # refused after the begin, before the reconcile
+    assert refused.returncode == 2 and "k must be" in refused.stderr, refused.stderr
+    assert not folders._begun  # what it began ended with the command
     begun_at_open.clear()
     vaults = Vaults(resolve_vaults(str(root)), daemon=False, here=read_here)
     assert vaults.read(vaults.names[0], "recall", {"query": "which editor"})["hits"]

@@ -372,6 +372,10 @@ def _begun_done(root: Path) -> None:
         proc.wait()
 
 
+def _begun_for(root: Path) -> list:
+    return [k for k in folders._begun if k[0] == os.fspath(root)]
+
+
 def test_a_begun_listing_is_taken_by_the_next_list_of_the_same_folders(three_memories: Path) -> None:
     """A listing begun ahead (a one-shot read, before its imports: issue 29) is what the next
     listing of the same folders gives, as a fresh one would have given it then: the same bytes,
@@ -381,7 +385,7 @@ def test_a_begun_listing_is_taken_by_the_next_list_of_the_same_folders(three_mem
     _begun_done(three_memories)
     write_memory(three_memories, "shell", "Uses fish as the login shell")  # after the listing was made
     assert listing.list_folders(three_memories).raw == fresh  # the begun one, taken
-    assert not folders._begun
+    assert not _begun_for(three_memories)
     assert b"facts/shell.md" in listing.list_folders(three_memories).raw  # made anew
 
 
@@ -393,7 +397,7 @@ def test_a_listing_begun_too_long_ago_is_made_again(three_memories: Path, monkey
     write_memory(three_memories, "shell", "Uses fish as the login shell")
     monkeypatch.setattr(folders, "BEGUN_FOR_S", 0.0)
     assert b"facts/shell.md" in listing.list_folders(three_memories).raw
-    assert not folders._begun
+    assert not _begun_for(three_memories)
 
 
 def test_a_begun_listing_that_failed_is_made_again(three_memories: Path) -> None:
@@ -407,7 +411,7 @@ def test_a_begun_listing_that_failed_is_made_again(three_memories: Path) -> None
     loop.unlink()
     got = listing.list_folders(three_memories)
     assert got is not None and b"loop.md" not in got.raw and b"facts/editor.md" in got.raw
-    assert not folders._begun
+    assert not _begun_for(three_memories)
 
 
 def test_a_listing_begun_for_other_folders_is_ended_not_taken(three_memories: Path) -> None:
@@ -417,4 +421,4 @@ def test_a_listing_begun_for_other_folders_is_ended_not_taken(three_memories: Pa
     shutil.rmtree(three_memories / "notes")
     got = listing.list_folders(three_memories)
     assert got is not None and b"notes/" not in got.raw and b"facts/editor.md" in got.raw
-    assert not folders._begun
+    assert not _begun_for(three_memories)

@@ -1254,6 +1254,11 @@ def _run(args: argparse.Namespace) -> int:
                        f"please report it with the command you ran ({LOG_LEVEL_ENV}=DEBUG shows where it "
                        "happened); `vault-mem log` lists any commit the command made", "InternalError")
     finally:
+        # a listing a read began and did not take (it failed before its reconcile) ends with the
+        # command, for an in-process caller too; none was begun where the module is not imported
+        folders = sys.modules.get("vault_mem.platform.folders")
+        if folders is not None:
+            folders.end_begun()
         if getattr(args, "passed_over", None):
             _notices(None, args.passed_over)
         if getattr(args, "opened_vault", None) is not None:

@@ -213,6 +213,18 @@ def begin_find_printf(root: Path, names: list[str], fmt: str) -> bool:
     return True
 
 
+def end_begun() -> None:
+    """End every listing begun and not taken (a command that failed before its reconcile, run
+    in-process by an application or a test): no ``find`` left running, no descriptor kept."""
+    with _begun_lock:
+        left = list(_begun.values())
+        _begun.clear()
+    for proc, fd, _ in left:
+        proc.kill()
+        proc.wait()
+        os.close(fd)
+
+
 def _take_begun(key: tuple[str, tuple[str, ...], str]) -> bytes | None:
     """The output of the listing begun for ``key``, once it is done; None when none was begun or
     it failed (the caller lists again now)."""
