@@ -109,9 +109,6 @@ def read(args: argparse.Namespace, op: str, params: dict[str, Any]) -> Any:
     answered = protocol.ask(root, op, params)
     if answered is None:
         from vault_mem.adapters.read_here import read_here  # lazy: start-up time (module docstring)
-        from vault_mem.adapters.vaults import begin_read_here  # lazy: start-up time (module docstring)
-
-        begin_read_here(root)  # the stat of every file while the read path is imported
 
         return read_here(open_vault(args, str(root)), op, params)
     result, notices = answered
@@ -1254,11 +1251,6 @@ def _run(args: argparse.Namespace) -> int:
                        f"please report it with the command you ran ({LOG_LEVEL_ENV}=DEBUG shows where it "
                        "happened); `vault-mem log` lists any commit the command made", "InternalError")
     finally:
-        # a listing a read began and did not take (it failed before its reconcile) ends with the
-        # command, for an in-process caller too; none was begun where the module is not imported
-        folders = sys.modules.get("vault_mem.platform.folders")
-        if folders is not None:
-            folders.end_begun()
         if getattr(args, "passed_over", None):
             _notices(None, args.passed_over)
         if getattr(args, "opened_vault", None) is not None:

@@ -42,17 +42,6 @@ T = TypeVar("T")
 ReadHere = Callable[["Vault", str, dict[str, Any]], Any]
 
 
-def begin_read_here(root: Path) -> None:
-    """A one-shot read that no daemon answered reconciles ``root`` in this process next: the
-    listing of its type folders (the stat of every memory file) begins now, in a process of its
-    own, while this one imports the read path and opens the vault, instead of after
-    (:func:`vault_mem.index.listing.begin_listing`; issue 29). Not for a long-lived process,
-    whose watcher keeps it current."""
-    from vault_mem.index.listing import begin_listing  # lazy: a read a daemon answers imports no index code
-
-    begin_listing(Path(root).expanduser().resolve())
-
-
 class Vaults:
     """The vaults of ``found``, opened lazily (``agent``: the commit author's name for writes).
     ``daemon``: ask each vault's daemon first (one-shot commands and hooks); a long-lived server
@@ -108,8 +97,6 @@ class Vaults:
                 result, notices = answered
                 self.notices += [self._named(name, n) for n in notices]
                 return result
-            if self.here is not None:
-                begin_read_here(self.root(name))
         if self.here is None:
             raise UsageError(f"no daemon answered {op} for the {name} vault, and this process reads no vault itself")
         return self.here(self.vault(name), op, params)

@@ -50,7 +50,7 @@ from vault_mem.platform import folders
 from vault_mem.platform.folders import Entry
 from vault_mem.store.files import PRIVATE_FILE, read_own, replace_file
 
-__all__ = ["HEAD", "Listed", "Moved", "Snapshot", "begin_listing", "list_folders"]
+__all__ = ["HEAD", "Listed", "Moved", "Snapshot", "list_folders"]
 
 #: GNU find's record per entry: size, mtime and ctime (seconds with 10 fractional digits: the
 #: nanoseconds and a 0), the path from the vault's top; NUL-ended (a name may hold any byte but NUL)
@@ -67,27 +67,10 @@ BULK_SHARE, BULK_MIN = 0.25, 1024
 #: (:meth:`Moved.again`)
 TOUCHED_MAX = 256
 
-def _present(root: Path) -> list[str]:
-    return [f for f in FOLDER_TYPES if os.path.isdir(os.path.join(root, f))]
-
-
-def begin_listing(root: Path) -> bool:
-    """Begin the listing the next :func:`list_folders` of ``root`` takes, now, in a process of
-    its own (:func:`vault_mem.platform.folders.begin_find_printf`): a one-shot read without a
-    daemon calls it before it imports the read path and opens the vault, so the stat of every
-    file (kernel time, in ``find``) runs meanwhile instead of after (issue 29). Only a command
-    that reads ``root`` next may call it: the listing is taken by the next :func:`list_folders`
-    of the same folders, begun at most :data:`vault_mem.platform.folders.BEGUN_FOR_S` before.
-    False where none was begun (no GNU find; nothing to list)."""
-    present = _present(root)
-    return bool(present) and folders.begin_find_printf(root, present, FORMAT)
-
-
 def list_folders(root: Path) -> Listed | None:
-    """The type folders' entries as GNU find lists them (the listing :func:`begin_listing`
-    began, when one was), or None where it cannot (see the module docstring): the caller stats
-    the files itself."""
-    present = _present(root)
+    """The type folders' entries as GNU find lists them, or None where it cannot (see the module
+    docstring): the caller stats the files itself."""
+    present = [f for f in FOLDER_TYPES if os.path.isdir(os.path.join(root, f))]
     if not present:
         return Listed(b"") if folders.gnu_find() else None
     out = folders.find_printf(root, present, FORMAT)

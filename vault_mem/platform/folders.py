@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import subprocess
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -165,108 +164,17 @@ def gnu_find() -> str | None:
     return _find[0]
 
 
-#: listings begun ahead of their need (:func:`begin_find_printf`), by what they list: each is
-#: taken by the first :func:`find_printf` of the same folders and format, or never
-_begun: dict[tuple[str, tuple[str, ...], str], tuple[subprocess.Popen, int, float]] = {}
-_begun_lock = threading.Lock()
-#: a listing begun longer ago than this (seconds) is not taken: it is listed again. A one-shot
-#: read asks for its listing well within it; the bound keeps a listing begun and then left (a
-#: read that failed before its reconcile) from ever standing for the files much later
-BEGUN_FOR_S = 10.0
-
-
-def _find_args(exe: str, names: list[str], fmt: str) -> list[str]:
-    return [exe, "-L", *names, "-mindepth", "1", "-maxdepth", "1", "-printf", fmt]
-
-
-def begin_find_printf(root: Path, names: list[str], fmt: str) -> bool:
-    """Start the listing :func:`find_printf` would make of the same folders, now, in a process of
-    its own, so that its stat calls (kernel time, ~0.2 s at 100k files) run while this process
-    does other work (a one-shot read: its imports and the vault's opening; issue 29). Its output
-    goes to an anonymous in-memory file (``memfd``), not a pipe: nothing reads it before the
-    listing is asked for, and a full pipe would stop ``find`` after 64 KiB. False where there is
-    no GNU find or no ``memfd`` (the listing is then made when asked for, as before).
-
-    The listing is taken by the next :func:`find_printf` of the same arguments if that comes
-    within :data:`BEGUN_FOR_S`: only a command that asks for it next may begin one (a listing
-    begun after the command began shows every change made before it, as one made later would)."""
-    exe = gnu_find()
-    memfd = getattr(os, "memfd_create", None)
-    if exe is None or memfd is None:
-        return False
-    key = (os.fspath(root), tuple(names), fmt)
-    with _begun_lock:
-        if key in _begun:
-            return True
-        try:
-            fd = memfd("vault-mem-listing", os.MFD_CLOEXEC)
-        except OSError:
-            return False
-        try:
-            proc = subprocess.Popen(_find_args(exe, names, fmt), cwd=root,
-                                    env=program_env({**os.environ, "LC_ALL": "C"}),
-                                    stdin=subprocess.DEVNULL, stdout=fd, stderr=subprocess.DEVNULL)
-        except OSError:
-            os.close(fd)
-            return False
-        _begun[key] = (proc, fd, time.monotonic())
-    return True
-
-
-def end_begun() -> None:
-    """End every listing begun and not taken (a command that failed before its reconcile, run
-    in-process by an application or a test): no ``find`` left running, no descriptor kept."""
-    with _begun_lock:
-        left = list(_begun.values())
-        _begun.clear()
-    for proc, fd, _ in left:
-        proc.kill()
-        proc.wait()
-        os.close(fd)
-
-
-def _take_begun(key: tuple[str, tuple[str, ...], str]) -> bytes | None:
-    """The output of the listing begun for ``key``, once it is done; None when none was begun or
-    it failed (the caller lists again now)."""
-    with _begun_lock:
-        begun = _begun.pop(key, None)
-        # one begun for other folders of the same root (a type folder made or removed since) is
-        # of no use now: ended, not left running to the process's end
-        others = [_begun.pop(k) for k in [k for k in _begun if k[0] == key[0]]]
-    for proc, fd, _ in others:
-        proc.kill()
-        proc.wait()
-        os.close(fd)
-    if begun is None:
-        return None
-    proc, fd, began = begun
-    try:
-        if proc.wait() != 0 or time.monotonic() - began > BEGUN_FOR_S:
-            return None
-        size = os.fstat(fd).st_size
-        out = os.pread(fd, size, 0)
-        return out if len(out) == size else None
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
 def find_printf(root: Path, names: list[str], fmt: str) -> bytes | None:
     """What ``find -L NAMES -mindepth 1 -maxdepth 1 -printf FMT`` prints, run in ``root`` (the
     entries of those folders, links followed, each with the stat data ``fmt`` asks for, in one C
     pass): None where there is no GNU find or it failed (a file gone mid-listing, an unreadable
-    folder, a link loop). The listing :func:`begin_find_printf` began for the same arguments, when
-    there is one. stdout alone is a pipe: read whole, not polled beside stderr (~10 ms less at
-    100k entries)."""
+    folder, a link loop). stdout alone is a pipe: read whole, not polled beside stderr (~10 ms
+    less at 100k entries)."""
     exe = gnu_find()
     if exe is None:
         return None
-    begun = _take_begun((os.fspath(root), tuple(names), fmt))
-    if begun is not None:
-        return begun
     try:
-        done = subprocess.run(_find_args(exe, names, fmt),
+        done = subprocess.run([exe, "-L", *names, "-mindepth", "1", "-maxdepth", "1", "-printf", fmt],
                               cwd=root, env=program_env({**os.environ, "LC_ALL": "C"}),
                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                               check=False)
