@@ -236,7 +236,7 @@ def cli_rounds(root: Path, rounds: int, old: Path | None, old_vault: Path | None
                                   env={**env, "PYTHONPATH": str(code)}, capture_output=True, text=True, cwd="/")
             wall, after = (time.perf_counter() - t) * 1000, resource.getrusage(resource.RUSAGE_CHILDREN)
             if done.returncode:
-                raise SystemExit(f"{code}: the recall failed:\n{done.stderr}")
+                raise SystemExit(f"{code}: `{' '.join(ask)}` failed:\n{done.stderr}")
             if model and not get and json.loads(done.stdout).get("keyword_only"):
                 raise SystemExit(f"{code}: the recall was keyword-only: {done.stdout[:300]}")
             if i:
