@@ -5,6 +5,7 @@ to 4 threads per folder, and the local model's load alone, after the reconcile, 
     python bench/bench_cold_scan.py --vault V --overlap 5     # the model's load and the reconcile
     python bench/bench_cold_scan.py --vault V --phases 8 --old OLD [--old-vault V2]   # a cold CLI recall by phase
     python bench/bench_cold_scan.py --vault V1K --vault V10K --vault V100K --phases 10 --old OLD   # the same per size
+    python bench/bench_cold_scan.py --vault V100K --cli 12 --old OLD [--model | --get KEY]   # the whole command, nothing imported first
 
 ``--vault``: a vault built by ``corpus.packed_vault`` (or ``bench_growth.py --keep``). Scan part
 (in this process, rounds alternating the thread counts, the first round not counted): per count
@@ -210,6 +211,43 @@ def phase_rounds(root: Path, rounds: int, old: Path | None, old_vault: Path | No
             f"{name} {p50(got[name][k][0])} / {statistics.median(got[name][k][1]):.0f}" for name in codes), flush=True)
 
 
+def cli_rounds(root: Path, rounds: int, old: Path | None, old_vault: Path | None, model: bool,
+               get: str | None = None) -> None:
+    """``--cli N``: N rounds of the real command, ``python -m vault_mem --vault V recall Q --json``
+    in a fresh process per checkout (alternating, the first round not counted), no daemon;
+    keyword-only unless ``--model`` (then the bundled model loads, on its thread). Nothing is
+    imported before the command runs (unlike ``--phases``), so whatever the command overlaps with
+    its imports shows. ``--get KEY``: ``get KEY --json`` instead of a recall. CPU: the process and the programs it waited for."""
+    import compileall
+
+    codes = {"new": HERE.parent, **({"old": old.resolve()} if old else {})}
+    vaults = {"new": root, "old": old_vault or root}
+    for code in codes.values():
+        compileall.compile_dir(str(code / "vault_mem"), quiet=1)
+    env = {**os.environ, "VAULT_MEM_DAEMON": "off"}
+    if not model:
+        env["VAULT_MEM_EMBEDDER"] = "none"
+    got: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in codes}
+    for i in range(rounds + 1):
+        for name, code in codes.items():
+            before, t = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+            ask = ["get", get] if get else ["recall", f"release train freeze {i}"]
+            done = subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(vaults[name]), *ask, "--json"],
+                                  env={**env, "PYTHONPATH": str(code)}, capture_output=True, text=True, cwd="/")
+            wall, after = (time.perf_counter() - t) * 1000, resource.getrusage(resource.RUSAGE_CHILDREN)
+            if done.returncode:
+                raise SystemExit(f"{code}: `{' '.join(ask)}` failed:\n{done.stderr}")
+            if model and not get and json.loads(done.stdout).get("keyword_only"):
+                raise SystemExit(f"{code}: the recall was keyword-only: {done.stdout[:300]}")
+            if i:
+                got[name][0].append((after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000)
+                got[name][1].append(wall)
+    what = f"get {get}" if get else f"recall, {'with the bundled model' if model else 'keyword-only'}"
+    print(f"cold CLI {what}, {rounds} rounds, CPU ms p50 (min-max) / wall ms p50 (min-max):")
+    for name, (cpu, wall) in got.items():
+        print(f"  {name}: CPU {p50(cpu)} / wall {p50(wall)}", flush=True)
+
+
 def overlap_rounds(root: Path, rounds: int) -> None:
     got: dict[str, tuple[list[float], list[float]]] = {"seq": ([], []), "thread": ([], [])}
     env = {**os.environ, "VAULT_MEM_EMBEDDER": "none", "PYTHONPATH": str(HERE.parent)}
@@ -230,7 +268,11 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--overlap", type=int, default=0, metavar="N")
     ap.add_argument("--phases", type=int, default=0, metavar="N", help="N rounds of a cold CLI recall by phase")
-    ap.add_argument("--old", type=Path, help="with --phases: the checkout to alternate with")
+    ap.add_argument("--cli", type=int, default=0, metavar="N",
+                    help="N rounds of the whole command (nothing imported before it), per --vault")
+    ap.add_argument("--model", action="store_true", help="with --cli: the bundled model, not keyword-only")
+    ap.add_argument("--get", metavar="KEY", help="with --cli: `get KEY` instead of a recall")
+    ap.add_argument("--old", type=Path, help="with --phases or --cli: the checkout to alternate with")
     ap.add_argument("--old-vault", type=Path, action="append",
                     help="with --phases: a copy of the vault for --old's runs (once per --vault, in order)")
     ap.add_argument("--edit", action="store_true",
@@ -241,6 +283,13 @@ def main() -> None:
         overlap_one(args.one, args.vault[0])
         return
     print(load_line(), flush=True)
+    if args.cli:
+        for n, vault in enumerate(args.vault):
+            print(f"{vault}:", flush=True)
+            cli_rounds(vault, args.cli, args.old, args.old_vault[n] if args.old_vault else None, args.model,
+                       args.get)
+            print(load_line(), flush=True)
+        return
     if args.phases:
         for n, vault in enumerate(args.vault):
             print(f"{vault}{', a file edited in place before each round' if args.edit else ''}:", flush=True)
