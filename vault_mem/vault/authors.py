@@ -345,16 +345,24 @@ def _lines(data: bytes | None) -> frozenset[str]:
         return frozenset()
     text = unicodedata.normalize("NFKC", data.decode("utf-8", "replace")).replace("\ufeff", "")
     lines = [" ".join(line.split()) for line in text.splitlines()]
-    # the front matter's bookkeeping (a date, a flag, a one-word type or source) is no one's
-    # words: every text keeps it, and an update carries ``created:`` over (else no write of the
-    # person's or the agent's could ever make a peer's memory theirs)
+    # the front matter's bookkeeping (a date, a one-word type, an unpinning, a source that claims
+    # no person's word) is no one's words: every text keeps it, and an update carries
+    # ``created:`` over (else no write of the person's or the agent's could ever make a peer's
+    # memory theirs). A line that raises the memory's standing (``pinned`` that pins: the session
+    # context; ``source: user``: the person's own word) is a choice, and a peer's is the peer's
     end = lines.index("---", 1) if lines and lines[0] == "---" and "---" in lines[1:] else 0
     return frozenset(words for i, words in enumerate(lines)
                      if words and any(c.isalnum() for c in words) and not (i < end and _BOOKKEEPING.fullmatch(words)))
 
 
-#: a front-matter line :func:`_lines` leaves out: one of these keys with a one-word value
-_BOOKKEEPING = re.compile(r"(?:created|updated|pinned|source|type): ?[\w.:+-]*")
+#: a front-matter line :func:`_lines` leaves out: a date or the type with a one-word value, a
+#: ``pinned`` that does not pin, a ``source`` other than ``user`` (compared as YAML reads them:
+#: any case, quoted or not). Not ``pinned: true`` nor ``source: user``: those choose where the
+#: memory stands (trust23: a peer's ``pinned: true`` kept by the person's edit of the body counted
+#: as no one's, so the memory led the session context as the person's)
+_BOOKKEEPING = re.compile(r"(?:created|updated|type): ?[\w.:+-]*"
+                          r"|pinned: ?(?P<q1>[\"']?)(?i:false|no|off|null|~|)(?P=q1)"
+                          r"|source: ?(?P<q2>[\"']?)(?!(?i:user)(?P=q2)$)[\w.:+-]*(?P=q2)")
 
 
 def _adopted(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, tuple[str, str, str, str]],
@@ -511,7 +519,7 @@ def _adopted_walk(ws: Workspace, ids: Identities, origins: Origins, known: dict[
 
 #: the version of the rule the kept states were worked out by (:func:`_lines`, :func:`_still_standing`):
 #: part of each state's key, so that a state kept by an older rule is worked out again, never read
-_ADOPTION_RULE = 2
+_ADOPTION_RULE = 3
 
 
 def _still_standing(standing: list[tuple[str, frozenset[str]]], now: frozenset[str]) -> list[tuple[str, frozenset[str]]]:
