@@ -270,3 +270,22 @@ def test_a_peers_body_line_shaped_like_front_matter_bookkeeping_still_counts(tmp
     _kept_out(mine)
     git(mine, "commit", "-q", "-am", "my editor")
     _kept_out(mine)
+
+
+def test_a_new_file_beside_a_peers_memory_still_on_disk_reads_no_text_from_git(tmp_path, monkeypatch):
+    """The cost guard of the move not committed (``_moved_uncommitted``): while a new memory
+    file is not committed, a read asks git for no text unless a committed memory of a peer's
+    history is gone from the disk. Counted, not timed: the ``git cat-file`` commands of one
+    prompt hook, from GIT_TRACE."""
+    mine, peer = person_and_peer(tmp_path)
+    _autostash_with(mine, peer, LINE)
+    git(mine, "commit", "-q", "-am", "my editor")
+    _kept_out(mine)  # the peer's state worked out once, kept
+    (mine / "facts").mkdir(exist_ok=True)
+    (mine / "facts" / "build-cmd.md").write_text("---\ndescription: Build with make\n---\nmake all\n")
+    assert "Build with make" in agent_hook(mine, "session-start", source="startup")
+    trace = tmp_path / "trace.txt"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    assert MARK not in agent_hook(mine, "user-prompt-submit", prompt="which editor do I use as the main editor")
+    monkeypatch.delenv("GIT_TRACE")
+    assert not [line for line in trace.read_text().splitlines() if "git cat-file" in line]
