@@ -51,7 +51,6 @@ from vault_mem.store.files import (
     read_own,
     replace_file,
 )
-from vault_mem.store.attributes import replace_older_driver
 from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.gitfiles import ignore_files_signature, ignored_memory_folders
 from vault_mem.store.health import (
@@ -178,10 +177,6 @@ class Workspace:
                              "at most 500 characters (--agent, $VAULT_MEM_AGENT)")
         self.agent = named or self.config.agent_name
         self.check_head_tree()  # before anything is written: a fresh clone's tree is a peer's
-        try:
-            replace_older_driver(self.repo, self.prefix)
-        except (OSError, VaultMemError):
-            pass  # a read-only git folder: `hooks install` says what fails
         hooks_note = unsafe_hooks_notice(self.repo.hooks_dir, root, self.repo.common_dir, self.repo.toplevel)
         if hooks_note:
             self.notices.append(hooks_note)
