@@ -236,3 +236,32 @@ def test_a_warm_processs_writes_stage_in_process_as_git_would(tmp_path, monkeypa
     assert git(root, "show", "--name-only", "--format=", "HEAD") == "INDEX.md\nnotes/n03.md\n"
     assert git(root, "status", "--porcelain") == ""
     repo.close()
+
+
+def test_two_writers_of_one_repository_in_a_process_share_the_index_they_keep(tmp_path, monkeypatch):
+    """Two GitRepo objects of one repository in one process (two vaults of a project, a Vault
+    and a keeper) writing in turn: each one's write finds the index the other made and stages
+    in process from it (the parse they share) without `git update-index` after each one's first
+    write; git's status, fsck and ls-files agree."""
+    root = _repo(tmp_path / "r")
+    one, two = GitRepo(root), GitRepo(root)
+
+    def write(repo: GitRepo, path: str) -> None:
+        (root / path).write_text(f"{path}\n")
+        assert repo.commit_paths({path: f"{path}\n".encode()}, f"remember: {path}", author=AGENT)
+
+    write(one, "facts/one-0.md")
+    write(two, "facts/two-0.md")
+    trace = tmp_path / "trace.json"
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    for i in range(1, 4):
+        write(one, f"facts/one-{i}.md")
+        write(two, f"notes/two-{i}.md")
+    monkeypatch.delenv("GIT_TRACE2_EVENT")
+    names = [line.split('"name":"', 1)[1].split('"', 1)[0] for line in trace.read_text().splitlines()
+             if '"event":"cmd_name"' in line] if trace.exists() else []
+    assert "update-index" not in names, names
+    assert git(root, "status", "--porcelain") == ""
+    git(root, "fsck", "--strict")
+    one.close()
+    two.close()

@@ -54,6 +54,11 @@ _STALE_SAMPLE = 16
 #: mtime under another inode or owner (a ``cp -a`` copy, a restore, ``chown -R``)
 _STALE_MIN = 3
 
+#: per git folder, the index this process parsed or made last, keyed by its file's signature
+#: (inode, mtime, size): shared by every GitRepo of the repository in this process (two vaults of
+#: one repository, a Vault and its daemon's keeper), one copy each (~32 MB at 100k memories)
+_PARSED: dict[Path, tuple[tuple, IndexFile | None]] = {}
+
 # the git store's one logger (shared by its modules)
 log = Logger("vault_mem.store.git")  # logging imported at the first message (start-up time)
 
@@ -250,7 +255,7 @@ class GitIndex:
         sig = self._index_signature()
         if sig is None:
             return None
-        cached = getattr(self, "_index_parsed", None)
+        cached = _PARSED.get(self.git_dir)
         if cached is None or cached[0] != sig:
             if not getattr(self, "_index_warm", False) or (cached is not None and cached[1] is None):
                 return None  # a first write; an index in a format left to git: for this process's life
@@ -263,7 +268,7 @@ class GitIndex:
                 return None  # replaced while read: git's turn
             cached = (sig, IndexFile.parse(data, (sig[1] // 1_000_000_000) & 0xFFFFFFFF,
                                            like=cached[1] if cached is not None else None))
-            self._index_parsed = cached  # None kept too: git's index format is not parsed again
+            _PARSED[self.git_dir] = cached  # None kept too: git's index format is not parsed again
         parsed = cached[1]
         if parsed is None or self._stat_data_stale():
             return None
@@ -311,7 +316,7 @@ class GitIndex:
         self._index_made = None
         if made is not None and made[0] == tmp:  # else git's update-index made it: parsed when needed
             made[1].after_written(int(st.st_mtime) & 0xFFFFFFFF)
-            self._index_parsed = ((st.st_ino, st.st_mtime_ns, st.st_size), made[1])
+            _PARSED[self.git_dir] = ((st.st_ino, st.st_mtime_ns, st.st_size), made[1])
 
     def _stat_data_stale(self) -> bool:
         """Whether git's index records stat data the files no longer have though they were not
