@@ -44,7 +44,10 @@ def stop(proc: subprocess.Popen) -> str:
 
 
 def git_commands(trace: Path) -> set[str]:
-    """The git commands (``status``, ``update-index``, ...) started while ``trace`` was set."""
+    """The git commands (``status``, ``update-index``, ...) started while ``trace`` was set (no
+    file: none started; a warm process's write stages git's index in process)."""
+    if not trace.exists():
+        return set()
     return {line.split('"name":"', 1)[1].split('"', 1)[0] for line in trace.read_text().splitlines()
             if '"event":"cmd_name"' in line}
 

@@ -599,7 +599,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                 return False  # the branch moved (a tool that takes no index.lock): rebuild on it
             try:  # landed: whatever fails from here on is a warning, never a failed write
                 if tmp is not None and Path(tmp).exists():
-                    os.replace(tmp, self.git_dir / "index")  # while index.lock is held: git's rule
+                    self.install_prepared_index(Path(tmp))  # while index.lock is held: git's rule
             except OSError as exc:
                 if warnings is not None:
                     warnings.append(f"committed, but git's staging area was not updated ({exc}); "

@@ -319,8 +319,11 @@ class GitObjects:
                 return hexsha
             except FileNotFoundError:
                 pass  # pruned this instant: store it again
-        deflate = zlib.compressobj(1 if len(data) < _DEFLATE_LIMIT else 0)
-        raw = deflate.compress(header) + deflate.compress(data) + deflate.flush()
+        if len(data) < _DEFLATE_LIMIT:
+            deflate = zlib.compressobj(1)
+            raw: bytes | list = deflate.compress(header) + deflate.compress(data) + deflate.flush()
+        else:
+            raw = _stored(header, data)
         for attempt in range(5):
             try:
                 self._store_loose(loose, raw)
@@ -338,7 +341,7 @@ class GitObjects:
                                "check that the folder is writable and the disk is not full") from exc
         return hexsha
 
-    def _store_loose(self, path: Path, raw: bytes) -> None:
+    def _store_loose(self, path: Path, raw: bytes | list) -> None:
         """Store the deflated object ``raw`` at ``path``, as gitdb's ``LooseObjectDB.store``
         did: written to a temp file in the objects folder, renamed into place (an object there
         already is kept and the temp file removed), made read-only. A ``FileNotFoundError`` of
@@ -346,7 +349,10 @@ class GitObjects:
         fd, tmp = _temp_file(self.objects)
         try:
             with open(fd, "wb") as fh:
-                fh.write(raw)
+                if isinstance(raw, list):
+                    fh.writelines(raw)
+                else:
+                    fh.write(raw)
             try:
                 os.mkdir(path.parent)
             except FileExistsError:
@@ -690,6 +696,23 @@ _SIZE = re.compile(rb"0|[1-9][0-9]*")
 _MAX_SIZE = 2**63 - 1
 #: how ``tempfile.mkstemp`` opens its file (``O_NOFOLLOW``: never through a planted link)
 _TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+
+
+def _stored(header: bytes, data: bytes) -> list:
+    """The zlib stream of ``header`` + ``data`` in stored (uncompressed) deflate blocks, as
+    ``zlib.compressobj(0)`` makes it, in pieces: no copy of a 3 MB tree is made to store it
+    (git inflates it as any loose object). Each block: its final bit, its length and the
+    length's complement (little-endian), its bytes; then the Adler-32 of all the bytes."""
+    out: list = [b"\x78\x01"]
+    view = memoryview(data)
+    chunks = [header, *(view[at:at + 65535] for at in range(0, len(data), 65535))]
+    for n, chunk in enumerate(chunks):
+        size = len(chunk)
+        out.append(bytes((1 if n == len(chunks) - 1 else 0,)) + size.to_bytes(2, "little")
+                   + (size ^ 0xFFFF).to_bytes(2, "little"))
+        out.append(chunk)
+    out.append(zlib.adler32(data, zlib.adler32(header)).to_bytes(4, "big"))
+    return out
 
 
 def _temp_file(folder: Path) -> tuple[int, str]:
