@@ -845,14 +845,32 @@ def _no_daemon_outlives_its_test() -> Iterator[None]:
                 proc.wait(timeout=30)
 
 
-def spawn_daemon(root: Path, env: Mapping[str, str], log: Path) -> subprocess.Popen:
+def start_to_stop(args: list[str], **kwargs) -> subprocess.Popen:
+    """``subprocess.Popen(args, **kwargs)`` for a process the test stops (SIGSTOP) and holds
+    stopped: started in a session of its own, where nothing but the test continues it.
+
+    In the suite's own process group it does not stay stopped. POSIX job control: when a process
+    group becomes orphaned (no member's parent in another group of its session) while a member is
+    stopped, the kernel sends every member SIGHUP, then SIGCONT. The suite's group becomes so when
+    the shell or tool that started it in the background ends, and again whenever a member whose
+    parent is in another group of the session ends (an agent CLI's MCP server). Under ``nohup``
+    SIGHUP is ignored and the stopped ``git gc`` just ran on to its end: the write it was to hold
+    never waited for it ("the write never said it waits for the gc" after 20 s, or ``gc.poll()``
+    0; tests/test_reliability_gc.py, 1 run in 15 beside a tool that returned). Without ``nohup``
+    the SIGHUP would end the suite itself."""
+    return subprocess.Popen(args, start_new_session=True, **kwargs)
+
+
+def spawn_daemon(root: Path, env: Mapping[str, str], log: Path, *, to_stop: bool = False) -> subprocess.Popen:
     """A real ``python -m vault_mem daemon ROOT`` with its stderr in the file ``log``, never in a
     pipe: a pipe that the test reads only at the end fills up (64 KB) under a busy daemon's
     logging, and then the daemon blocks in a write and cannot even stop on SIGTERM.
-    :func:`daemon_log` reads what it wrote. One still running when the test ends is stopped."""
+    :func:`daemon_log` reads what it wrote. One still running when the test ends is stopped.
+    ``to_stop``: the test stops it (SIGSTOP), so it runs in a session of its own
+    (:func:`start_to_stop` says why)."""
     with open(log, "ab") as err:
         proc = subprocess.Popen([sys.executable, "-m", "vault_mem", "daemon", str(root)], env=dict(env),
-                                stdout=subprocess.DEVNULL, stderr=err)
+                                stdout=subprocess.DEVNULL, stderr=err, start_new_session=to_stop)
     proc.log_path = log  # type: ignore[attr-defined]
     _DAEMONS.append(proc)
     return proc

@@ -12,3 +12,39 @@ def test_the_files_started_first_are_there():
     here = Path(__file__).resolve().parent
     assert [name for name in LONGEST_FILES if not (here / name).is_file()] == []
     assert len(set(LONGEST_FILES)) == len(LONGEST_FILES)
+
+
+def test_a_process_a_test_stops_stays_stopped_when_the_suites_process_group_is_continued(tmp_path):
+    """The kernel continues every member of an orphaned process group that has a stopped one
+    (SIGHUP, then SIGCONT: POSIX job control), and the suite's group becomes orphaned when the
+    shell that started it in the background ends: a `git gc` a test had stopped ran on, and the
+    write it held never waited for it. Processes a test stops are started by
+    :func:`conftest.start_to_stop`, in a session of their own. Here a group of its own (a child
+    Python, so that nothing else of the suite's is continued) gets the kernel's SIGCONT, and the
+    process stopped in it stays stopped."""
+    import subprocess
+    import sys
+    import textwrap
+
+    child = textwrap.dedent(f"""
+        import os, signal, sys
+        sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})
+        from conftest import start_to_stop
+
+        def state(pid):
+            with open(f"/proc/{{pid}}/stat") as f:
+                return f.read().rsplit(")", 1)[1].split()[0]
+
+        held = start_to_stop(["sleep", "60"])
+        os.kill(held.pid, signal.SIGSTOP)
+        while state(held.pid) != "T":
+            os.sched_yield()
+        os.killpg(0, signal.SIGCONT)  # SIGCONT wakes a stopped process when it is sent
+        print(state(held.pid))
+        held.kill()
+        held.wait()
+    """)
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=60,
+                          process_group=0, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "T"
