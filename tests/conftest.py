@@ -17,6 +17,7 @@ import logging
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -34,6 +35,18 @@ ROOT = Path(__file__).resolve().parent.parent
 # This process's own temporary files (pytest's, tempfile's) go where TMPDIR named at start-up; fixed
 # now, before a test points TMPDIR at a folder of its own (below) and Python would remember that one.
 tempfile.gettempdir()
+
+# Ctrl-C reaches the processes the tests start, as it reaches a command a person runs. A shell
+# without job control starts a background command with SIGINT ignored (`nohup .ci/run &`, a tool's
+# background job), and an ignored signal stays ignored in every process started below it: a Python
+# that starts with SIGINT ignored installs no KeyboardInterrupt handler, so the `vault-mem remember`
+# that test_daemon_writes interrupts ignored its SIGINT and the test timed out after 60 s (the flake
+# seen at load ~20; every run so started fails it). A handled signal is back to its default action
+# in a process after its exec, so handling it here (each xdist worker imports this file too) gives
+# every test's process the default. SIGHUP stays as it came: under nohup, ignoring it is what keeps
+# the suite alive when the kernel signals its orphaned process group (start_to_stop below).
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

@@ -48,3 +48,28 @@ def test_a_process_a_test_stops_stays_stopped_when_the_suites_process_group_is_c
                           process_group=0, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "T"
+
+
+def test_the_processes_a_test_starts_take_ctrl_c_even_when_the_suite_was_started_ignoring_it(tmp_path):
+    """A shell without job control starts a background command (`nohup .ci/run &`) with SIGINT
+    ignored, inherited by every process below it: the `vault-mem` a test interrupts with SIGINT
+    ignored it (tests/test_daemon_writes.py timed out). The suite's conftest handles SIGINT again
+    when it finds it ignored, so what it starts gets the default action. Here a Python started
+    with SIGINT ignored imports conftest and starts another: that one has Python's own handler."""
+    import subprocess
+    import sys
+    import textwrap
+
+    child = textwrap.dedent(f"""
+        import signal, subprocess, sys
+        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+        sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})
+        import conftest  # noqa: F401
+        print(subprocess.run([sys.executable, "-c", "import signal; print(signal.getsignal(signal.SIGINT))"],
+                             capture_output=True, text=True, check=True).stdout.strip())
+    """)
+    ignoring = "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); os.execv(sys.executable, sys.argv[1:])"
+    done = subprocess.run([sys.executable, "-c", ignoring, sys.executable, "-c", child], capture_output=True,
+                          text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "<built-in function default_int_handler>"
