@@ -187,6 +187,8 @@ def _template_vault_home(tmp_path_factory) -> Iterator[None]:
     _TEMPLATES.clear()
     if _PEER_TEMPLATE is not None:
         shutil.rmtree(_PEER_TEMPLATE.root.parent, ignore_errors=True)
+    if _PROJECT_TEMPLATE is not None:
+        shutil.rmtree(_PROJECT_TEMPLATE.root.parent.parent.parent, ignore_errors=True)
 
 
 def _template_vault(agent: str | None = None) -> _TemplateVault:
@@ -241,6 +243,19 @@ def copy_template_vault(template: _TemplateVault, dest: Path):
     if (own / trust.KEY_FILE).exists() and (own / trust.KEY_FILE).read_bytes() != key:
         return Vault.init(dest, agent=template.agent)  # this test's machine has a key of its own
     shutil.copytree(template.root, dest, symlinks=True, dirs_exist_ok=True)
+    return _adopt_copy(template, dest)
+
+
+def _adopt_copy(template: _TemplateVault, dest: Path):
+    """For a vault copied from ``template`` to ``dest`` (its files, and its repository if it has
+    one of its own, copied as they are), redo on this test's machine what names the root: the
+    approval of its vault.toml (the template's entry, under the new root) and the state records
+    signed for the root (the template's machine key is this test's). Returns the open Vault,
+    with the notices the template's making gave."""
+    from vault_mem import Vault
+    from vault_mem.store import trust
+
+    own = trust.config_dir()
     root = dest.resolve()
     shutil.copy2(template.xdg / "vault-mem" / trust.KEY_FILE, own / trust.KEY_FILE)
     entry = json.loads((template.xdg / "vault-mem" / trust.TRUST_FILE).read_bytes())["vaults"][str(template.root)]
@@ -283,7 +298,51 @@ def three_memories(tmp_path) -> Path:
 
 @pytest.fixture
 def project(tmp_path):
-    """A project repository with its vault in memory/, one memory in it, and a home of its own."""
+    """A project repository with its vault in memory/, one memory in it, and a home of its own:
+    ``(project folder, home)``.
+
+    Made once per worker (:func:`_make_project`: ``git init``, ``vault-mem init memory``, a
+    remember; ~0.1 s of CPU and ~30 git processes) and copied for each of the ~60 tests that start
+    from it (with :func:`two_vaults`): the repository as it is, the vault's approval and signed
+    records redone for the new root on this test's machine (:func:`_adopt_copy`, as
+    :func:`copy_template_vault`). Where a copy would not be what making it gives (this test's
+    machine has a key of its own, a folder is there already, a repository around), it is made."""
+    from vault_mem.store import trust
+
+    proj, home = tmp_path / "proj", tmp_path / "home"
+    if any(os.path.lexists(p) for p in (proj, home)) or (trust.config_dir() / trust.KEY_FILE).exists() or \
+            any((p / ".git").exists() for p in Path(os.path.abspath(tmp_path)).parents):
+        return _make_project(tmp_path)
+    template = _project_template()
+    shutil.copytree(template.root.parent, proj, symlinks=True)
+    _adopt_copy(template, proj / "memory").close()
+    home.mkdir()
+    return proj, home
+
+
+#: this worker's :func:`project`, made at its first use (its ``root`` is the project's vault)
+_PROJECT_TEMPLATE: _TemplateVault | None = None
+
+
+def _project_template() -> _TemplateVault:
+    global _PROJECT_TEMPLATE
+    if _PROJECT_TEMPLATE is None:
+        assert _FACTORY is not None
+        base = _FACTORY.mktemp("template-project")
+        with pytest.MonkeyPatch.context() as mp:
+            dirs = [base / name for name in ("home", "tmp", "xdg-config")]
+            for folder in dirs:
+                folder.mkdir()
+            _test_environment(mp, *dirs)
+            made = base / "made"
+            made.mkdir()
+            proj, _ = _make_project(made)
+        _PROJECT_TEMPLATE = _TemplateVault(proj / "memory", dirs[2], [], None)
+    return _PROJECT_TEMPLATE
+
+
+def _make_project(tmp_path: Path) -> tuple[Path, Path]:
+    """What :func:`project` gives, made: ``git init``, ``vault-mem init memory``, a remember."""
     proj = tmp_path / "proj"
     proj.mkdir()
     git(proj, "init", "-q")

@@ -73,3 +73,28 @@ def test_the_processes_a_test_starts_take_ctrl_c_even_when_the_suite_was_started
                           text=True, timeout=60, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "<built-in function default_int_handler>"
+
+
+def test_a_copied_project_is_what_making_one_gives(project, tmp_path):
+    """The ``project`` fixture copies a project made once per worker: what the commands say of
+    the copy is what they say of one made here (`git init`, `vault-mem init memory`, a remember),
+    its path aside: its memories, its history, a clean `git status`, `doctor`, its hooks."""
+    import conftest
+    from conftest import cli, git
+
+    copied, _ = project
+    (tmp_path / "made").mkdir()
+    made, _ = conftest._make_project(tmp_path / "made")
+    assert copied != made
+
+    def said(proj: Path) -> dict[str, object]:
+        vault, top = str(proj / "memory"), str(proj)
+        listed, doctor = cli("--vault", vault, "list"), cli("--vault", vault, "doctor")
+        return {"list": (listed.returncode, listed.stdout.replace(top, "P"), listed.stderr.replace(top, "P")),
+                "doctor": (doctor.returncode, doctor.stdout.replace(top, "P"), doctor.stderr.replace(top, "P")),
+                "log": git(proj, "log", "--format=%an%n%s%n%b"), "status": git(proj, "status", "--porcelain"),
+                "hooks": sorted(p.name for p in (proj / ".git" / "hooks").iterdir()),
+                "files": sorted(str(p.relative_to(proj)) for p in proj.rglob("*")
+                                if ".git" not in p.relative_to(proj).parts[:1])}
+
+    assert said(copied) == said(made)
