@@ -223,6 +223,18 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                 return what
         return None
 
+    def concluding_replay(self) -> bool:
+        """Whether the work tree and git's index hold a pick, revert or squash git merged and no
+        commit concludes yet: ``CHERRY_PICK_HEAD``, ``REVERT_HEAD``, a ``sequencer`` folder,
+        ``SQUASH_MSG`` (``git merge --squash``), or ``MERGE_MSG`` with no merge or rebase under
+        way (``cherry-pick -n``, ``revert -n``, which leave only that). What the pre-commit hook
+        marks as a replay (:data:`vault_mem.store.hooks.RECORD`), read from the files, no git
+        process: the files git changed then are no edit made here, whatever ``git status`` says."""
+        there = {name for name in ("CHERRY_PICK_HEAD", "REVERT_HEAD", "sequencer", "SQUASH_MSG", "MERGE_MSG",
+                                   "MERGE_HEAD", "rebase-merge", "rebase-apply") if (self.git_dir / name).exists()}
+        return bool(there & {"CHERRY_PICK_HEAD", "REVERT_HEAD", "sequencer", "SQUASH_MSG"}) or \
+            there == {"MERGE_MSG"}
+
     def merge_heads(self) -> list[str]:
         """The commits a merge under way is merging (``MERGE_HEAD``'s lines), no git process."""
         return self.head_files("MERGE_HEAD")

@@ -268,8 +268,11 @@ def _own_edit(repo: GitRepo, prefix: str, blob: str, state_dir: Path) -> bool:
     # commit holds it too, and runs its pre-commit hook (vault-mem's, which opens the vault) with
     # GIT_INDEX_FILE set: the person's `git commit vault.toml` is their edit
     in_commit_hook = bool(os.environ.get("GIT_INDEX_FILE"))
+    # nor while a squash, pick or revert git merged waits for its commit (`git merge --squash`,
+    # `cherry-pick -n`: no MERGE_HEAD): the text git merged holds the other commit's settings,
+    # and the commit that concludes it (this hook's own) is no edit either
     if (repo.index_locked() and not in_commit_hook) or repo.operation_in_progress() \
-            or (state_dir / SYNC_JOURNAL_NAME).exists():
+            or repo.concluding_replay() or (state_dir / SYNC_JOURNAL_NAME).exists():
         return False
     try:
         tips = repo.run("for-each-ref", "--format=%(objectname)", "refs/remotes").split()

@@ -1,0 +1,57 @@
+"""A fifteenth attack run (issue 23, attack23): fresh crafted commits through a real bare remote,
+the person using the real CLI and plain git with vault-mem's hooks as they would. Each attack's
+test fails on the code before its fix."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import cli, git, person_and_peer, push_as_peer
+
+FLOOR = "min_similarity = -1.0"
+
+
+def _peer_floor(peer) -> None:
+    """The peer's vault.toml asks for a recall floor of -1 (its memories in every prompt)."""
+    toml = peer / "vault.toml"
+    toml.write_text(toml.read_text().replace("k = 5\n", f"k = 5\n{FLOOR}\n", 1))
+    push_as_peer(peer, "tune recall")
+
+
+def _settings(root) -> tuple[dict, dict]:
+    """(in force, pending) as ``vault-mem trust --json`` shows them."""
+    shown = json.loads(cli("--vault", str(root), "trust", "--json").stdout)
+    return shown["in_force"], shown["pending"]
+
+
+@pytest.mark.parametrize("take", [("merge", "--squash"), ("cherry-pick", "-n")], ids=["squash", "pick-n"])
+def test_a_peers_setting_git_merges_into_a_squash_or_pick_waits_for_approval(tmp_path, take):
+    """Before: the person had changed a setting of their own (committed, through the pre-commit
+    hook, so approved) and the peer pushed `[recall] min_similarity = -1.0`; the person's `git
+    merge --squash origin/main` (or `git cherry-pick -n` of the peer's commit) merged the two
+    vault.toml versions into a text no commit held, which git leaves uncommitted with no
+    MERGE_HEAD. That text passed for the person's own edit: the peer's floor was in force at once,
+    unapproved and unnamed, and stayed so once the person committed it. A vault.toml git wrote
+    while it concludes a squash, pick or revert is no edit of the person's (memories: the same,
+    `tests/test_peer_attacks7.py`)."""
+    mine, peer = person_and_peer(tmp_path)
+    toml = mine / "vault.toml"
+    toml.write_text(toml.read_text().replace("budget_tokens = 2000", "budget_tokens = 2500", 1))
+    git(mine, "commit", "-q", "-am", "my budget")  # the person's own, approved by the pre-commit hook
+    in_force, pending = _settings(mine)
+    assert in_force["index.budget_tokens"] == 2500 and not pending
+    _peer_floor(peer)
+    git(mine, "fetch", "-q", "origin")
+    git(mine, *take, "origin/main")
+    assert FLOOR in toml.read_text() and "budget_tokens = 2500" in toml.read_text()
+
+    in_force, pending = _settings(mine)
+    assert in_force["recall.min_similarity"] is None, "the peer's floor is in force before the commit"
+    assert pending.get("recall.min_similarity") == [None, -1.0], pending
+    git(mine, "commit", "-q", "-m", "take the peer's work")  # through vault-mem's pre-commit hook
+    in_force, pending = _settings(mine)
+    assert in_force["recall.min_similarity"] is None, "the peer's floor is in force after the commit"
+    assert pending.get("recall.min_similarity") == [None, -1.0], pending
+    assert in_force["index.budget_tokens"] == 2500
