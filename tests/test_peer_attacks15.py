@@ -5,6 +5,7 @@ test fails on the code before its fix."""
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 
@@ -55,3 +56,40 @@ def test_a_peers_setting_git_merges_into_a_squash_or_pick_waits_for_approval(tmp
     assert in_force["recall.min_similarity"] is None, "the peer's floor is in force after the commit"
     assert pending.get("recall.min_similarity") == [None, -1.0], pending
     assert in_force["index.budget_tokens"] == 2500
+
+
+def _push_commit_dated(peer, seconds: str) -> None:
+    """The peer commits a new memory in a commit object written by hand whose author and
+    committer time is ``seconds`` (git stores the digits as given: no git command refuses them,
+    and neither does a remote without ``receive.fsckObjects``), and pushes it."""
+    (peer / "facts" / "team-fact.md").write_text("---\ndescription: The team ships on Mondays\n---\nShip notes.\n")
+    git(peer, "add", "-A")
+    tree, parent = git(peer, "write-tree").strip(), git(peer, "rev-parse", "HEAD").strip()
+    who = f"Mallory <mallory@peer.example> {seconds} +0000"
+    raw = f"tree {tree}\nparent {parent}\nauthor {who}\ncommitter {who}\n\nship notes\n"
+    proc = subprocess.run(["git", "hash-object", "-t", "commit", "-w", "--stdin", "--literally"], cwd=peer,
+                          input=raw.encode(), capture_output=True, check=True)
+    git(peer, "update-ref", "refs/heads/main", proc.stdout.decode().strip())
+    git(peer, "push", "-q", "origin", "main")
+
+
+@pytest.mark.parametrize("seconds", ["253402300800", "18446744073709551615"], ids=["year-10000", "2^64-1"])
+def test_a_peers_commit_dated_past_any_calendar_never_breaks_the_session_context(tmp_path, seconds):
+    """Before: a peer's commit whose time no date holds (year 10000, or 2^64 - 1 seconds) was
+    taken by sync, and then every clone's session-start hook, `reindex` and `doctor` failed with
+    "internal error (ValueError: year 10000 is out of range)" (or OverflowError): the commit's
+    time dated the memories it changed and the INDEX.md it holds. Every session lost the
+    person's pinned memories. A time no calendar date holds dates nothing now."""
+    mine, peer = person_and_peer(tmp_path)
+    _push_commit_dated(peer, seconds)
+    r = cli("sync", "--vault", str(mine))
+    assert r.returncode == 0, r.stderr
+    event = {"hook_event_name": "SessionStart", "cwd": str(mine)}
+    r = cli("hook", "session-start", "--vault", str(mine), input=json.dumps(event))
+    assert r.returncode == 0 and "internal error" not in r.stderr, r.stderr
+    assert "Uses Helix as the main editor" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    for args in (("reindex",), ("recall", "ships on Mondays"), ("list",)):
+        r = cli("--vault", str(mine), *args)
+        assert r.returncode == 0 and "internal error" not in r.stderr, (args, r.stderr)
+    r = cli("--vault", str(mine), "doctor")
+    assert "internal error" not in r.stderr, r.stderr
