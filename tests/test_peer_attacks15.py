@@ -93,3 +93,30 @@ def test_a_peers_commit_dated_past_any_calendar_never_breaks_the_session_context
         assert r.returncode == 0 and "internal error" not in r.stderr, (args, r.stderr)
     r = cli("--vault", str(mine), "doctor")
     assert "internal error" not in r.stderr, r.stderr
+
+
+def test_a_peers_huge_vault_toml_taken_by_a_plain_pull_is_never_parsed_by_every_command(tmp_path):
+    """Before: the peer appended 3 MB of valid TOML to vault.toml (a table vault-mem does not
+    know, so no setting changed). Sync refuses a file that size, but the person's plain `git pull`
+    took it, and the first command approved it silently ("no change") and kept its bytes in
+    trusted.json: from then on every command, both agent hooks and the git hooks parsed 3 MB of
+    TOML (7-10 s of CPU and 140 MB each here; a bigger file, minutes and gigabytes), in every clone
+    that pulled it. A vault.toml over 64 KB (``config.MAX_CONFIG_BYTES``) is no settings file: it is
+    read no further than that, named, never approved, and the settings approved before stay in force."""
+    MAX_CONFIG_BYTES = 64 * 1024
+    mine, peer = person_and_peer(tmp_path)
+    toml = peer / "vault.toml"
+    pad = "".join(f"k{i} = [{', '.join(['{a = 1}'] * 50)}]\n" for i in range(MAX_CONFIG_BYTES // 300 + 10))
+    toml.write_text(toml.read_text() + "[x]\n" + pad)
+    assert toml.stat().st_size > MAX_CONFIG_BYTES
+    push_as_peer(peer, "more settings")
+    git(mine, "pull", "-q", "origin", "main")
+
+    r = cli("--vault", str(mine), "list")
+    assert r.returncode == 0, r.stderr
+    assert "vault.toml" in r.stderr and "not used" in r.stderr, r.stderr
+    from vault_mem.store.trust import trust_file
+
+    assert trust_file().stat().st_size < MAX_CONFIG_BYTES, "the peer's file was approved and kept"
+    shown = json.loads(cli("--vault", str(mine), "trust", "--json").stdout)
+    assert shown["in_force"]["recall.k"] == 5 and not shown["pending"]

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from vault_mem.config import (
     CONFIG_FILE,
+    MAX_CONFIG_BYTES,
     Config,
     describe_changes,
     parse_config,
@@ -123,6 +124,9 @@ def settings_in_force(root: Path, repo: GitRepo, prefix: str, raw: bytes | None,
         approve_config(root, raw, blob, how="approved before (its outbound settings)",
                        defaults=out.requested == Config())
         out.config = out.requested
+        return out
+    if len(raw) > MAX_CONFIG_BYTES:  # read no further (Workspace): whose it is is not asked
+        out.notices.append(f"{CONFIG_FILE} is not used: {out.problem}; {said} until it is fixed")
         return out
     # HEAD's file as a checkout converted it (line ends a peer's .gitattributes asked for) is
     # HEAD's file, not an edit made here
