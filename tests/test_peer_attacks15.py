@@ -9,7 +9,18 @@ import subprocess
 
 import pytest
 
-from conftest import cli, git, person_and_peer, push_as_peer
+from conftest import (
+    PEERS_MARK,
+    PINNED,
+    PINNED_PROMPT,
+    agent_hook,
+    cli,
+    git,
+    peer_appends_to_the_pinned_memory,
+    person_and_peer,
+    persons_edit_of_the_pinned_memory,
+    push_as_peer,
+)
 
 FLOOR = "min_similarity = -1.0"
 
@@ -120,3 +131,20 @@ def test_a_peers_huge_vault_toml_taken_by_a_plain_pull_is_never_parsed_by_every_
     assert trust_file().stat().st_size < MAX_CONFIG_BYTES, "the peer's file was approved and kept"
     shown = json.loads(cli("--vault", str(mine), "trust", "--json").stdout)
     assert shown["in_force"]["recall.k"] == 5 and not shown["pending"]
+
+
+@pytest.mark.parametrize("take", [("cherry-pick", "-n"), ("merge", "--squash")], ids=["pick-n", "squash"])
+def test_a_peers_line_git_merged_by_a_pick_n_waiting_for_its_commit_is_not_the_persons(tmp_path, take):
+    """The same cause for memories, before the commit: `git cherry-pick -n` of a peer's commit that
+    appended an instruction to the person's pinned memory, onto the person's own edit of its
+    description, leaves the merged text uncommitted with only MERGE_MSG (no CHERRY_PICK_HEAD): it
+    must count as the peer's in the session context and the prompt hook until the person's commit
+    (which the hooks then judge), as a squash's staged text does."""
+    mine, peer = person_and_peer(tmp_path)
+    persons_edit_of_the_pinned_memory(mine)
+    peer_appends_to_the_pinned_memory(peer)
+    git(mine, "fetch", "-q", "origin")
+    git(mine, *take, "origin/main")
+    assert PEERS_MARK in (mine / PINNED).read_text() and "default keymap" in (mine / PINNED).read_text()
+    assert PEERS_MARK not in agent_hook(mine, "session-start")
+    assert PEERS_MARK not in agent_hook(mine, "user-prompt-submit", prompt=PINNED_PROMPT)
