@@ -148,3 +148,32 @@ def test_a_peers_line_git_merged_by_a_pick_n_waiting_for_its_commit_is_not_the_p
     assert PEERS_MARK in (mine / PINNED).read_text() and "default keymap" in (mine / PINNED).read_text()
     assert PEERS_MARK not in agent_hook(mine, "session-start")
     assert PEERS_MARK not in agent_hook(mine, "user-prompt-submit", prompt=PINNED_PROMPT)
+
+
+@pytest.mark.parametrize("take", [("cherry-pick", "-n"), ("merge", "--squash")], ids=["pick-n", "squash"])
+def test_the_daemon_never_commits_what_a_squash_or_pick_n_merged_as_the_persons_edit(tmp_path, caplog, take):
+    """The same cause in the daemon: while a squash or `cherry-pick -n` of a peer's commit waited
+    for the person's `git commit`, the daemon took the memory git merged (the peer's instruction in
+    the person's pinned memory) for a hand edit and committed it after its quiet period, in the
+    person's name and recorded as made here: the peer's line was the person's from then on. Its
+    check for a git operation under way knew merges, rebases, picks and reverts by their heads,
+    not a squash's SQUASH_MSG nor a pick's MERGE_MSG; it now waits for the commit that concludes
+    them (store/git.GitRepo.concluding_replay)."""
+    import logging
+
+    from test_daemon import running_daemon
+
+    from conftest import wait_for
+
+    caplog.set_level(logging.INFO, logger="vault_mem")
+    mine, peer = person_and_peer(tmp_path)
+    persons_edit_of_the_pinned_memory(mine)
+    peer_appends_to_the_pinned_memory(peer)
+    git(mine, "fetch", "-q", "origin")
+    head = git(mine, "rev-parse", "HEAD").strip()
+    git(mine, *take, "origin/main")
+    with running_daemon(mine, quiet_seconds=0.2, commit_external_edits="on"):
+        wait_for(lambda: "not committing external edits while" in caplog.text, timeout=30,
+                 what="the daemon saying it waits for the person's commit")
+        assert git(mine, "rev-parse", "HEAD").strip() == head, git(mine, "log", "-1", "--stat")
+    assert PEERS_MARK not in agent_hook(mine, "user-prompt-submit", prompt=PINNED_PROMPT)
