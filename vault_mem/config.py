@@ -188,6 +188,13 @@ def _table(data: dict, name: str) -> dict:
     return table
 
 
+#: the most a vault.toml may hold (the template's is under 2 KB). A peer's commit can make the
+#: file any size (a plain ``git pull`` takes it; sync refuses files over the size limit), and
+#: every command, agent hook and git hook reads and parses it: 3 MB of TOML cost 8 s of CPU per
+#: command. A larger file is no settings file: read no further, named, never approved.
+MAX_CONFIG_BYTES = 64 * 1024
+
+
 def parse_config(raw: bytes | None, path: Path | str = CONFIG_FILE) -> Config:
     """The settings ``vault.toml``'s bytes ``raw`` ask for (None: no file, the defaults), before
     ``$VAULT_MEM_EMBEDDER`` (:func:`with_environment`). Every key is checked for its type and a
@@ -196,6 +203,9 @@ def parse_config(raw: bytes | None, path: Path | str = CONFIG_FILE) -> Config:
     the caller reads the file (never through a link: :func:`vault_mem.store.files.read_own`)."""
     import tomllib  # lazy: a command its daemon answers reads no settings (start-up time)
 
+    if raw is not None and len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path} holds more than {MAX_CONFIG_BYTES // 1024} KB, more than any settings file "
+                          "needs (not read further); shorten it to the settings and retry")
     try:
         data = tomllib.loads(raw.decode("utf-8")) if raw is not None else {}
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

@@ -24,6 +24,7 @@ and the index parts); see :mod:`vault_mem.store.git` for the design.
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import errno
 import hashlib
 import os
@@ -144,6 +145,25 @@ class CommitInfo:
     author: str
     subject: str
 
+
+
+
+def commit_time(digits: bytes | str) -> int | None:
+    """A commit's time as its author or committer line holds it (seconds since the epoch), or
+    None when the digits are no number or a time no calendar date holds. A peer writes those
+    digits: git stores them as given (year 10000, 2**64 - 1: no git command and no remote
+    without ``receive.fsckObjects`` refuses them), and a memory or an INDEX.md dated by one
+    failed every reconcile of every clone that synced it. The one reader of a commit's time
+    that anything dates by."""
+    text = digits.decode("ascii", "replace") if isinstance(digits, bytes) else digits
+    if not (text.isascii() and text.isdigit()):
+        return None
+    seconds = int(text)
+    try:
+        dt.date.fromtimestamp(seconds)
+    except (ValueError, OverflowError, OSError):
+        return None
+    return seconds
 
 
 class GitObjects:
@@ -461,7 +481,8 @@ class GitObjects:
 
     def committed_at(self, commit: str) -> int | None:
         """The committer's time of ``commit`` (seconds since the epoch), read from the commit
-        object's ``committer`` line; None when it has none that parses."""
+        object's ``committer`` line; None when it has none that parses, or a time no date holds
+        (:func:`commit_time`)."""
         kind, data = self.read_object(commit)
         if kind != "commit":
             return None
@@ -469,7 +490,7 @@ class GitObjects:
         for line in head.split(b"\n"):
             if line.startswith(b"committer "):
                 parts = line.rsplit(b" ", 2)  # "... <email> <seconds> <offset>"
-                return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
+                return commit_time(parts[1]) if len(parts) == 3 else None
         return None
 
     def commit_info(self, commit: str) -> CommitInfo:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from vault_mem.config import (
     CONFIG_FILE,
+    MAX_CONFIG_BYTES,
     STATE_DIR,
     TYPE_FOLDERS,
     Config,
@@ -144,7 +145,9 @@ class Workspace:
         if linked:
             raise LinkError(linked)
         root = Path(root).expanduser().resolve()
-        raw = read_own(root / CONFIG_FILE) if os.path.lexists(root / CONFIG_FILE) else None
+        # read no further than a settings file may hold: a longer one is refused as such
+        raw = read_own(root / CONFIG_FILE, max_bytes=MAX_CONFIG_BYTES + 1) if os.path.lexists(root / CONFIG_FILE) \
+            else None
         if raw is None and approved_config(root) is None:
             raise NotAVaultError(
                 f"{root} is not a vault (no {CONFIG_FILE}); create one with `vault-mem init {root}`"

@@ -799,12 +799,17 @@ class _Uncommitted:
     person (a hand edit, a new file), unless a merge, cherry-pick, revert or rebase under way
     brought that change (``git pull`` stopped at a conflict leaves the remote's new and changed
     files staged, not committed): then the author of the incoming side's version, judged as any
-    commit is. Otherwise a peer's memory would pass for the person's for as long as the person
+    commit is; a ``cherry-pick -n`` or ``revert -n``, which names no commit, vouches for none of
+    the files that differ from HEAD until its commit. Otherwise a peer's memory would pass for the person's for as long as the person
     takes to settle the conflict, and reach the prompt hook (DESIGN §7)."""
 
     def __init__(self, ws: Workspace, ids: Identities, origins: Origins):
         self.ws, self.ids, self.origins = ws, ids, origins
         self.incoming = ws.repo.incoming_heads()  # reads a few files in the git folder: no process
+        #: a pick or revert git merged with ``-n`` names no commit (``MERGE_MSG`` alone): what
+        #: it brought is no one's vouched text until the commit that concludes it, which the
+        #: hooks judge (a peer's line merged into the person's pinned memory reached the prompt)
+        self.unnamed = not self.incoming and ws.repo.concluding_replay()
         self.head = ws.repo.head() if self.incoming else None
 
     def author(self, rel: str) -> Author:
@@ -818,6 +823,8 @@ class _Uncommitted:
         repo, prefix = self.ws.repo, self.ws.prefix
         out: dict[str, Author] = {}
         left = list(dict.fromkeys(rels))
+        if self.unnamed:
+            return {rel: Author(None, "peer") for rel in left}
         for commit in self.incoming:
             tops = [prefix + rel for rel in left]
             try:  # each side's folder tree read once, not one lookup per file and side
@@ -900,7 +907,7 @@ def peer_memories(ws: Workspace, sidecar: Sidecar, ids: Identities | None = None
     uncommitted = _Uncommitted(ws, ids, origins)
     rels, dirty = list(found), None
     rels += [rel for rel in rows.foreign_changes(sidecar.db) if rel not in found]
-    if uncommitted.incoming:  # files an operation under way brought, committed or not
+    if uncommitted.incoming or uncommitted.unnamed:  # files an operation under way brought, committed or not
         dirty = {top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])
                  if top.startswith(ws.prefix) and is_memory_path(top[len(ws.prefix):])}
         rels += sorted(dirty - found.keys())
