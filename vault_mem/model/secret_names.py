@@ -29,7 +29,7 @@ __all__ = ["AND_PAIR", "APP_PASSWORD", "ASSIGN_TAIL", "BARE_TOKEN", "CALL_END", 
            "GRANTING_KEY_END", "KEY_QUALIFIERS", "NEXT_LINE", "OWNER", "PAIR", "PAIR_AFTER_WORD",
            "PASSWORD_KEYS", "PROSE_TAIL", "PUSH_WORDS", "PROSE_WORDS", "PUBLIC_KEY_NAMES", "QUOTED_WORDS",
            "SCRIPT_PASSWORD_END", "SEP", "SHORT_ID", "STATE_SUFFIXES", "STATE_WORDS", "Span", "WIFI",
-           "WIFI_REACH", "WORD_RUN", "is_key_char", "is_sentence", "key_class", "label_keywords", "manager_label"]
+           "WIFI_REACH", "WORD_RUN", "is_key_char", "is_sentence", "key_class", "label_keywords", "manager_label", "public_name"]
 
 Span = tuple[str, int, int]
 
@@ -241,6 +241,35 @@ DIGEST = lazy(r"[0-9A-F]{16,}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128}")
 # Words a sentence ends on after "password is": states, not passwords.
 STATE_WORDS = frozenset(["wrong", "weak", "strong", "empty", "blank", "missing", "invalid", "correct", "incorrect", "expired", "needed", "required", "mandatory", "optional", "unknown", "unchanged", "reset", "same", "different", "secure", "insecure", "stored", "hidden", "long", "short", "simple", "complex", "known", "unique", "forgotten", "locked", "unlocked", "rotated", "revoked", "disabled", "enabled", "compromised", "leaked", "shared", "saved", "encrypted", "hashed", "mandatory", "sensitive", "important", "protected", "temporary", "permanent", "generated", "random"])
 STATE_SUFFIXES = ("ed", "ing", "able", "ible", "ive", "ful", "less", "ous", "ly", "tion", "ment", "ness")
+
+
+# The words of a setting's name that say its value is an id, a digest, a public part or a thing's
+# name, not a secret (`ARTIFACT_SUM`, `requestId`, `integrity`, `VAPID_PUBLIC_KEY`, `x-amz-cf-id`,
+# `cursor`, `imageTag`): :func:`public_name` reads a name as its words, so an unknown vendor's
+# setting (`FROB_ACCESS`, `"authz"`, `HOOK_SIGNING`) is judged by its value alone
+_PUBLIC_NAME_WORDS = frozenset("""
+id ids uid uuid guid ulid oid identifier hash hashes hashed digest sum checksum crc sha sha1 sha256 sha384 sha512 md5
+etag integrity fingerprint thumbprint fpr nonce state cursor marker continuation page next prev offset sync commit rev
+revision ref version ver build tag image ray trace span request req correlation challenge verification verify site
+public pub publishable kid alg x5t address addr signature sig salt iv data name slug path file url uri host domain email
+user username account project proj org team tenant bucket region zone price product plan sku order invoice customer
+video playlist channel message thread doc document sheet folder object blob upload download link txid tx transaction
+block chain wallet xpub npub cid ipfs seq sequence serial number num anon anonymous client app application instance
+node device machine cluster repo branch run job task pipeline workflow deployment release artifact package pkg mirror
+cache encrypted ciphertext cipher enc sealed secure vault kms example sample test dummy fake mock fixture modulus exponent
+""".split())
+# (JSON Web Keys' public members; a one-letter name is judged by its value: a tunnel token's `"s"`)
+_PUBLIC_LETTERS = frozenset("nexy")
+_NAME_WORD = lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def public_name(name: str) -> bool:
+    """Does a setting's ``name`` say its value is public, an id or a digest (a word of it in
+    :data:`_PUBLIC_NAME_WORDS`, or a JWK's public member)? A name with no such word says nothing."""
+    if name in _PUBLIC_LETTERS:
+        return True
+    words = [w.lower() for w in _NAME_WORD.findall(name)]
+    return not words or any(w in _PUBLIC_NAME_WORDS for w in words)
 
 
 def is_key_char(ch: str) -> bool:

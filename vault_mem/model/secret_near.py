@@ -41,7 +41,7 @@ from vault_mem.model.secret_values import (
 __all__ = ["ASIDE", "ASIDE_STOP", "COMMA_LITERAL", "FLOW_MEMBER", "ID_WORDS", "LOGIN_NOUN", "NAME_EQUALS",
            "NEAR_ID_PREFIXES", "NEAR_STOP", "SAID_LAST", "SET_VARIABLE", "SIGIL_LITERAL", "TUPLE_OPEN",
            "config_directive", "gives_example", "in_arn", "judged_value", "label_sign", "names_a_property",
-           "near_stop", "near_value", "own_name", "stated_default", "under_encrypted", "value_before",
+           "near_stop", "near_value", "own_name", "random_value", "stated_default", "under_encrypted", "value_before",
            "warned_values"]
 
 # --- a random value near its word, in any syntax ---------------------------------------------
@@ -226,12 +226,12 @@ def _near_value(text: str, m: re.Match[str], cls: str) -> Span | None:
         return None  # a password's stored hash or a ciphertext (`SCRAM-SHA-256$4096:...` in a userlist)
     if text[at_value + len(value):at_value + len(value) + 1] == "(" and value.isalnum():
         return None  # a function's name, called: `urlBase64ToUint8Array(...)`, `decodeKey(...)`
-    if _random_value(value, cls):
+    if random_value(value, cls):
         return "secret near its label", at_value, at_value + len(value)
     return None
 
 
-def _random_value(value: str, cls: str) -> bool:
+def random_value(value: str, cls: str) -> bool:
     """Is ``value`` made to be hard to guess, so that no word or name could be it: a random token
     of letters and digits, random hex of a key's length, a high-entropy base64 run, or (after a
     password's word) a value of three character classes (secret_values.unguessable)? Ids and

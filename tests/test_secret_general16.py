@@ -1,0 +1,121 @@
+"""The secret gate judges a setting by its value, whatever the setting's name (sec23, issue 23 item 5).
+
+Every earlier class reached a credential through a word: a label (``password``, ``token``, ``key``),
+a vendor's prefix, a file's or a command's name. A vendor no rule lists names its settings as it
+likes (``FROB_ACCESS``, ``HOOK_SIGNING``, ``"authz"``, ``<frobAccess>``, ``--using``), so a random
+token there passed. Now a random token (upper and lower case and digits, high entropy, no name's
+words) that is a setting's value counts under a name of any words, in every syntax a setting is
+written in: a dotenv or shell line, YAML, TOML, INI, JSON, a JS or Python object, XML, a Kubernetes
+``name``/``value`` pair, a compose file's list, PowerShell's ``$env:``, an HTTP header line, a
+command's ``--option``. Names are drawn from made-up vendors' words, values from one seeded generator.
+
+Beside each place, what must pass there: a name whose words say it holds an id, a digest, a public
+part or a thing's name (``FROB_ID``, ``ARTIFACT_SUM``, ``requestId``, ``integrity``,
+``VAPID_PUBLIC_KEY``, ``cursor``, ``imageTag``, a JWK's ``n``/``x``/``y``), a value an id's prefix
+names (``price_<random>``), a base58 address or an extended public key, base64 of text or of an
+image, hex, a UUID, words, a placeholder, and a ``value`` beside a ``name`` that is an id's.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+
+from secret_probe import ALNUM, HEX, Draw, refused, uuid4
+
+_D = Draw(20261223)
+_RNG = _D.rng
+_B64 = ALNUM + "+/"
+_VENDORS = ("frob", "quix", "zorvo", "plinth", "marlo", "tessic", "brumm", "vantly")
+_PARTS = ("access", "signing", "pepper", "authz", "priv", "handshake", "bind", "unlock", "grant", "master", "relay", "hook")
+
+
+def _name(style: str) -> str:
+    """A made-up vendor's setting name with no credential word (``FROB_SIGNING``, ``quixAuthz``)."""
+    vendor, part = _RNG.choice(_VENDORS), _RNG.choice(_PARTS)
+    if style == "upper":
+        return f"{vendor}_{part}".upper()
+    if style == "camel":
+        return vendor + part.capitalize()
+    return f"{vendor}_{part}"
+
+
+def _token(n: int = 40) -> str:
+    return _D.r(n)
+
+
+def _places(name: str, value: str, camel: str, snake: str) -> list[tuple[str, str]]:
+    """(place, body) for one value under a name, in each syntax a setting is written in."""
+    return [
+        ("dotenv", f"{name}={value}"),
+        ("export", f"export {name}=\"{value}\""),
+        ("yaml", f"{snake.split('_')[0]}:\n  endpoint: https://api.example.org\n  {snake}: {value}"),
+        ("toml", f"[{snake.split('_')[0]}]\nhost = \"api.example.org\"\n{snake} = \"{value}\""),
+        ("ini", f"[remote]\nurl=https://x.example.org\n{snake}={value}"),
+        ("json", json.dumps({"service": "acme", camel: value})),
+        ("js-object", f"const cfg = {{ region: 'eu', {camel}: '{value}' }};"),
+        ("xml", f"<config><{camel}>{value}</{camel}></config>"),
+        ("k8s-env", f"env:\n  - name: {name}\n    value: {value}"),
+        ("compose-list", f"environment:\n  - {name}={value}"),
+        ("powershell", f"$env:{name} = \"{value}\""),
+        ("header", f"X-{camel}: {value}"),
+        ("flag", f"{snake.split('_')[0]}ctl connect --{snake.replace('_', '-')} {value}"),
+        ("flag-equals", f"{snake.split('_')[0]}ctl connect --{snake.replace('_', '-')}={value}"),
+    ]
+
+
+def _cases() -> list[tuple[str, str, bool]]:
+    cases = []
+    for i in range(3):  # three draws of names and values in each place
+        for place, body in _places(_name("upper"), _token(_RNG.choice((28, 36, 40, 48))), _name("camel"), _name("snake")):
+            cases.append((f"{place}-{i}", body, True))
+        # base64 of random bytes (a key's material) under an unknown name
+        cases.append((f"b64-material-{i}", f"{_name('upper')}={base64.b64encode(bytes(_RNG.randrange(256) for _ in range(32))).decode()}", True))
+    t = _token
+    passes = [
+        # names whose words say what else the value is
+        ("id-name", f"FROB_ID={t(32)}"),
+        ("sum-name", f"ARTIFACT_SUM={t(44)}"),
+        ("request-id", json.dumps({"requestId": t(32)})),
+        ("integrity", f'"integrity": "sha512-{_D.r(86, _B64)}=="'),
+        ("public-key-name", f"VAPID_PUBLIC_KEY={t(44)}"),
+        ("cursor", json.dumps({"cursor": t(40)})),
+        ("image-tag", f"imageTag: {t(30)}"),
+        ("fingerprint", json.dumps({"fingerprint": t(43)})),
+        ("jwk-public", json.dumps({"kty": "EC", "crv": "P-256", "x": _D.r(43, ALNUM + "-_"), "y": _D.r(43, ALNUM + "-_")})),
+        ("checksum-yaml", f"checksum: {t(44)}"),
+        ("state", json.dumps({"state": t(32), "redirect_uri": "https://app.example.org/cb"})),
+        ("nonce", f"nonce={t(32)}"),
+        ("trace", f"--trace-id {t(32)}"),
+        ("commit-flag", f"deployctl rollout --commit {t(40)}"),
+        # values that say what they are
+        ("price-id", f"PRO_MONTHLY=price_{t(24)}"),
+        ("base58-address", f"FROB_TREASURY={''.join(_RNG.choice('123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz') for _ in range(25))}"
+                           .replace("FROB_TREASURY=", "FROB_TREASURY=1")),
+        ("xpub", f"FROB_WATCH=xpub661MyMwAqRbc{''.join(_RNG.choice('123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz') for _ in range(95))}"),
+        ("b64-text", f"FROB_BANNER={base64.b64encode(b'Welcome to the staging cluster, be nice').decode()}"),
+        ("b64-json", f"FROB_PREFS={base64.b64encode(json.dumps({'theme': 'dark', 'lang': 'de'}).encode()).decode()}"),
+        ("b64-png", f"PIXEL = '{base64.b64encode(bytes.fromhex('89504e470d0a1a0a') + bytes(_RNG.randrange(256) for _ in range(40))).decode()}'"),
+        ("hex", f"FROB_BUILD_REV={_D.r(40, HEX)}"),
+        ("uuid", f"FROB_TENANT={uuid4(_RNG)}"),
+        ("words", "FROB_GREETING=HelloFromTheStagingClusterV2"),
+        ("placeholder", "FROB_ACCESS=<your-frob-access-here>"),
+        ("masked", "FROB_ACCESS=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
+        ("variable", "FROB_ACCESS=${FROB_ACCESS_FROM_VAULT}"),
+        ("har-value-id", '{"name": "x-amz-cf-id", "value": "' + t(54) + '=="}'),
+        ("public-value", json.dumps({"typeUrl": "type.googleapis.com/google.crypto.tink.Ed25519PublicKey", "value": t(43)})),
+        ("prose-colon", f"Top hits: vec_{t(26)} and more"),
+        ("short", f"FROB_ACCESS={t(16)}"),
+    ]
+    cases.extend((name, body, False) for name, body in passes)
+    return cases
+
+
+CASES = _cases()
+
+
+@pytest.mark.parametrize(("body", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_a_setting_is_judged_by_its_value_whatever_its_name(body: str, expected: bool) -> None:
+    assert refused(body, description="service settings") == expected, body
