@@ -13,7 +13,18 @@ Beside each place, what must pass there: a name whose words say it holds an id, 
 part or a thing's name (``FROB_ID``, ``ARTIFACT_SUM``, ``requestId``, ``integrity``,
 ``VAPID_PUBLIC_KEY``, ``cursor``, ``imageTag``, a JWK's ``n``/``x``/``y``), a value an id's prefix
 names (``price_<random>``), a base58 address or an extended public key, base64 of text or of an
-image, hex, a UUID, words, a placeholder, and a ``value`` beside a ``name`` that is an id's.
+image, hex, a UUID, words, a placeholder, and a ``value`` beside a ``name`` that is an id's. A thing's
+noun names the value only as the name's last word (``FROB_APP`` is an app's id, ``APP_PEPPER`` the
+app's pepper).
+
+The same file holds the other classes sec23 found by probing forms no corpus had, each beside what
+must pass in its place (``WARNED``, ``LABELS``, ``BELOW``):
+
+- a random token marked secret in words no label list holds, before or after the mark ("keep this
+  safe: X", "X - don't share this one", "treat it as confidential"); a word between naming the value
+  an id ("sensitive ticket, request id X") and a mark with no token pass;
+- a password's name written short or misspelt (``pword``, ``pswd``, ``pasword``, ``passwrd``);
+- a password alone on the line below a user's name given with no sign ("user jdoe", "account svc").
 """
 
 from __future__ import annotations
@@ -108,7 +119,10 @@ def _cases() -> list[tuple[str, str, bool]]:
         ("public-value", json.dumps({"typeUrl": "type.googleapis.com/google.crypto.tink.Ed25519PublicKey", "value": t(43)})),
         ("prose-colon", f"Top hits: vec_{t(26)} and more"),
         ("short", f"FROB_ACCESS={t(16)}"),
+        ("app-id", f"FROB_APP={t(32)}"),
     ]
+    cases.append(("owner-noun-first", f"APP_PEPPER={t(40)}", True))
+    cases.append(("owner-noun-user", f"USER_SIGNING={t(40)}", True))
     cases.extend((name, body, False) for name, body in passes)
     return cases
 
@@ -119,3 +133,59 @@ CASES = _cases()
 @pytest.mark.parametrize(("body", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_a_setting_is_judged_by_its_value_whatever_its_name(body: str, expected: bool) -> None:
     assert refused(body, description="service settings") == expected, body
+
+
+_DESC = "service settings"
+
+
+def _warned() -> list[tuple[str, str, bool]]:
+    t = _token
+    return [
+        ("keep-safe", f"keep this safe: {t(36)}", True),
+        ("dont-share-after", f"{t(36)} - don't share this one", True),
+        ("never-expose", f"never expose this outside the cluster: {t(32)}", True),
+        ("treat-confidential", f"treat it as confidential, {t(40)}", True),
+        ("keep-to-yourself", f"keep it to yourself\n{t(40)}", True),
+        ("request-id-between", f"sensitive ticket OPS-{_RNG.randrange(1000, 9999)}, request id {t(32)}", False),
+        ("mark-no-token", "keep this safe: the printed recovery sheet is in the drawer", False),
+        ("dont-share-link", f"don't share the link to build {_RNG.randrange(1000, 9999)}", False),
+        ("confidential-uuid", f"confidential: draft {uuid4(_RNG)} of the roadmap", False),
+        ("commit-before", f"merged {_D.r(40, HEX)} - do not share the branch yet", False),
+    ]
+
+
+def _person() -> str:
+    a, b = _RNG.sample(["quartz", "walnut", "harbor", "saffron", "ember", "tundra", "cobalt", "meadow"], 2)
+    return f"{a}.{b}{_RNG.randrange(10, 99)}"
+
+
+def _labels() -> list[tuple[str, str, bool]]:
+    return [
+        ("pword", f"pword: {_person()}", True),
+        ("pswd", f"router pswd = {_pw()}", True),
+        ("pasword", f"pasword: {_person()}", True),
+        ("passwrd", f"vpn passwrd {_pw()}", True),
+        ("pword-policy", "the pword policy says 12 characters", False),
+        ("pswd-unset", "pswd: (unset)", False),
+    ]
+
+
+def _pw() -> str:
+    return _D.r(14, ALNUM + "#%&*+=?@!")
+
+
+def _below() -> list[tuple[str, str, bool]]:
+    return [
+        ("user-no-sign", f"NAS\nuser jdoe\n{_pw()}", True),
+        ("account-no-sign", f"backup target\naccount svc-backup\n{_pw()}", True),
+        ("user-guide", "user guide\nsee chapter 4 for the details", False),
+        ("account-page", "account settings\nhttps://app.example.org/account", False),
+    ]
+
+
+MORE = _warned() + _labels() + _below()
+
+
+@pytest.mark.parametrize(("body", "expected"), [c[1:] for c in MORE], ids=[c[0] for c in MORE])
+def test_a_mark_a_short_label_or_a_user_above_names_a_credential(body: str, expected: bool) -> None:
+    assert refused(body, description="notes") == expected, body

@@ -19,6 +19,7 @@ What stops a value (a word naming it an id, a digest, an example) is
 
 from __future__ import annotations
 
+import itertools
 import re
 import string
 from collections.abc import Iterator
@@ -138,23 +139,40 @@ def near_value(text: str, low: str, at: int, cls: str, kw_start: int | None = No
 
 
 # A value that warns it is not to be shared (a session cookie's own `_|WARNING:-DO-NOT-SHARE-THIS...|_`,
-# a file's "DO NOT share"): the text names it a secret as a label would
-_WARNING = lazy(r"(?<![a-z])(?:do[ _-]?not|don'?t|never)[ _-]{1,2}(?:share|commit|publish|post|paste|leak)(?![a-z])")
+# a file's "DO NOT share", "keep this safe", "treat as confidential"): the text names it a secret
+# as a label would, in words no label list holds
+_WARNING = lazy(r"(?<![a-z])(?:(?:do[ _-]?not|don'?t|never|not[ _-]to[ _-]be|must[ _-]not[ _-]be)[ _-]{1,2}"
+                r"(?:share|commit|publish|post|paste|leak|expose|log|print|send|reveal|give)"
+                r"|keep[ _-](?:(?:it|this|that|them|these)[ _-])?(?:safe|secret|private|hidden|confidential|to[ _-]yourself)"
+                r"|(?:treat|handle)[ _-](?:it|this|that)?[ _-]{0,2}as[ _-](?:secret|confidential|sensitive|private)"
+                r"|confidential|sensitive|for[ _-]your[ _-]eyes[ _-]only)(?![a-z])")
+_WARNING_WORDS = ("share", "commit", "publish", "post", "paste", "leak", "expose", "log", "print", "send", "reveal", "give",
+                  "keep", "treat", "handle", "confidential", "sensitive", "eyes")
 _WARNING_REACH = 240
+_WARNING_BEFORE = 80  # a value before its warning, on its line ("X - don't share this one")
 
 
 def warned_values(text: str, low: str) -> Iterator[Span]:
-    """A random value within reach after a warning not to share it (see :data:`_WARNING`)."""
-    if "share" not in low and "commit" not in low and "publish" not in low and "post" not in low \
-            and "paste" not in low and "leak" not in low:
+    """A random value within reach after a warning not to share it (see :data:`_WARNING`), or
+    right before it on its line."""
+    for word in _WARNING_WORDS:
+        if word in low:  # (a plain loop: most texts hold none of these words)
+            break
+    else:
         return
     done = 0
     for m in _WARNING.finditer(low):
         if m.start() < done:
             continue
+        line_start = max(low.rfind("\n", 0, m.start()) + 1, m.start() - _WARNING_BEFORE, done)
         done = m.end() + _WARNING_REACH
-        for run in _NEAR_VALUE.finditer(text, m.end(), min(len(text), done)):
-            found = _near_value(text, run, "secret")
+        for run in itertools.chain(_NEAR_VALUE.finditer(text, line_start, m.start()),
+                                   _NEAR_VALUE.finditer(text, m.end(), min(len(text), done))):
+            after = run.start() >= m.end()
+            if near_stop(low, m.end(), run.start()) if after else \
+                    near_stop(low, max(line_start, run.start() - _BEFORE_REACH), run.start()) or near_stop(low, run.end(), m.start()):
+                continue  # a word between names it an id, a digest, a ciphertext ("sensitive ticket, request id X")
+            found = _near_value(text, run, "secret" if after else "before")
             if found:
                 yield "secret marked not to share", found[1], found[2]
                 break
