@@ -4,7 +4,7 @@ Every earlier class reached a credential through a word: a label (``password``, 
 a vendor's prefix, a file's or a command's name. A vendor no rule lists names its settings as it
 likes (``FROB_ACCESS``, ``HOOK_SIGNING``, ``"authz"``, ``<frobAccess>``, ``--using``), so a random
 token there passed. Now a random token (upper and lower case and digits, high entropy, no name's
-words) that is a setting's value counts under a name of any words, in every syntax a setting is
+words; or 32 lower-case letters and digits mixed as a random draw mixes them) that is a setting's value counts under a name of any words, in every syntax a setting is
 written in: a dotenv or shell line, YAML, TOML, INI, JSON, a JS or Python object, XML, a Kubernetes
 ``name``/``value`` pair, a compose file's list, PowerShell's ``$env:``, an HTTP header line, a
 command's ``--option``. Names are drawn from made-up vendors' words, values from one seeded generator.
@@ -35,6 +35,7 @@ import json
 import pytest
 
 from secret_probe import ALNUM, HEX, Draw, refused, uuid4
+from vault_mem.model.secret_tokens import base36_tail
 
 _D = Draw(20261223)
 _RNG = _D.rng
@@ -55,6 +56,13 @@ def _name(style: str) -> str:
 
 def _token(n: int = 40) -> str:
     return _D.r(n)
+
+
+def _base36(n: int) -> str:
+    while True:
+        value = _D.r(n, "abcdefghijklmnopqrstuvwxyz0123456789")
+        if base36_tail(value):
+            return value
 
 
 def _places(name: str, value: str, camel: str, snake: str) -> list[tuple[str, str]]:
@@ -83,6 +91,10 @@ def _cases() -> list[tuple[str, str, bool]]:
         for place, body in _places(_name("upper"), _token(_RNG.choice((28, 36, 40, 48))), _name("camel"), _name("snake")):
             cases.append((f"{place}-{i}", body, True))
         # base64 of random bytes (a key's material) under an unknown name
+        # 32 or more lower-case letters and digits drawn at random (base36), mixed as base36_tail
+        # reads a random draw: 85% of raw 32-character draws and 90% of 40-character ones are (the
+        # rest, digit-poor, read as letters run together and pass; RELIABILITY.md says so)
+        cases.append((f"base36-{i}", f"{_name('upper')}={_base36(_RNG.choice((32, 40)))}", True))
         cases.append((f"b64-material-{i}", f"{_name('upper')}={base64.b64encode(bytes(_RNG.randrange(256) for _ in range(32))).decode()}", True))
     t = _token
     passes = [
@@ -120,6 +132,8 @@ def _cases() -> list[tuple[str, str, bool]]:
         ("prose-colon", f"Top hits: vec_{t(26)} and more"),
         ("short", f"FROB_ACCESS={t(16)}"),
         ("app-id", f"FROB_APP={t(32)}"),
+        ("lower-words", "FROB_GREETING=thequickbrownfoxjumpsoverthelazydog42"),
+        ("lower-slug-run", "FROB_CHANNEL_TOPIC=releasenotesforversiontwentysix2026"),
     ]
     cases.append(("owner-noun-first", f"APP_PEPPER={t(40)}", True))
     cases.append(("owner-noun-user", f"USER_SIGNING={t(40)}", True))

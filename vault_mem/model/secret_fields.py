@@ -35,8 +35,9 @@ from vault_mem.model.secret_names import Span, key_class, public_name
 from vault_mem.model.secret_near import own_name, random_value, under_encrypted
 from vault_mem.model.secret_text import lines_holding, long_words
 from vault_mem.model.secret_public import analytics_cookies
+from vault_mem.model.secret_tokens import base36_tail
 from vault_mem.model.secret_values import (
-    UUID, high_entropy, is_placeholder, looks_fake, random_hex, random_token, stored_not_secret,
+    UUID, high_entropy, is_placeholder, is_wordy, looks_fake, random_hex, random_token, stored_not_secret,
 )
 
 __all__ = ["block_values", "credential_files", "csv_exports", "header_lists", "named_values", "request_headers",
@@ -508,6 +509,7 @@ _VALUE_PREFIX = lazy(r"([A-Za-z]{2,12})[_-]")
 _PUBLIC_NEAR = lazy(r"(?i:public)")
 # the first bytes of a file that names its kind (PNG, GIF, JPEG, WebP's RIFF, PDF)
 _FILE_MAGIC = (b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"RIFF", b"%PDF")
+_BASE36 = lazy(r"[a-z0-9]+")
 _BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _BASE58_PUBLIC = lazy(r"[13][1-9A-HJ-NP-Za-km-z]{24,34}|[a-zA-Z]pub[1-9A-HJ-NP-Za-km-z]{100,112}")
 _BASE58_RUN = lazy(r"[1-9A-HJ-NP-Za-km-z]{43,44}")
@@ -566,10 +568,20 @@ def settings_values(text: str) -> Iterator[Span]:
             prefix = _VALUE_PREFIX.match(value)
             # (padded base64: a leading `/` is one of its characters, no path's)
             core = value[1:] if value[:1] == "/" and m.group("value")[-1] == "=" else value
-            if key_class(name) or public_name(name) or (prefix and public_name(prefix.group(1))) or not random_value(core, "before") \
+            if key_class(name) or public_name(name) or (prefix and public_name(prefix.group(1))) or not _random_setting(core) \
                     or _base58_address(value) or _decodes_to_text(value) or under_encrypted(text, m.start()):
                 continue
             yield "random value in a setting", m.start("value"), m.start("value") + len(value)
+
+
+def _random_setting(value: str) -> bool:
+    """A random token by :func:`~vault_mem.model.secret_near.random_value`'s strictest reading (both
+    cases and digits), or 32 lower-case letters and digits or more mixed as a random draw mixes
+    them (base36, :func:`~vault_mem.model.secret_tokens.base36_tail`: not hex, no slug of words)."""
+    if random_value(value, "before"):
+        return True
+    return len(value) >= 32 and _BASE36.fullmatch(value) is not None and base36_tail(value) and random_value(value, "password") \
+        and not is_wordy(value)
 
 
 def _decodes_to_text(value: str) -> bool:
