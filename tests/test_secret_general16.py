@@ -24,7 +24,10 @@ must pass in its place (``WARNED``, ``LABELS``, ``BELOW``):
   safe: X", "X - don't share this one", "treat it as confidential"); a word between naming the value
   an id ("sensitive ticket, request id X") and a mark with no token pass;
 - a password's name written short or misspelt (``pword``, ``pswd``, ``pasword``, ``passwrd``);
-- a password alone on the line below a user's name given with no sign ("user jdoe", "account svc").
+- a password alone on the line below a user's name given with no sign ("user jdoe", "account svc");
+- a person's password of two words and a number named by its use with no label ("log in as root
+  with <word>.<word><digits>", "jdoe / <word>-<word><digits>", "use X to unlock"); a word and a
+  version or a year (``release.2026``, ``okta.sso2``) passes.
 """
 
 from __future__ import annotations
@@ -197,7 +200,18 @@ def _below() -> list[tuple[str, str, bool]]:
     ]
 
 
-MORE = _warned() + _labels() + _below()
+def _used() -> list[tuple[str, str, bool]]:
+    return [
+        ("log-in-as-with", f"log in as root with {_person()}", True),
+        ("signs-in-slash", f"she signs in with jdoe / {_person()}", True),
+        ("use-to-unlock", f"use {_person().replace('.', '-')} to unlock the backup disk", True),
+        ("sign-in-release", "sign in with release.2026 once the upgrade is done", False),
+        ("log-in-okta", "log in with okta.sso2 from the portal", False),
+        ("slash-build-step", "pipeline: deploy / build-step12 failed", False),
+    ]
+
+
+MORE = _warned() + _labels() + _below() + _used()
 
 
 @pytest.mark.parametrize(("body", "expected"), [c[1:] for c in MORE], ids=[c[0] for c in MORE])

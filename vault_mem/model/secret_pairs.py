@@ -21,7 +21,7 @@ from vault_mem.model import secret_words
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_judge import (
     gives_example, judge, near_stop, passphrase, password_shaped, strong_unlabelled, symbol_word_number,
-    word_and_number,
+    two_words_number, word_and_number,
 )
 from vault_mem.model.secret_names import DIGEST, SEP, Span
 from vault_mem.model.secret_near import NEAR_ID_PREFIXES
@@ -336,6 +336,12 @@ def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
             for m in pattern.finditer(text, start, end):
                 value = m.group("value").rstrip(".,;:!?)")
                 if strong_unlabelled(value) and SEP.split(value, 1)[0].lower() not in NEAR_ID_PREFIXES:
+                    yield "password given by its use", m.start("value"), m.start("value") + len(value)
+                elif pattern in (_USED_WITH, _USER_SLASH, _USE_TO) and two_words_number(value) \
+                        and SEP.split(value, 1)[0].lower() not in NEAR_ID_PREFIXES \
+                        and sum(c.isalpha() for c in SEP.split(value)[-1]) >= 3:  # (a word's number, `release.2026`, passes)
+                    # two words joined and a number, as a person makes a password ("log in as root with
+                    # <word>.<word><digits>", "jdoe / <word>-<word><digits>"): no name is given so to a sign-in
                     yield "password given by its use", m.start("value"), m.start("value") + len(value)
                 elif pattern is _USER_SLASH and _ACCOUNT_NAME.fullmatch(m.group("user")) \
                         and (passphrase(value) or _factory_password(value)):
