@@ -27,7 +27,10 @@ must pass in its place (``WARNED``, ``LABELS``, ``BELOW``):
 - a password alone on the line below a user's name given with no sign ("user jdoe", "account svc");
 - a person's password of two words and a number named by its use with no label ("log in as root
   with <word>.<word><digits>", "jdoe / <word>-<word><digits>", "use X to unlock"); a word and a
-  version or a year (``release.2026``, ``okta.sso2``) passes.
+  version or a year (``release.2026``, ``okta.sso2``) passes;
+- a login's user and password joined as Basic auth joins them or by "and", after a login's word
+  ("basic auth svc:X", "creds are admin and X", "account: admin:X"); an ARN's, a URL's or a port's
+  colon passes.
 """
 
 from __future__ import annotations
@@ -211,7 +214,18 @@ def _used() -> list[tuple[str, str, bool]]:
     ]
 
 
-MORE = _warned() + _labels() + _below() + _used()
+def _pairs() -> list[tuple[str, str, bool]]:
+    return [
+        ("basic-auth-colon", f"basic auth svc:{_pw()}", True),
+        ("creds-are-and", f"creds are admin and {_person()}", True),
+        ("account-colon-pair", f"account: admin:{_pw()}", True),
+        ("credentials-arn", f"credentials: aws:iam::{_RNG.randrange(10**11, 10**12)}:role/deploy", False),
+        ("login-host-port", "login: db.internal:5432 for the reports", False),
+        ("login-and-words", "login is admin and the usual one", False),
+    ]
+
+
+MORE = _warned() + _labels() + _below() + _used() + _pairs()
 
 
 @pytest.mark.parametrize(("body", "expected"), [c[1:] for c in MORE], ids=[c[0] for c in MORE])
