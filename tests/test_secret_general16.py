@@ -4,21 +4,25 @@ Every earlier class reached a credential through a word: a label (``password``, 
 a vendor's prefix, a file's or a command's name. A vendor no rule lists names its settings as it
 likes (``FROB_ACCESS``, ``HOOK_SIGNING``, ``"authz"``, ``<frobAccess>``, ``--using``), so a random
 token there passed. Now a random token (upper and lower case and digits, high entropy, no name's
-words; or 32 lower-case letters and digits mixed as a random draw mixes them) that is a setting's value counts under a name of any words, in every syntax a setting is
-written in: a dotenv or shell line, YAML, TOML, INI, JSON, a JS or Python object, XML, a Kubernetes
+words; or 32 lower-case letters and digits mixed as a random draw mixes them) that is a setting's
+value counts under a name of any words, in every syntax a setting is written in: a dotenv or shell
+line, YAML (a tag before the value too), TOML, INI, JSON, a JS or Python object, XML, a Kubernetes
 ``name``/``value`` pair, a compose file's list, PowerShell's ``$env:``, an HTTP header line, a
-command's ``--option``. Names are drawn from made-up vendors' words, values from one seeded generator.
+command's ``--option``, ``NAME=X`` inside a line (``docker run -e``, systemd's ``Environment=``,
+``helm --set``), a command that sets a variable (``setx``, ``set -gx``). Names are drawn from
+made-up vendors' words, values from one seeded generator.
 
 Beside each place, what must pass there: a name whose words say it holds an id, a digest, a public
 part or a thing's name (``FROB_ID``, ``ARTIFACT_SUM``, ``requestId``, ``integrity``,
 ``VAPID_PUBLIC_KEY``, ``cursor``, ``imageTag``, a JWK's ``n``/``x``/``y``), a value an id's prefix
 names (``price_<random>``), a base58 address or an extended public key, base64 of text or of an
-image, hex, a UUID, words, a placeholder, and a ``value`` beside a ``name`` that is an id's. A thing's
+image, hex, a UUID, words, a placeholder, a ``value`` beside a ``name`` that is an id's, a URL's
+query (a page's tracking ids) and a record's one-letter tag (DKIM's ``p=``). A thing's
 noun names the value only as the name's last word (``FROB_APP`` is an app's id, ``APP_PEPPER`` the
 app's pepper).
 
 The same file holds the other classes sec23 found by probing forms no corpus had, each beside what
-must pass in its place (``WARNED``, ``LABELS``, ``BELOW``):
+must pass in its place (``MORE``):
 
 - a random token marked secret in words no label list holds, before or after the mark ("keep this
   safe: X", "X - don't share this one", "treat it as confidential"); a word between naming the value
@@ -88,6 +92,12 @@ def _places(name: str, value: str, camel: str, snake: str) -> list[tuple[str, st
         ("header", f"X-{camel}: {value}"),
         ("flag", f"{snake.split('_')[0]}ctl connect --{snake.replace('_', '-')} {value}"),
         ("flag-equals", f"{snake.split('_')[0]}ctl connect --{snake.replace('_', '-')}={value}"),
+        ("docker-e", f"docker run -d -e {name}={value} {snake.split('_')[0]}/agent"),
+        ("systemd", f"[Service]\nEnvironment=\"{name}={value}\""),
+        ("helm-set", f"helm install {snake.split('_')[0]} charts/agent --set {camel}={value}"),
+        ("setx", f"setx {name} {value}"),
+        ("fish-set", f"set -gx {name} {value}"),
+        ("yaml-tag", f"{snake}: !unsafe '{value}'"),
     ]
 
 
@@ -138,6 +148,10 @@ def _cases() -> list[tuple[str, str, bool]]:
         ("prose-colon", f"Top hits: vec_{t(26)} and more"),
         ("short", f"FROB_ACCESS={t(16)}"),
         ("app-id", f"FROB_APP={t(32)}"),
+        ("if-none-match", f"fetch(url, {{ headers: {{ 'If-None-Match': '{t(32)}' }} }})"),
+        ("dkim-p", f'sel._domainkey.example.org. TXT "v=DKIM1; k=rsa; p={_D.r(300, _B64)}"'),
+        ("query-tracking", f"https://www.example.org/search?q=sqlite&ved={t(40)}&ei={t(24)}"),
+        ("docker-e-build-id", f"docker run -e FROB_BUILD_ID={t(32)} frob/agent"),
         ("lower-words", "FROB_GREETING=thequickbrownfoxjumpsoverthelazydog42"),
         ("lower-slug-run", "FROB_CHANNEL_TOPIC=releasenotesforversiontwentysix2026"),
     ]

@@ -489,10 +489,19 @@ def block_values(text: str) -> Iterator[Span]:
 # `'name' => 'X'`; an element, `<name>X</name>`. (The value's characters: a token's, base64's.)
 _SETTING_VALUE = r"(?P<value>[A-Za-z0-9_+/-]{24,400}={0,2})"
 _SETTING_LINE = lazy(r"^[ \t]{0,24}(?:-[ \t]{1,4}|export[ \t]{1,4}|set[ \t]{1,4}(?:-[gx]{1,2}[ \t]{1,4})?|\$env:)?"
-                     r"(?P<q1>[\"']?)(?P<name>[A-Za-z_][\w.-]{0,63})(?P=q1)[ \t]{0,4}(?::=|=|:)[ \t]{0,4}"
+                     r"(?P<q1>[\"']?)(?P<name>[A-Za-z_][\w.-]{0,63})(?P=q1)[ \t]{0,4}(?::=|=|:)[ \t]{0,4}(?:![\w!]{1,20}[ \t]{1,4})?"
                      rf"(?P<q>[\"']?){_SETTING_VALUE}(?P=q)[ \t]{{0,4}}[,;]?[ \t]{{0,4}}(?:#[^\n]{{0,200}})?\r?$", re.MULTILINE)
 _SETTING_MEMBER = lazy(r"(?<![\w.$-])(?P<q1>[\"']?)(?P<name>[A-Za-z_][\w.-]{0,63})(?P=q1)[ \t]{0,4}(?::|=>|=)[ \t]{0,4}"
                        rf"(?P<q>[\"']){_SETTING_VALUE}(?P=q)")
+# `NAME=X` inside a line (`docker run -e FROB_ACCESS=X`, `--from-literal=access=X`, `--set access=X`,
+# systemd's `Environment="FROB_ACCESS=X"`); not a URL's query (`?ved=X`, `&gclid=X`: a page's
+# tracking ids), and a command that sets a variable (`setx NAME X`, `launchctl setenv NAME X`,
+# fish's `set -gx NAME X`)
+# (a name of three characters or more: a record's one-letter tags, DKIM's `p=`, are a format's, not a setting's)
+_SETTING_INLINE = lazy(r"(?<![\w.$%{/?&=-])(?P<name>[A-Za-z_][\w.-]{2,63})=(?P<q>[\"']?)"
+                       rf"{_SETTING_VALUE}(?P=q)(?![\w+/=.@:-])")
+_SETTING_COMMAND = lazy(r"(?<![\w-])(?:setx|setenv|set[ \t]{1,4}-[gxUlu]{1,3})[ \t]{1,4}(?P<name>[A-Za-z_][\w.-]{0,63})[ \t]{1,4}"
+                        rf"(?P<q>[\"']?){_SETTING_VALUE}(?P=q)(?![\w+/=.@:-])")
 # a command's option of any name, `--using X`, `--frob-access=X` (one letter's, `-u X`, says too little)
 _SETTING_FLAG = lazy(r"(?<![\w-])--(?P<name>[A-Za-z][\w-]{1,40})(?:=|[ \t]{1,4})"
                      rf"(?P<q>[\"']?){_SETTING_VALUE}(?P=q)(?![\w+/=.@:-])")
@@ -553,6 +562,9 @@ def settings_values(text: str) -> Iterator[Span]:
             found.extend(_SETTING_MEMBER.finditer(text, line_start, line_end))
         if "--" in text[line_start:line_end]:
             found.extend(_SETTING_FLAG.finditer(text, line_start, line_end))
+        if not found:
+            found.extend(_SETTING_INLINE.finditer(text, line_start, line_end))
+            found.extend(_SETTING_COMMAND.finditer(text, line_start, line_end))
         for m in found:
             name, value = m.group("name"), m.group("value").rstrip("=")
             if name.lower() in ("value", "val"):

@@ -255,7 +255,7 @@ _PUBLIC_KIND_WORDS = frozenset("""
 id ids uid uuid guid ulid oid identifier hash hashes hashed digest checksum crc sha sha1 sha256 sha384 sha512 md5 etag
 integrity fingerprint thumbprint fpr nonce salt iv cursor commit trace correlation request req challenge verification
 verify site public pub publishable anon anonymous example sample dummy fake mock fixture encrypted ciphertext cipher enc
-sealed secure vault kms modulus exponent sitekey pubkey publickey next prev continuation cursor page marker sync
+sealed secure vault kms modulus exponent sitekey pubkey publickey next prev continuation cursor page marker sync match
 """.split())
 _PUBLIC_LAST_WORDS = _PUBLIC_KIND_WORDS | frozenset("""
 sum ref rev revision version ver build tag image ray span state offset
