@@ -17,7 +17,8 @@ part or a thing's name (``FROB_ID``, ``ARTIFACT_SUM``, ``requestId``, ``integrit
 ``VAPID_PUBLIC_KEY``, ``cursor``, ``imageTag``, a JWK's ``n``/``x``/``y``), a value an id's prefix
 names (``price_<random>``), a base58 address or an extended public key, base64 of text or of an
 image, hex, a UUID, words, a placeholder, a ``value`` beside a ``name`` that is an id's, a URL's
-query (a page's tracking ids) and a record's one-letter tag (DKIM's ``p=``). A thing's
+query (a page's tracking ids), a record's one-letter tag (DKIM's ``p=``) and a path of names
+(``HuggingFaceH4/zephyr-7b-beta``, found in huggingface_hub's docstrings by ``bench/secret_real_text.py``). A thing's
 noun names the value only as the name's last word (``FROB_APP`` is an app's id, ``APP_PEPPER`` the
 app's pepper).
 
@@ -152,6 +153,8 @@ def _cases() -> list[tuple[str, str, bool]]:
         ("dkim-p", f'sel._domainkey.example.org. TXT "v=DKIM1; k=rsa; p={_D.r(300, _B64)}"'),
         ("query-tracking", f"https://www.example.org/search?q=sqlite&ved={t(40)}&ei={t(24)}"),
         ("docker-e-build-id", f"docker run -e FROB_BUILD_ID={t(32)} frob/agent"),
+        ("model-path", '...     model="m-a-p/YuE-s1-7B-anneal-en-cot",'),
+        ("source-path", 'FROB_SOURCE="HuggingFaceH4/zephyr-7b-beta"'),
         ("lower-words", "FROB_GREETING=thequickbrownfoxjumpsoverthelazydog42"),
         ("lower-slug-run", "FROB_CHANNEL_TOPIC=releasenotesforversiontwentysix2026"),
     ]

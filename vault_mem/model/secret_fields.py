@@ -37,7 +37,7 @@ from vault_mem.model.secret_text import lines_holding, long_words
 from vault_mem.model.secret_public import analytics_cookies
 from vault_mem.model.secret_tokens import base36_tail
 from vault_mem.model.secret_values import (
-    UUID, high_entropy, is_placeholder, is_wordy, looks_fake, random_hex, random_token, stored_not_secret,
+    UUID, high_entropy, identifier_like, is_placeholder, is_wordy, looks_fake, random_hex, random_token, stored_not_secret,
 )
 
 __all__ = ["block_values", "credential_files", "csv_exports", "header_lists", "named_values", "request_headers",
@@ -590,6 +590,8 @@ def _random_setting(value: str) -> bool:
     """A random token by :func:`~vault_mem.model.secret_near.random_value`'s strictest reading (both
     cases and digits), or 32 lower-case letters and digits or more mixed as a random draw mixes
     them (base36, :func:`~vault_mem.model.secret_tokens.base36_tail`: not hex, no slug of words)."""
+    if "/" in value and any(identifier_like(part) or is_wordy(part) for part in value.split("/") if part):
+        return False  # a path of names (`HuggingFaceH4/zephyr-7b-beta`, a model's or a repository's), no base64
     if random_value(value, "before"):
         return True
     return len(value) >= 32 and _BASE36.fullmatch(value) is not None and base36_tail(value) and random_value(value, "password") \

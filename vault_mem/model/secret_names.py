@@ -263,7 +263,7 @@ address addr signature sig data name slug path file url uri host domain email us
 team tenant bucket region zone price product plan sku order invoice customer video playlist channel message thread doc
 document sheet folder object blob upload download link txid tx transaction block chain wallet xpub npub cid ipfs seq
 sequence serial number num client app application instance node device machine cluster repo branch run job task
-pipeline workflow deployment release artifact package pkg mirror cache kid alg x5t test sid
+pipeline workflow deployment release artifact package pkg mirror cache kid alg x5t test sid model repository dataset
 """.split())
 # (words after the one that says what the value is: `CHECKSUM_VALUE`, `etag_header`, `build_id_str`)
 _TRAILING_WORDS = frozenset("value val str string hex b64 base64 field param header prod dev staging".split())
