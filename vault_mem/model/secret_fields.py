@@ -11,6 +11,9 @@
   a request header of any name.
 - :func:`credential_files`: cookie jars and quoted user lists.
 - :func:`block_values`: the members of a block named for credentials (Consul's ``tokens { agent = X }``).
+- :func:`settings_values`: a random token under a setting of any name (``FROB_ACCESS=X``, ``"authz": "X"``,
+  ``<frobAccess>X</frobAccess>``, ``--using X``), unless the name's words say it holds an id, a digest or a
+  public part.
 
 The field's name is judged by :func:`vault_mem.model.secret_names.key_class` and its value by
 :func:`vault_mem.model.secret_judge.judge`. Each finder yields ``(kind, start, end)``.
@@ -18,6 +21,8 @@ The field's name is judged by :func:`vault_mem.model.secret_names.key_class` and
 
 from __future__ import annotations
 
+import base64
+import binascii
 import csv
 import itertools
 import re
@@ -26,16 +31,17 @@ from urllib.parse import unquote
 
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_judge import grants, judge, strong_unlabelled
-from vault_mem.model.secret_names import Span, key_class
-from vault_mem.model.secret_near import own_name
-from vault_mem.model.secret_text import lines_holding
+from vault_mem.model.secret_names import Span, key_class, public_name
+from vault_mem.model.secret_near import own_name, random_value, under_encrypted
+from vault_mem.model.secret_text import lines_holding, long_words
 from vault_mem.model.secret_public import analytics_cookies
+from vault_mem.model.secret_tokens import base36_tail
 from vault_mem.model.secret_values import (
-    UUID, high_entropy, is_placeholder, looks_fake, random_hex, random_token, stored_not_secret,
+    UUID, high_entropy, identifier_like, is_placeholder, is_wordy, looks_fake, random_hex, random_token, stored_not_secret,
 )
 
 __all__ = ["block_values", "credential_files", "csv_exports", "header_lists", "named_values", "request_headers",
-           "table_cells", "xml_elements"]
+           "settings_values", "table_cells", "xml_elements"]
 
 # `<add key="ApiSecret" value="..."/>`, `{"name": "DB_PASSWORD", "value": "..."}`, a Kubernetes env
 # entry (`- name: API_TOKEN` / `value: ...`): the label is one field's value, the secret the next's.
@@ -474,3 +480,131 @@ def block_values(text: str) -> Iterator[Span]:
                 continue
             if UUID.fullmatch(value) or random_token(value, min_len=20) or random_hex(value, min_len=32):
                 yield "token in a credentials block", member.start("value"), member.end("value")
+
+
+# --- a random value under a setting of any name -------------------------------------------------
+
+# A setting's line whose value ends it: `NAME=X`, `name: X`, `name = "X"`, `export NAME=X`, `- NAME=X`
+# (a compose file's list), `$env:NAME = "X"`; a member of an object, `"name": "X"`, `apiKey: 'X'`,
+# `'name' => 'X'`; an element, `<name>X</name>`. (The value's characters: a token's, base64's.)
+_SETTING_VALUE = r"(?P<value>[A-Za-z0-9_+/-]{24,400}={0,2})"
+_SETTING_LINE = lazy(r"^[ \t]{0,24}(?:-[ \t]{1,4}|export[ \t]{1,4}|set[ \t]{1,4}(?:-[gx]{1,2}[ \t]{1,4})?|\$env:)?"
+                     r"(?P<q1>[\"']?)(?P<name>[A-Za-z_][\w.-]{0,63})(?P=q1)[ \t]{0,4}(?::=|=|:)[ \t]{0,4}(?:![\w!]{1,20}[ \t]{1,4})?"
+                     rf"(?P<q>[\"']?){_SETTING_VALUE}(?P=q)[ \t]{{0,4}}[,;]?[ \t]{{0,4}}(?:#[^\n]{{0,200}})?\r?$", re.MULTILINE)
+_SETTING_MEMBER = lazy(r"(?<![\w.$-])(?P<q1>[\"']?)(?P<name>[A-Za-z_][\w.-]{0,63})(?P=q1)[ \t]{0,4}(?::|=>|=)[ \t]{0,4}"
+                       rf"(?P<q>[\"']){_SETTING_VALUE}(?P=q)")
+# `NAME=X` inside a line (`docker run -e FROB_ACCESS=X`, `--from-literal=access=X`, `--set access=X`,
+# systemd's `Environment="FROB_ACCESS=X"`); not a URL's query (`?ved=X`, `&gclid=X`: a page's
+# tracking ids), and a command that sets a variable (`setx NAME X`, `launchctl setenv NAME X`,
+# fish's `set -gx NAME X`)
+# (a name of three characters or more: a record's one-letter tags, DKIM's `p=`, are a format's, not a setting's)
+_SETTING_INLINE = lazy(r"(?<![\w.$%{/?&=-])(?P<name>[A-Za-z_][\w.-]{2,63})=(?P<q>[\"']?)"
+                       rf"{_SETTING_VALUE}(?P=q)(?![\w+/=.@:-])")
+_SETTING_COMMAND = lazy(r"(?<![\w-])(?:setx|setenv|set[ \t]{1,4}-[gxUlu]{1,3})[ \t]{1,4}(?P<name>[A-Za-z_][\w.-]{0,63})[ \t]{1,4}"
+                        rf"(?P<q>[\"']?){_SETTING_VALUE}(?P=q)(?![\w+/=.@:-])")
+# a command's option of any name, `--using X`, `--frob-access=X` (one letter's, `-u X`, says too little)
+_SETTING_FLAG = lazy(r"(?<![\w-])--(?P<name>[A-Za-z][\w-]{1,40})(?:=|[ \t]{1,4})"
+                     rf"(?P<q>[\"']?){_SETTING_VALUE}(?P=q)(?![\w+/=.@:-])")
+_SETTING_ELEMENT = lazy(rf"<(?P<name>[A-Za-z_][\w.-]{{0,63}})(?:[ \t][^<>\n]{{0,200}})?>{_SETTING_VALUE}</(?P=name)>")
+# the name a `value` member stands beside (a HAR's `{"name": "x-amz-cf-id", "value": X}`, a
+# Kubernetes env entry's `- name: FROB` above `value: X`)
+_SIBLING_NAME = lazy(r"(?<![\w-])[\"']?(?:name|key)[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?(?P<name>[\w.-]{1,64})")
+_JOINED_NAME = lazy(r"[_.-]|[a-z][A-Z]|^[A-Z0-9]+$")  # words joined, as a setting's name is (`QUIX_GRANT`, `quixGrant`)
+_SIBLING_REACH = 200
+# a base58 address: Bitcoin's legacy one (`1...`, `3...`), Solana's (32 bytes, 43 or 44 characters),
+# and an extended public key (`xpub`, `zpub`, `tpub`)
+# a value's own prefix word (`price_<random>`: Stripe's price id), judged as a name is
+_VALUE_PREFIX = lazy(r"([A-Za-z]{2,12})[_-]")
+_PUBLIC_NEAR = lazy(r"(?i:public)")
+# the first bytes of a file that names its kind (PNG, GIF, JPEG, WebP's RIFF, PDF)
+_FILE_MAGIC = (b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"RIFF", b"%PDF")
+_BASE36 = lazy(r"[a-z0-9]+")
+_BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+_BASE58_PUBLIC = lazy(r"[13][1-9A-HJ-NP-Za-km-z]{24,34}|[a-zA-Z]pub[1-9A-HJ-NP-Za-km-z]{100,112}")
+_BASE58_RUN = lazy(r"[1-9A-HJ-NP-Za-km-z]{43,44}")
+
+
+def _base58_address(value: str) -> bool:
+    """A Bitcoin or Solana address or an extended public key by its base58 shape (a random token
+    of 43 or 44 characters is base58 by chance once in 15, and of those a 32-byte number less often)."""
+    if _BASE58_PUBLIC.fullmatch(value):
+        return True
+    if not _BASE58_RUN.fullmatch(value):
+        return False
+    n = 0
+    for c in value:
+        n = n * 58 + _BASE58.index(c)
+    return n < 1 << 256
+
+
+def settings_values(text: str) -> Iterator[Span]:
+    """A random token (upper and lower case and digits, high entropy, no name's words: what
+    :func:`~vault_mem.model.secret_near.random_value` reads before a label) as a setting's value,
+    under a name no credential word names: an unknown vendor's setting (``FROB_ACCESS=X``,
+    ``HOOK_SIGNING=X``, ``{"authz": "X"}``) is judged by its value, as no rule can list every
+    vendor's names. A name whose words say what else it holds passes (:func:`public_name`: an
+    id, a digest, a public part, a thing's name), and so do names a credential word names (their
+    rule, :func:`vault_mem.model.secret_labels.assignments`, judges them), base58 addresses,
+    extended public keys, base64 of text and SOPS or sealed ciphertext. Only lines holding a word
+    of 24 characters or more are read."""
+    seen = -1
+    for start, end in long_words(text, 24):
+        if start < seen:
+            continue
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", end)
+        line_end = len(text) if line_end < 0 else line_end
+        seen = line_end
+        found = [m for m in (_SETTING_LINE.match(text, line_start, line_end),) if m]
+        if "<" in text[line_start:line_end]:
+            found.extend(_SETTING_ELEMENT.finditer(text, line_start, line_end))
+        if not found:
+            found.extend(_SETTING_MEMBER.finditer(text, line_start, line_end))
+        if "--" in text[line_start:line_end]:
+            found.extend(_SETTING_FLAG.finditer(text, line_start, line_end))
+        if not found:
+            found.extend(_SETTING_INLINE.finditer(text, line_start, line_end))
+            found.extend(_SETTING_COMMAND.finditer(text, line_start, line_end))
+        for m in found:
+            name, value = m.group("name"), m.group("value").rstrip("=")
+            if name.lower() in ("value", "val"):
+                sibling = None
+                for sibling in _SIBLING_NAME.finditer(text, max(0, m.start() - _SIBLING_REACH), m.start()):
+                    pass  # (the nearest before the value, else the first after it: SQL's `WHERE name = 'X'`)
+                sibling = sibling or _SIBLING_NAME.search(text, m.end(), m.end() + _SIBLING_REACH)
+                if sibling and not _JOINED_NAME.search(sibling.group("name")):
+                    continue  # a thing's name of one plain word (`{"name": "web", "value": X}`), no setting's
+                name = sibling.group("name") if sibling else name
+                if _PUBLIC_NEAR.search(text, max(0, m.start() - _SIBLING_REACH), m.end() + _SIBLING_REACH):
+                    continue  # a public key's member (`"typeUrl": "...Ed25519PublicKey", "value": X`)
+            prefix = _VALUE_PREFIX.match(value)
+            # (padded base64: a leading `/` is one of its characters, no path's)
+            core = value[1:] if value[:1] == "/" and m.group("value")[-1] == "=" else value
+            if key_class(name) or public_name(name) or (prefix and public_name(prefix.group(1))) or not _random_setting(core) \
+                    or _base58_address(value) or _decodes_to_text(value) or under_encrypted(text, m.start()):
+                continue
+            yield "random value in a setting", m.start("value"), m.start("value") + len(value)
+
+
+def _random_setting(value: str) -> bool:
+    """A random token by :func:`~vault_mem.model.secret_near.random_value`'s strictest reading (both
+    cases and digits), or 32 lower-case letters and digits or more mixed as a random draw mixes
+    them (base36, :func:`~vault_mem.model.secret_tokens.base36_tail`: not hex, no slug of words)."""
+    if "/" in value and any(identifier_like(part) or is_wordy(part) for part in value.split("/") if part):
+        return False  # a path of names (`HuggingFaceH4/zephyr-7b-beta`, a model's or a repository's), no base64
+    if random_value(value, "before"):
+        return True
+    return len(value) >= 32 and _BASE36.fullmatch(value) is not None and base36_tail(value) and random_value(value, "password") \
+        and not is_wordy(value)
+
+
+def _decodes_to_text(value: str) -> bool:
+    """Is ``value`` base64 of printable text (a setting's JSON, a fixture's sentence) or of a file
+    that says what it is (an image's or a PDF's magic)? The decoded text is read by the gate again
+    (``secret_text.encoded_runs``); the run itself is no key."""
+    body = value.replace("-", "+").replace("_", "/")
+    try:
+        raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return raw.startswith(_FILE_MAGIC) or (len(raw) >= 12 and sum(32 <= b < 127 or b in (9, 10, 13) for b in raw) >= 0.95 * len(raw))

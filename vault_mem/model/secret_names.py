@@ -29,7 +29,7 @@ __all__ = ["AND_PAIR", "APP_PASSWORD", "ASSIGN_TAIL", "BARE_TOKEN", "CALL_END", 
            "GRANTING_KEY_END", "KEY_QUALIFIERS", "NEXT_LINE", "OWNER", "PAIR", "PAIR_AFTER_WORD",
            "PASSWORD_KEYS", "PROSE_TAIL", "PUSH_WORDS", "PROSE_WORDS", "PUBLIC_KEY_NAMES", "QUOTED_WORDS",
            "SCRIPT_PASSWORD_END", "SEP", "SHORT_ID", "STATE_SUFFIXES", "STATE_WORDS", "Span", "WIFI",
-           "WIFI_REACH", "WORD_RUN", "is_key_char", "is_sentence", "key_class", "label_keywords", "manager_label"]
+           "WIFI_REACH", "WORD_RUN", "is_key_char", "is_sentence", "key_class", "label_keywords", "manager_label", "public_name"]
 
 Span = tuple[str, int, int]
 
@@ -63,7 +63,8 @@ _QUALIFIER_END = lazy(_QUALIFIER + "$")
 # as its plain name is
 _CONTENT = r"(?:[ _.-]?(?:data|material|content|value|bytes|hex|b64|base64|base32|encoded))"
 _CONTENT_END = lazy(_CONTENT + "$")
-_ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase)?|pwd|pw|psk|secret|token|apikey|key|credentials?|creds?"
+# (with the short and misspelt forms people type in a hurry: `pword`, `pswd`, `pasword`, `passwrd`)
+_ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase|wrd|owrd)?|pwd|pw|psk|pword|pswd|pasword|paswd|paswrd|secret|token|apikey|key|credentials?|creds?"
                       r"|auth|pat|session|sess|login|logon|wif|appid|encrypt|licen[cs]e|serial|seed"
                       # the secret half of an AK/SK pair (Volcengine's `--sk`, Huawei's `HUAWEICLOUD_SDK_SK`)
                       r"|(?<![a-z0-9])sk"
@@ -243,6 +244,46 @@ STATE_WORDS = frozenset(["wrong", "weak", "strong", "empty", "blank", "missing",
 STATE_SUFFIXES = ("ed", "ing", "able", "ible", "ive", "ful", "less", "ous", "ly", "tion", "ment", "ness")
 
 
+# The words of a setting's name that say its value is an id, a digest, a public part or a thing's
+# name, not a secret (`ARTIFACT_SUM`, `requestId`, `integrity`, `VAPID_PUBLIC_KEY`, `x-amz-cf-id`,
+# `cursor`, `imageTag`): :func:`public_name` reads a name as its words, so an unknown vendor's
+# setting (`FROB_ACCESS`, `"authz"`, `HOOK_SIGNING`, `APP_PEPPER`) is judged by its value alone.
+# A word that says what kind of value it is counts anywhere in the name (`HASH_OF_BUILD`,
+# `publicKeyPem`); a thing's noun only as the name's last word, what the value is (`requestId`,
+# `FROB_TENANT`), not as its owner (`APP_PEPPER`, `USER_SIGNING` are the app's and the user's)
+_PUBLIC_KIND_WORDS = frozenset("""
+id ids uid uuid guid ulid oid identifier hash hashes hashed digest checksum crc sha sha1 sha256 sha384 sha512 md5 etag
+integrity fingerprint thumbprint fpr nonce salt iv cursor commit trace correlation request req challenge verification
+verify site public pub publishable anon anonymous example sample dummy fake mock fixture encrypted ciphertext cipher enc
+sealed secure vault kms modulus exponent sitekey pubkey publickey next prev continuation cursor page marker sync match
+""".split())
+_PUBLIC_LAST_WORDS = _PUBLIC_KIND_WORDS | frozenset("""
+sum ref rev revision version ver build tag image ray span state offset
+address addr signature sig data name slug path file url uri host domain email user username account project proj org
+team tenant bucket region zone price product plan sku order invoice customer video playlist channel message thread doc
+document sheet folder object blob upload download link txid tx transaction block chain wallet xpub npub cid ipfs seq
+sequence serial number num client app application instance node device machine cluster repo branch run job task
+pipeline workflow deployment release artifact package pkg mirror cache kid alg x5t test sid model repository dataset
+""".split())
+# (words after the one that says what the value is: `CHECKSUM_VALUE`, `etag_header`, `build_id_str`)
+_TRAILING_WORDS = frozenset("value val str string hex b64 base64 field param header prod dev staging".split())
+# (JSON Web Keys' public members; a one-letter name is judged by its value: a tunnel token's `"s"`)
+_PUBLIC_LETTERS = frozenset("nexy")
+_NAME_WORD = lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def public_name(name: str) -> bool:
+    """Does a setting's ``name`` say its value is public, an id or a digest (a word of
+    :data:`_PUBLIC_KIND_WORDS` anywhere, of :data:`_PUBLIC_LAST_WORDS` last), or is it a JWK's
+    public member? A name with no such word says nothing."""
+    if name in _PUBLIC_LETTERS:
+        return True
+    words = [w.lower() for w in _NAME_WORD.findall(name) if not w.isdigit()]
+    while len(words) > 1 and words[-1] in _TRAILING_WORDS:
+        words.pop()
+    return not words or words[-1] in _PUBLIC_LAST_WORDS or any(w in _PUBLIC_KIND_WORDS for w in words)
+
+
 def is_key_char(ch: str) -> bool:
     return ch.isascii() and (ch.isalnum() or ch in "_.-")
 
@@ -332,7 +373,8 @@ def key_class(name: str) -> str | None:
     low = _NUMBERED_END.sub("", low)  # `key1`, `DB_PASS_PART1`: one of several, named as they all are
     if "public" in low:
         return None  # publicKeyToken and public_key are shared by design
-    if low.endswith(("password", "passwd", "passphrase", "pass_phrase", "pass-phrase", "passcode", "pwd")) \
+    if low.endswith(("password", "passwd", "passphrase", "pass_phrase", "pass-phrase", "passcode", "pwd", "pword", "pswd",
+                     "pasword", "paswd", "paswrd", "passwrd", "passowrd")) \
             or _PASS_END.search(low) or _WHOSE_PASS.search(low):
         return "password"  # (`PWD=/home/x`, the shell's directory, is a path: a placeholder)
     if _SK_END.search(low):

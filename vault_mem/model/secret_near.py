@@ -19,6 +19,7 @@ What stops a value (a word naming it an id, a digest, an example) is
 
 from __future__ import annotations
 
+import itertools
 import re
 import string
 from collections.abc import Iterator
@@ -41,7 +42,7 @@ from vault_mem.model.secret_values import (
 __all__ = ["ASIDE", "ASIDE_STOP", "COMMA_LITERAL", "FLOW_MEMBER", "ID_WORDS", "LOGIN_NOUN", "NAME_EQUALS",
            "NEAR_ID_PREFIXES", "NEAR_STOP", "SAID_LAST", "SET_VARIABLE", "SIGIL_LITERAL", "TUPLE_OPEN",
            "config_directive", "gives_example", "in_arn", "judged_value", "label_sign", "names_a_property",
-           "near_stop", "near_value", "own_name", "stated_default", "under_encrypted", "value_before",
+           "near_stop", "near_value", "own_name", "random_value", "stated_default", "under_encrypted", "value_before",
            "warned_values"]
 
 # --- a random value near its word, in any syntax ---------------------------------------------
@@ -138,23 +139,40 @@ def near_value(text: str, low: str, at: int, cls: str, kw_start: int | None = No
 
 
 # A value that warns it is not to be shared (a session cookie's own `_|WARNING:-DO-NOT-SHARE-THIS...|_`,
-# a file's "DO NOT share"): the text names it a secret as a label would
-_WARNING = lazy(r"(?<![a-z])(?:do[ _-]?not|don'?t|never)[ _-]{1,2}(?:share|commit|publish|post|paste|leak)(?![a-z])")
+# a file's "DO NOT share", "keep this safe", "treat as confidential"): the text names it a secret
+# as a label would, in words no label list holds
+_WARNING = lazy(r"(?<![a-z])(?:(?:do[ _-]?not|don'?t|never|not[ _-]to[ _-]be|must[ _-]not[ _-]be)[ _-]{1,2}"
+                r"(?:share|commit|publish|post|paste|leak|expose|log|print|send|reveal|give)"
+                r"|keep[ _-](?:(?:it|this|that|them|these)[ _-])?(?:safe|secret|private|hidden|confidential|to[ _-]yourself)"
+                r"|(?:treat|handle)[ _-](?:it|this|that)?[ _-]{0,2}as[ _-](?:secret|confidential|sensitive|private)"
+                r"|confidential|sensitive|for[ _-]your[ _-]eyes[ _-]only)(?![a-z])")
+_WARNING_WORDS = ("share", "commit", "publish", "post", "paste", "leak", "expose", "log", "print", "send", "reveal", "give",
+                  "keep", "treat", "handle", "confidential", "sensitive", "eyes")
 _WARNING_REACH = 240
+_WARNING_BEFORE = 80  # a value before its warning, on its line ("X - don't share this one")
 
 
 def warned_values(text: str, low: str) -> Iterator[Span]:
-    """A random value within reach after a warning not to share it (see :data:`_WARNING`)."""
-    if "share" not in low and "commit" not in low and "publish" not in low and "post" not in low \
-            and "paste" not in low and "leak" not in low:
+    """A random value within reach after a warning not to share it (see :data:`_WARNING`), or
+    right before it on its line."""
+    for word in _WARNING_WORDS:
+        if word in low:  # (a plain loop: most texts hold none of these words)
+            break
+    else:
         return
     done = 0
     for m in _WARNING.finditer(low):
         if m.start() < done:
             continue
+        line_start = max(low.rfind("\n", 0, m.start()) + 1, m.start() - _WARNING_BEFORE, done)
         done = m.end() + _WARNING_REACH
-        for run in _NEAR_VALUE.finditer(text, m.end(), min(len(text), done)):
-            found = _near_value(text, run, "secret")
+        for run in itertools.chain(_NEAR_VALUE.finditer(text, line_start, m.start()),
+                                   _NEAR_VALUE.finditer(text, m.end(), min(len(text), done))):
+            after = run.start() >= m.end()
+            if near_stop(low, m.end(), run.start()) if after else \
+                    near_stop(low, max(line_start, run.start() - _BEFORE_REACH), run.start()) or near_stop(low, run.end(), m.start()):
+                continue  # a word between names it an id, a digest, a ciphertext ("sensitive ticket, request id X")
+            found = _near_value(text, run, "secret" if after else "before")
             if found:
                 yield "secret marked not to share", found[1], found[2]
                 break
@@ -226,12 +244,12 @@ def _near_value(text: str, m: re.Match[str], cls: str) -> Span | None:
         return None  # a password's stored hash or a ciphertext (`SCRAM-SHA-256$4096:...` in a userlist)
     if text[at_value + len(value):at_value + len(value) + 1] == "(" and value.isalnum():
         return None  # a function's name, called: `urlBase64ToUint8Array(...)`, `decodeKey(...)`
-    if _random_value(value, cls):
+    if random_value(value, cls):
         return "secret near its label", at_value, at_value + len(value)
     return None
 
 
-def _random_value(value: str, cls: str) -> bool:
+def random_value(value: str, cls: str) -> bool:
     """Is ``value`` made to be hard to guess, so that no word or name could be it: a random token
     of letters and digits, random hex of a key's length, a high-entropy base64 run, or (after a
     password's word) a value of three character classes (secret_values.unguessable)? Ids and

@@ -21,7 +21,7 @@ from vault_mem.model import secret_words
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_judge import (
     gives_example, judge, near_stop, passphrase, password_shaped, strong_unlabelled, symbol_word_number,
-    word_and_number,
+    two_words_number, word_and_number,
 )
 from vault_mem.model.secret_names import DIGEST, SEP, Span
 from vault_mem.model.secret_near import NEAR_ID_PREFIXES
@@ -135,9 +135,13 @@ def login_rows(text: str) -> Iterator[Span]:
 _LETTER_PAIR = lazy(r"(?<![\w-])[\"']?(?:u|usr|user)[\"']?[ \t]{0,2}[:=][ \t]{0,4}[\"']?(?P<user>[^\s,;|\"']{1,64})[\"']?"
                     r"[ \t]{0,4}[,;|/]?[ \t]{1,4}[\"']?(?:p|pw|pwd|psw)[\"']?[ \t]{0,2}[:=][ \t]{0,4}[\"']?"
                     r"(?P<pw>[^\s,;|\"']{4,200})", re.IGNORECASE)
-_ACCOUNT_PAIR = lazy(r"(?<![\w-])(?:account|acct|login|log-?in|sign[ -]?in|creds|credentials)"
-                     r"(?:[ \t]{1,4}[\w.-]{1,30}){0,4}?[ \t]{0,2}(?::|->|→)[ \t]{1,4}(?P<user>[\w.@+-]{2,64})[ \t]{0,2}[/,][ \t]{1,4}"
-                     r"(?P<pw>[^\s,;]{6,200}?)[.,;]?(?=[ \t]*(?:\r?\n|\Z)|[ \t]{1,4}(?:[(\[]|--|—)|[ \t]{1,4}[A-Z])", re.IGNORECASE)
+# (the pair joined as Basic auth joins it too, `user:X`, or by "and": "creds are admin and X";
+# the sign may be "is"/"are" or a space after "basic auth")
+_ACCOUNT_PAIR = lazy(r"(?<![\w-])(?:account|acct|login|log-?in|sign[ -]?in|creds|credentials|basic[ -]?auth)"
+                     r"(?:[ \t]{1,4}[\w.-]{1,30}){0,4}?(?:[ \t]{0,2}(?::|->|→|=)|[ \t]{1,4}(?:is|are)|(?<=auth))[ \t]{1,4}"
+                     r"(?P<user>[\w.@+-]{2,64})(?:[ \t]{0,2}[/,][ \t]{1,4}|(?P<colon>:)|[ \t]{1,4}and[ \t]{1,4})"
+                     r"(?P<pw>[^\s,;]{6,200}?)[.,;]?(?=[ \t]*(?:\r?\n|\Z)|[ \t]{1,4}(?:[(\[]|--|—)|[ \t]{1,4}[A-Z]"
+                     r"|[ \t]{1,4}(?:on|for|at|to|in)[ \t])", re.IGNORECASE)
 
 
 # An API key and an application key side by side under their short names (`api <hex> app <hex>`,
@@ -272,9 +276,11 @@ def credential_pairs(text: str) -> Iterator[Span]:
                 continue
             if all(random_hex(v, min_len=32) or random_token(v, min_len=20) for v in (api, app)):
                 yield "API key and application key", m.start("api"), m.end("app")
-    if "acc" in low or "log" in low or "sign" in low or "cred" in low:
+    if "acc" in low or "log" in low or "sign" in low or "cred" in low or "auth" in low:
         for m in _ACCOUNT_PAIR.finditer(text):
             pw = m.group("pw")
+            if m.group("colon") and (":" in pw or "/" in pw or pw.isdigit()):
+                continue  # an ARN's, a URL's or a port's colon (`aws:iam::123...`, `host:8443`), no user's
             if pw != m.group("user") and (password_shaped(pw) or word_and_number(pw) or passphrase(pw)):
                 yield "password assignment", m.start("pw"), m.end("pw")
 
@@ -336,6 +342,12 @@ def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
             for m in pattern.finditer(text, start, end):
                 value = m.group("value").rstrip(".,;:!?)")
                 if strong_unlabelled(value) and SEP.split(value, 1)[0].lower() not in NEAR_ID_PREFIXES:
+                    yield "password given by its use", m.start("value"), m.start("value") + len(value)
+                elif pattern in (_USED_WITH, _USER_SLASH, _USE_TO) and two_words_number(value) \
+                        and SEP.split(value, 1)[0].lower() not in NEAR_ID_PREFIXES \
+                        and sum(c.isalpha() for c in SEP.split(value)[-1]) >= 3:  # (a word's number, `release.2026`, passes)
+                    # two words joined and a number, as a person makes a password ("log in as root with
+                    # <word>.<word><digits>", "jdoe / <word>-<word><digits>"): no name is given so to a sign-in
                     yield "password given by its use", m.start("value"), m.start("value") + len(value)
                 elif pattern is _USER_SLASH and _ACCOUNT_NAME.fullmatch(m.group("user")) \
                         and (passphrase(value) or _factory_password(value)):

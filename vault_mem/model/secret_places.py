@@ -167,7 +167,8 @@ def grouped_values(text: str, low: str) -> Iterator[Span]:
 _BELOW = lazy(r"^[ \t]{0,8}(?P<head>(?:[$#%>][ \t]{1,4}[^\n]{1,300}|(?i:cat|type|more|less|head|tail|bat|batcat|get-content|gc)"
               r"[ \t]{1,4}[^\s|;&<>]{1,200}|[^\n]{1,300}:))[ \t]*\r?\n"
               r"[ \t]{0,8}(?P<value>[^\s]{12,8000})[ \t]*\r?$", re.MULTILINE)  # (a registry's login token: ~2 KB)
-_USER_THEN_VALUE = lazy(r"[ \t]{0,8}(?i:user(?:[ _]?name)?|login)[ \t]{0,4}[:=][ \t]{0,4}[^\s]{1,64}[ \t]*\r?\n"
+# ("user: deploy", "user deploy", "account: svc-backup": the sign may be a space, as notes write it)
+_USER_THEN_VALUE = lazy(r"[ \t]{0,8}(?i:user(?:[ _]?name)?|usr|login|account)(?:[ \t]{0,4}[:=][ \t]{0,4}|[ \t]{1,4})[^\s]{1,64}[ \t]*\r?\n"
                         r"[ \t]{0,8}(?P<value>[^\s]{8,64})[ \t]*(?=\r?\n|\Z)")
 # a command that signs in as a user (`ssh ops@10.20.0.5`, `su - deploy`, `mysql -u app`), then a line
 # that is only a value: the password it asks for, written below it
@@ -186,7 +187,7 @@ def values_below(text: str, low: str) -> Iterator[Span]:
     printed, or the value the line announces."""
     if "\n" not in text:
         return
-    for start, _ in lines_holding(low, ("user", "login")):
+    for start, _ in lines_holding(low, ("user", "usr", "login", "account")):
         m = _USER_THEN_VALUE.match(text, start)
         # "user: deploy" then a line that is only a password: the pair a login is written as
         if m and strong_unlabelled(m.group("value")):

@@ -59,6 +59,10 @@ Decisions a reader may look for:
   ``near_value``), so a new tool's positional argument or a new language's word needs no row; what stops
   it is a word between naming the value an id, digest, ciphertext or example, or the value's own
   shape (UUID, ``0x`` hex, digest lengths, base58/bech32 addresses, dotted code names).
+- A random token as a setting's value counts under a name of any words (``FROB_ACCESS=X``,
+  ``{"authz": "X"}``, ``<frobAccess>X</frobAccess>``, ``--using X``: secret_fields'
+  ``settings_values``), so an unknown vendor's setting needs no row; a name whose words say the
+  value is an id, a digest, a public part or a thing's name passes (secret_names' ``public_name``).
 - ``user:password@host`` counts without a scheme too (``admin:X@10.0.0.5``), before an IP address
   or a dotted host name, so image references (``node:20-alpine@sha256:...``) pass.
 
@@ -110,7 +114,8 @@ from vault_mem.model.secret_disguises import (
     char_code_runs, composed_values, joined_lists, reversed_words, rot13, spelled_out, substituted,
 )
 from vault_mem.model.secret_fields import (
-    block_values, credential_files, csv_exports, header_lists, named_values, request_headers, table_cells, xml_elements,
+    block_values, credential_files, csv_exports, header_lists, named_values, request_headers, settings_values, table_cells,
+    xml_elements,
 )
 from vault_mem.model.secret_keys import bearer_blobs, der_private_keys, key_blocks, private_keys, wallet_keys
 from vault_mem.model.secret_labels import app_passwords, assignments, push_addresses
@@ -215,6 +220,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from credential_files(text)
         yield from block_values(text)
         yield from xml_elements(text)
+        yield from settings_values(text)
         yield from unlabelled_passwords(text, low)
         yield from call_credentials(text, low)
         yield from command_credentials(text, low)
