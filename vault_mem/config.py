@@ -118,6 +118,11 @@ class Config:
     sync_remote: str = ""
     sync_interval_s: float = 0.0
     sync_after_write: bool = False
+    #: ``(("section.key", its value as JSON), ...)``, sorted: what the file sets that this version
+    #: does not read (:func:`_unknown_settings`). Compared like any setting
+    #: (:func:`setting_changes`): a later version may give such a key a meaning, and a peer's
+    #: value approved silently now would be in force then with no approval the person gave
+    unknown_settings: tuple[tuple[str, str], ...] = ()
 
     @property
     def max_file_bytes(self) -> int:
@@ -210,6 +215,9 @@ def parse_config(raw: bytes | None, path: Path | str = CONFIG_FILE) -> Config:
         data = tomllib.loads(raw.decode("utf-8")) if raw is not None else {}
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path} is not valid TOML ({exc}); fix the file and retry") from exc
+    except RecursionError as exc:  # tomllib reads nested values by recursion: a peer's 30 KB of `{a = {a = ...`
+        raise ConfigError(f"{path} nests tables or lists deeper than any settings file needs; "
+                          "fix the file and retry") from exc
     agent, index, limits, emb, recall, daemon, sync, stale_t = (
         _table(data, name) for name in ("agent", "index", "limits", "embedder", "recall", "daemon", "sync",
                                         "stale_after_days"))
@@ -253,6 +261,7 @@ def parse_config(raw: bytes | None, path: Path | str = CONFIG_FILE) -> Config:
                           what=" as a git remote's name"),
         sync_interval_s=float(_get(sync, "interval_s", num, 0.0, section="sync", low=0, high=31_536_000)),
         sync_after_write=_get(sync, "after_write", bool, False, section="sync"),
+        unknown_settings=_unknown_settings(data),
     )
     if cfg.embedder.prefix not in PREFIX_MODES:
         raise ConfigError(
@@ -264,6 +273,26 @@ def parse_config(raw: bytes | None, path: Path | str = CONFIG_FILE) -> Config:
             f"vault.toml: [embedder] provider {cfg.embedder.provider!r} is unknown; use {PROVIDER_LIST}"
         )
     return cfg
+
+
+def _unknown_settings(data: dict) -> tuple[tuple[str, str], ...]:
+    """Every value ``data`` (a parsed vault.toml) sets under a name :func:`setting_values` does not
+    list, as ``("section.key", JSON)``, sorted; names printable (``ascii``'s escapes), nested
+    tables walked without recursion (a file is at most :data:`MAX_CONFIG_BYTES`)."""
+    import json
+
+    known = set(setting_values(Config()))
+    out: list[tuple[str, str]] = []
+    todo: list[tuple[str, dict]] = [("", data)]
+    while todo:
+        prefix, table = todo.pop()
+        for key, value in table.items():
+            name = f"{prefix}.{ascii(key)[1:-1]}" if prefix else ascii(key)[1:-1]
+            if isinstance(value, dict):
+                todo.append((name, value))
+            elif name not in known:
+                out.append((name, json.dumps(value, default=str, ensure_ascii=True, sort_keys=True)))
+    return tuple(sorted(out))
 
 
 def with_environment(cfg: Config) -> Config:
@@ -303,10 +332,18 @@ def setting_values(cfg: Config) -> dict[str, object]:
     return out
 
 
+#: the entry of :func:`setting_changes` for the keys this version does not read, all as one
+UNKNOWN_SETTINGS = "unknown.settings"
+
+
 def setting_changes(old: Config, new: Config) -> dict[str, tuple[object, object]]:
-    """``{"section.key": (old value, new value)}`` for each setting ``new`` changes."""
+    """``{"section.key": (old value, new value)}`` for each setting ``new`` changes, and
+    :data:`UNKNOWN_SETTINGS` when the keys this version does not read, or their values, differ."""
     a, b = setting_values(old), setting_values(new)
-    return {k: (a[k], b[k]) for k in a if a[k] != b[k]}
+    out: dict[str, tuple[object, object]] = {k: (a[k], b[k]) for k in a if a[k] != b[k]}
+    if old.unknown_settings != new.unknown_settings:
+        out[UNKNOWN_SETTINGS] = (old.unknown_settings, new.unknown_settings)
+    return out
 
 
 #: the words text settings choose from: the only new text values a notice quotes
@@ -324,8 +361,20 @@ def describe_changes(changes: dict[str, tuple[object, object]], *, new_text: boo
         if new_text or not isinstance(v, str) or v in _CHOICES:
             return repr(v)
         return f"a new text of {len(v)} characters (`vault-mem trust` shows it)"
-    return "; ".join(f"[{k.split('.', 1)[0]}] {k.split('.', 1)[1]}: {old!r} -> {new_value(new)}"
-                     for k, (old, new) in changes.items()) or "no setting changes (comments or layout only)"
+
+    def one(k: str, old: object, new: object) -> str:
+        if k != UNKNOWN_SETTINGS:
+            return f"[{k.split('.', 1)[0]}] {k.split('.', 1)[1]}: {old!r} -> {new_value(new)}"
+        # names and values are anyone's text: shown to the person (`vault-mem trust`), counted for agents
+        said = "settings this version of vault-mem does not read (a later version may)"
+        if not new_text:
+            return f"{said}: {len(old)} -> {len(new)} (`vault-mem trust` shows them)"  # type: ignore[arg-type]
+        was = dict(old)  # type: ignore[arg-type]
+        now = dict(new)  # type: ignore[arg-type]
+        shown = [f"{n} = {v}" for n, v in now.items() if was.get(n) != v] + [f"{n} removed" for n in was if n not in now]
+        return f"{said}: {', '.join(shown)}"
+    return "; ".join(one(k, old, new) for k, (old, new) in changes.items()) \
+        or "no setting changes (comments or layout only)"
 
 
 #: ``known(folder)``: how far the folder is a vault of this machine: :data:`RECORDED` (made by

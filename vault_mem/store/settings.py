@@ -19,7 +19,9 @@ because it is in the work tree; it is in force because this machine approved it:
 - **a change from elsewhere** (the work tree equals HEAD, and HEAD's file was never approved
   here): pending. The last approved file stays in force (nothing approved yet: the defaults) and
   every command's notice names each changed setting, old -> new, and ``vault-mem trust``. A file
-  whose settings equal those in force (comments only) is approved silently: nothing changes.
+  whose settings equal those in force (comments only) is approved silently: nothing changes. A
+  key this version does not read counts as a setting (``Config.unknown_settings``): a later
+  version may read it.
 
 A file that does not parse, holds a value out of range, or is missing never stops a read, a
 write or a sync: the last approved settings apply, and the notice says why and what to do. That
