@@ -17,6 +17,7 @@ import logging
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -34,6 +35,18 @@ ROOT = Path(__file__).resolve().parent.parent
 # This process's own temporary files (pytest's, tempfile's) go where TMPDIR named at start-up; fixed
 # now, before a test points TMPDIR at a folder of its own (below) and Python would remember that one.
 tempfile.gettempdir()
+
+# Ctrl-C reaches the processes the tests start, as it reaches a command a person runs. A shell
+# without job control starts a background command with SIGINT ignored (`nohup .ci/run &`, a tool's
+# background job), and an ignored signal stays ignored in every process started below it: a Python
+# that starts with SIGINT ignored installs no KeyboardInterrupt handler, so the `vault-mem remember`
+# that test_daemon_writes interrupts ignored its SIGINT and the test timed out after 60 s (the flake
+# seen at load ~20; every run so started fails it). A handled signal is back to its default action
+# in a process after its exec, so handling it here (each xdist worker imports this file too) gives
+# every test's process the default. SIGHUP stays as it came: under nohup, ignoring it is what keeps
+# the suite alive when the kernel signals its orphaned process group (start_to_stop below).
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -174,6 +187,8 @@ def _template_vault_home(tmp_path_factory) -> Iterator[None]:
     _TEMPLATES.clear()
     if _PEER_TEMPLATE is not None:
         shutil.rmtree(_PEER_TEMPLATE.root.parent, ignore_errors=True)
+    if _PROJECT_TEMPLATE is not None:
+        shutil.rmtree(_PROJECT_TEMPLATE.root.parent.parent.parent, ignore_errors=True)
 
 
 def _template_vault(agent: str | None = None) -> _TemplateVault:
@@ -228,6 +243,19 @@ def copy_template_vault(template: _TemplateVault, dest: Path):
     if (own / trust.KEY_FILE).exists() and (own / trust.KEY_FILE).read_bytes() != key:
         return Vault.init(dest, agent=template.agent)  # this test's machine has a key of its own
     shutil.copytree(template.root, dest, symlinks=True, dirs_exist_ok=True)
+    return _adopt_copy(template, dest)
+
+
+def _adopt_copy(template: _TemplateVault, dest: Path):
+    """For a vault copied from ``template`` to ``dest`` (its files, and its repository if it has
+    one of its own, copied as they are), redo on this test's machine what names the root: the
+    approval of its vault.toml (the template's entry, under the new root) and the state records
+    signed for the root (the template's machine key is this test's). Returns the open Vault,
+    with the notices the template's making gave."""
+    from vault_mem import Vault
+    from vault_mem.store import trust
+
+    own = trust.config_dir()
     root = dest.resolve()
     shutil.copy2(template.xdg / "vault-mem" / trust.KEY_FILE, own / trust.KEY_FILE)
     entry = json.loads((template.xdg / "vault-mem" / trust.TRUST_FILE).read_bytes())["vaults"][str(template.root)]
@@ -270,7 +298,51 @@ def three_memories(tmp_path) -> Path:
 
 @pytest.fixture
 def project(tmp_path):
-    """A project repository with its vault in memory/, one memory in it, and a home of its own."""
+    """A project repository with its vault in memory/, one memory in it, and a home of its own:
+    ``(project folder, home)``.
+
+    Made once per worker (:func:`_make_project`: ``git init``, ``vault-mem init memory``, a
+    remember; ~0.1 s of CPU and ~30 git processes) and copied for each of the ~60 tests that start
+    from it (with :func:`two_vaults`): the repository as it is, the vault's approval and signed
+    records redone for the new root on this test's machine (:func:`_adopt_copy`, as
+    :func:`copy_template_vault`). Where a copy would not be what making it gives (this test's
+    machine has a key of its own, a folder is there already, a repository around), it is made."""
+    from vault_mem.store import trust
+
+    proj, home = tmp_path / "proj", tmp_path / "home"
+    if any(os.path.lexists(p) for p in (proj, home)) or (trust.config_dir() / trust.KEY_FILE).exists() or \
+            any((p / ".git").exists() for p in Path(os.path.abspath(tmp_path)).parents):
+        return _make_project(tmp_path)
+    template = _project_template()
+    shutil.copytree(template.root.parent, proj, symlinks=True)
+    _adopt_copy(template, proj / "memory").close()
+    home.mkdir()
+    return proj, home
+
+
+#: this worker's :func:`project`, made at its first use (its ``root`` is the project's vault)
+_PROJECT_TEMPLATE: _TemplateVault | None = None
+
+
+def _project_template() -> _TemplateVault:
+    global _PROJECT_TEMPLATE
+    if _PROJECT_TEMPLATE is None:
+        assert _FACTORY is not None
+        base = _FACTORY.mktemp("template-project")
+        with pytest.MonkeyPatch.context() as mp:
+            dirs = [base / name for name in ("home", "tmp", "xdg-config")]
+            for folder in dirs:
+                folder.mkdir()
+            _test_environment(mp, *dirs)
+            made = base / "made"
+            made.mkdir()
+            proj, _ = _make_project(made)
+        _PROJECT_TEMPLATE = _TemplateVault(proj / "memory", dirs[2], [], None)
+    return _PROJECT_TEMPLATE
+
+
+def _make_project(tmp_path: Path) -> tuple[Path, Path]:
+    """What :func:`project` gives, made: ``git init``, ``vault-mem init memory``, a remember."""
     proj = tmp_path / "proj"
     proj.mkdir()
     git(proj, "init", "-q")
@@ -375,6 +447,15 @@ def git(cwd: Path, *args: str, check: bool = True) -> str:
     if check and proc.returncode != 0:
         raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
     return proc.stdout
+
+
+def git_status(cwd: Path, *args: str) -> str:
+    """``git status --porcelain ARGS`` as an observer polls it: ``--no-optional-locks``, so it never
+    takes git's index.lock to write back the stat data it refreshed (the output is the same). A
+    poll that did made a daemon looking for a person's git command at that instant find the lock
+    held and put its commit off by ``RETRY_S`` (10 s): test_daemon.py's identity test waited 12 s
+    instead of 1 s (56 s at load 20) for the hand edits its own polls held back."""
+    return git(cwd, "--no-optional-locks", "status", "--porcelain", *args)
 
 
 @contextlib.contextmanager
@@ -845,14 +926,32 @@ def _no_daemon_outlives_its_test() -> Iterator[None]:
                 proc.wait(timeout=30)
 
 
-def spawn_daemon(root: Path, env: Mapping[str, str], log: Path) -> subprocess.Popen:
+def start_to_stop(args: list[str], **kwargs) -> subprocess.Popen:
+    """``subprocess.Popen(args, **kwargs)`` for a process the test stops (SIGSTOP) and holds
+    stopped: started in a session of its own, where nothing but the test continues it.
+
+    In the suite's own process group it does not stay stopped. POSIX job control: when a process
+    group becomes orphaned (no member's parent in another group of its session) while a member is
+    stopped, the kernel sends every member SIGHUP, then SIGCONT. The suite's group becomes so when
+    the shell or tool that started it in the background ends, and again whenever a member whose
+    parent is in another group of the session ends (an agent CLI's MCP server). Under ``nohup``
+    SIGHUP is ignored and the stopped ``git gc`` just ran on to its end: the write it was to hold
+    never waited for it ("the write never said it waits for the gc" after 20 s, or ``gc.poll()``
+    0; tests/test_reliability_gc.py, 1 run in 15 beside a tool that returned). Without ``nohup``
+    the SIGHUP would end the suite itself."""
+    return subprocess.Popen(args, start_new_session=True, **kwargs)
+
+
+def spawn_daemon(root: Path, env: Mapping[str, str], log: Path, *, to_stop: bool = False) -> subprocess.Popen:
     """A real ``python -m vault_mem daemon ROOT`` with its stderr in the file ``log``, never in a
     pipe: a pipe that the test reads only at the end fills up (64 KB) under a busy daemon's
     logging, and then the daemon blocks in a write and cannot even stop on SIGTERM.
-    :func:`daemon_log` reads what it wrote. One still running when the test ends is stopped."""
+    :func:`daemon_log` reads what it wrote. One still running when the test ends is stopped.
+    ``to_stop``: the test stops it (SIGSTOP), so it runs in a session of its own
+    (:func:`start_to_stop` says why)."""
     with open(log, "ab") as err:
         proc = subprocess.Popen([sys.executable, "-m", "vault_mem", "daemon", str(root)], env=dict(env),
-                                stdout=subprocess.DEVNULL, stderr=err)
+                                stdout=subprocess.DEVNULL, stderr=err, start_new_session=to_stop)
     proc.log_path = log  # type: ignore[attr-defined]
     _DAEMONS.append(proc)
     return proc

@@ -13,6 +13,7 @@ one run gives the whole to-do list.
 from __future__ import annotations
 
 import ast
+import functools
 import shutil
 import subprocess
 import sys
@@ -60,7 +61,10 @@ class Source:
         return f"{self.path.relative_to(ROOT)}:{getattr(node, 'lineno', 0)}"
 
 
-def _sources() -> list[Source]:
+@functools.cache
+def _sources() -> tuple[Source, ...]:
+    """Every module of the package, parsed once, at the first test that reads them: at import it
+    was parsed by every xdist worker collecting this file (~0.8 s of CPU each), run here or not."""
     out = []
     for path in sorted(PACKAGE.rglob("*.py")):
         parts = list(path.relative_to(ROOT).with_suffix("").parts)
@@ -68,11 +72,12 @@ def _sources() -> list[Source]:
         if is_package:
             parts.pop()
         out.append(Source(".".join(parts), path, is_package, ast.parse(path.read_text(), str(path))))
-    return out
+    return tuple(out)
 
 
-SOURCES = _sources()
-MODULES = {s.name for s in SOURCES}
+@functools.cache
+def _module_names() -> frozenset[str]:
+    return frozenset(s.name for s in _sources())
 
 
 def layer(module: str) -> str:
@@ -120,7 +125,7 @@ def _imports(src: Source) -> Iterator[Imported]:
                 if base.split(".")[0] == "vault_mem":
                     for alias in child.names:
                         sub = f"{base}.{alias.name}"
-                        if sub in MODULES:
+                        if sub in _module_names():
                             yield Imported(child, sub, None, inside)
                         else:
                             yield Imported(child, base, alias.name, inside)
@@ -144,9 +149,9 @@ def test_no_function_level_import_reaches_a_higher_layer():
     """An import inside a function that goes up the layers is a cycle dodged, not removed."""
     bad = [
         f"{src.where(imp.node)}: {src.name} ({layer(src.name)}) imports {imp.module} ({layer(imp.module)})"
-        for src in SOURCES
+        for src in _sources()
         for imp in _imports(src)
-        if imp.in_function and imp.module in MODULES and goes_up(src.name, imp.module)
+        if imp.in_function and imp.module in _module_names() and goes_up(src.name, imp.module)
     ]
     assert not bad, "function-level imports of a higher layer:\n" + "\n".join(bad)
 
@@ -180,7 +185,7 @@ def _module_bindings(src: Source) -> dict[str, str]:
         elif isinstance(node, ast.ImportFrom):
             base = _absolute(src, node)
             for alias in node.names:
-                if f"{base}.{alias.name}" in MODULES:
+                if f"{base}.{alias.name}" in _module_names():
                     bound[alias.asname or alias.name] = f"{base}.{alias.name}"
     return bound
 
@@ -188,7 +193,7 @@ def _module_bindings(src: Source) -> dict[str, str]:
 def test_no_module_uses_another_modules_private_names():
     """``from m import _x`` and ``m._x`` on an imported vault_mem module are both refused."""
     bad = []
-    for src in SOURCES:
+    for src in _sources():
         for imp in _imports(src):
             if not isinstance(imp.node, ast.ImportFrom):
                 continue
@@ -207,7 +212,7 @@ def test_no_module_uses_another_modules_private_names():
             if not chain or chain[0] not in bound:
                 continue
             module = ".".join([bound[chain[0]], *chain[1:]])
-            if module in MODULES and module != src.name:
+            if module in _module_names() and module != src.name:
                 bad.append(f"{src.where(node)}: reads {module}.{node.attr}")
     assert not bad, "uses of another module's private names:\n" + "\n".join(sorted(set(bad)))
 
@@ -233,9 +238,9 @@ def test_no_module_reaches_into_another_modules_objects():
 
     A name counts as another module's only when no class of this module defines it too (so a
     ``self._lock`` of this module's own classes never counts); ``self``/``cls`` never count."""
-    members = {src.name: _private_members(src) for src in SOURCES}
+    members = {src.name: _private_members(src) for src in _sources()}
     bad = []
-    for src in SOURCES:
+    for src in _sources():
         bound = _module_bindings(src)
         for node in ast.walk(src.tree):
             if not (isinstance(node, ast.Attribute) and _is_private(node.attr)):
@@ -257,7 +262,7 @@ def test_no_module_inside_the_layers_imports_the_package_root():
     bad = [
         f"{src.where(imp.node)}: {src.name} imports "
         + (f"{imp.name} from the package root" if imp.name else "the package root")
-        for src in SOURCES
+        for src in _sources()
         if src.name not in TOP
         for imp in _imports(src)
         if imp.module == "vault_mem"
@@ -267,7 +272,7 @@ def test_no_module_inside_the_layers_imports_the_package_root():
 
 def test_every_module_is_in_a_known_layer():
     """A new package under vault_mem/ needs its place in RANK here and in pyproject.toml."""
-    unknown = sorted({layer(m) for m in MODULES} - set(RANK))
+    unknown = sorted({layer(m) for m in _module_names()} - set(RANK))
     assert not unknown, f"packages with no layer: {unknown}"
 
 
@@ -297,14 +302,14 @@ def _all_imports(src: Source) -> set[str]:
     """Every vault_mem module ``src`` imports anywhere: at module level, under ``if
     TYPE_CHECKING:``, inside functions (an import moved into a function hides a cycle, it does
     not remove it)."""
-    return {imp.module for imp in _imports(src) if imp.module in MODULES and imp.module != src.name}
+    return {imp.module for imp in _imports(src) if imp.module in _module_names() and imp.module != src.name}
 
 
 def test_no_import_cycle():
     """The import graph of the package has no cycle (DESIGN §6), within a layer too, where the
     layers contract does not look: no module imports itself back through others, counting the
     imports inside functions and under ``TYPE_CHECKING`` as well as those made when it loads."""
-    graph = {s.name: _all_imports(s) for s in SOURCES}
+    graph = {s.name: _all_imports(s) for s in _sources()}
     cycles: list[list[str]] = []
     state: dict[str, int] = {}  # 1: on the current path, 2: done
 

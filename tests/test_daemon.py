@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, app_repository, cli, daemon_log, git, run_cli, spawn_daemon
+from conftest import ROOT, app_repository, cli, daemon_log, git, git_status, run_cli, spawn_daemon
 from fakes import FakeEmbedder
 
 from vault_mem import Vault
@@ -218,7 +218,7 @@ def test_index_md_kept_by_a_merge_is_regenerated_and_committed(vault, tmp_path):
         git(vault.root, "pull", "-q", "--no-rebase", "--no-edit", str(other), "main")
         wait_for(lambda: git(vault.root, "log", "-1", "--format=%s").startswith("index: regenerate"),
                  what="the regenerated INDEX.md committed")
-        wait_for(lambda: git(vault.root, "status", "--porcelain") == "", what="a clean git status")
+        wait_for(lambda: git_status(vault.root) == "", what="a clean git status")
         assert git(vault.root, "show", "--name-only", "--format=", "HEAD").split() == ["INDEX.md"]
         assert synced(vault) and "theirs" in (vault.root / "INDEX.md").read_text()
 
@@ -319,7 +319,7 @@ def test_no_git_identity_means_no_commit_and_says_why(vault, tmp_path, monkeypat
         git(vault.root, "config", "user.email", "fresh@example.com")
         vault.remember("shell", "Uses fish")
         subprocess.run(["sed", "-i", "s/fish/zsh/", "facts/shell.md"], cwd=vault.root, check=True)
-        wait_for(lambda: git(vault.root, "status", "--porcelain") == "", what="both hand edits committed")
+        wait_for(lambda: git_status(vault.root) == "", what="both hand edits committed")
     assert "Vim" in git(vault.root, "show", "HEAD:facts/editor.md")
     assert git(vault.root, "log", "-1", "--format=%an").strip() == "Fresh Person"
 
@@ -563,13 +563,13 @@ def test_external_edit_is_committed_with_the_persons_identity(vault):
         assert "Memory-Key: editor" in log and "Memory-Action: update" in log
         changed = git(vault.root, "show", "--name-only", "--format=", "HEAD").split()
         assert sorted(changed) == ["INDEX.md", "facts/editor.md"]
-        wait_for(lambda: git(vault.root, "status", "--porcelain") == "", what="a clean git status")
+        wait_for(lambda: git_status(vault.root) == "", what="a clean git status")
         # several files at once: one commit naming them
         for key in ("a", "b", "c"):
             (vault.root / "notes" / f"{key}.md").write_text(memory_text(f"Note {key}"))
         wait_for(lambda: git(vault.root, "log", "-1", "--format=%s").strip() == "edit: 3 memories (a, b, c)",
                  what="one commit for three files")
-        wait_for(lambda: git(vault.root, "status", "--porcelain") == "", what="a clean git status")
+        wait_for(lambda: git_status(vault.root) == "", what="a clean git status")
     finally:
         assert stop(proc)[0] == 0
 
@@ -598,7 +598,7 @@ def test_nothing_is_committed_during_a_merge(vault):
         wait_for(lambda: git(vault.root, "log", "-1", "--format=%s").startswith("edit: editor"),
                  what="the edit committed after the merge")
         assert git(vault.root, "log", "-1", "--format=%P", "HEAD~1").count(" ") == 1  # the merge is intact
-        wait_for(lambda: git(vault.root, "status", "--porcelain") == "", what="a clean git status")
+        wait_for(lambda: git_status(vault.root) == "", what="a clean git status")
         assert synced(vault)
     finally:
         assert stop(proc)[0] == 0

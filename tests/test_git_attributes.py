@@ -13,7 +13,7 @@ from conftest import cli, git
 from fakes import write_memory
 
 from vault_mem import Vault
-from vault_mem.store.attributes import attributes_block
+from vault_mem.store.attributes import MERGE_DRIVER, attributes_block
 
 
 #: the INDEX.md merge driver vault-mem wrote before it named each vault's INDEX.md by path
@@ -165,9 +165,11 @@ def test_a_teammates_merge_attribute_never_drops_the_persons_commit_to_a_project
     git(proj, "add", "-A")
     git(proj, "commit", "-q", "-m", "app")
     assert cli("init", proj / "memory").returncode == 0  # commits the vault's files
-    # a clone set up by an earlier vault-mem: its driver is rewritten by the next command there
+    # a clone set up by an earlier vault-mem: its driver is rewritten by the next git operation
+    # that runs vault-mem's hooks (here a checkout's post-checkout), not by every command's
+    # opening of the vault (trust23: a read of .git/config per opening)
     git(proj, "config", "merge.vault-mem-index.driver", OLDER_DRIVER)
-    assert cli("--vault", proj / "memory", "list").returncode == 0
+    git(proj, "checkout", "-q", "main")
     assert git(proj, "config", "merge.vault-mem-index.driver").strip() != OLDER_DRIVER
     bare = tmp_path / "project.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
@@ -195,3 +197,24 @@ def test_a_teammates_merge_attribute_never_drops_the_persons_commit_to_a_project
     assert run_git(proj, "commit", "-q", "--no-verify", "-m", "mine").returncode == 0
     proc = run_git(proj, "pull", "--no-rebase", "--no-edit", "origin", "main")
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_an_older_driver_is_rewritten_where_hooks_are_checked_and_never_read_per_opening(tmp_path):
+    """trust23: the older INDEX.md driver was looked for in ``.git/config``'s text on every opening
+    of the vault (and rewritten there). Now a plain command (``list``) leaves it as it is, and
+    ``doctor``, ``hooks install`` and the git hooks (a person's merge: post-merge) rewrite it."""
+    proj = tmp_path / "proj"
+    assert cli("init", proj).returncode == 0
+    for rewrite in (("doctor",), ("hooks", "install"), None):
+        git(proj, "config", "merge.vault-mem-index.driver", OLDER_DRIVER)
+        assert cli("--vault", proj, "list").returncode == 0
+        assert git(proj, "config", "merge.vault-mem-index.driver").strip() == OLDER_DRIVER
+        if rewrite is None:  # a person's merge: post-merge
+            git(proj, "checkout", "-q", "-b", "side")
+            git(proj, "commit", "-q", "--allow-empty", "-m", "side")
+            git(proj, "checkout", "-q", "-")
+            git(proj, "config", "merge.vault-mem-index.driver", OLDER_DRIVER)
+            git(proj, "merge", "-q", "--no-edit", "side")
+        else:
+            cli("--vault", proj, *rewrite)
+        assert git(proj, "config", "merge.vault-mem-index.driver").strip() == MERGE_DRIVER, rewrite

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import unicodedata
 
-import pytest
 
 from conftest import PINNED, agent_hook, git, person_and_peer, push_as_peer
 from test_peer_adoption import LINE, MARK, _kept_out, _merged, _persons_edit
@@ -139,19 +138,81 @@ def test_the_prompt_hook_never_shows_a_rewritten_peer_memory_while_its_instructi
     assert MARK not in agent_hook(mine, "session-start", source="startup")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known limit (RELIABILITY.md): the rule reads the path's history, git's --no-renames walk; a "
-    "move made here starts a new path whose history holds no peer's change"))
 def test_a_memory_moved_here_with_the_peers_merged_line_keeps_it_the_peers(tmp_path):
     """The person's edit merged with the peer's line (autostash), then the file moved to a new key
     with ``git mv`` and committed: the new path's own history starts here, but the text's lines
-    came from the peer's change at the old path: still the peer's."""
+    came from the peer's change at the old path: still the peer's (a strict xfail until trust23:
+    the walk now follows a move made here, ``vault/authors._moved``)."""
     mine, peer = person_and_peer(tmp_path)
     _autostash_with(mine, peer, LINE)
     git(mine, "mv", PINNED, "preferences/editor.md")
     git(mine, "commit", "-q", "-am", "my editor, renamed")
     assert MARK not in agent_hook(mine, "user-prompt-submit", prompt="which editor do I use as the main editor")
     assert MARK not in agent_hook(mine, "session-start", source="startup")
+
+
+def test_a_memory_moved_in_a_later_commit_or_twice_keeps_the_peers_line_the_peers(tmp_path):
+    """trust23: the merged text committed first (the rows then say its path holds a peer's
+    change), moved to another key in a later commit, then again: each move made here starts a
+    new path, and the walk follows the history on at the path it moved from. Rewriting the
+    peer's line while moving makes it the person's."""
+    mine, peer = person_and_peer(tmp_path)
+    _autostash_with(mine, peer, LINE)
+    git(mine, "commit", "-q", "-am", "my editor")
+    _kept_out(mine)
+    git(mine, "mv", PINNED, "preferences/editor.md")
+    git(mine, "commit", "-q", "-m", "renamed")
+    assert MARK not in agent_hook(mine, "user-prompt-submit", prompt="which editor do I use as the main editor")
+    assert MARK not in agent_hook(mine, "session-start", source="startup")
+    git(mine, "mv", "preferences/editor.md", "preferences/main-editor.md")
+    git(mine, "commit", "-q", "-m", "renamed again")
+    for name in ("index.db", "index.db-wal", "index.db-shm"):  # and from a sidecar made anew: one pass
+        (mine / ".vault-mem" / name).unlink(missing_ok=True)
+    assert MARK not in agent_hook(mine, "user-prompt-submit", prompt="which editor do I use as the main editor")
+    assert MARK not in agent_hook(mine, "session-start", source="startup")
+    git(mine, "mv", "preferences/main-editor.md", PINNED)  # back to the key it had: its older history
+    git(mine, "commit", "-q", "-m", "moved back")
+    _kept_out(mine)
+    path = mine / PINNED
+    path.write_text(path.read_text().replace(LINE, "Before answering, check the changelog."))
+    git(mine, "commit", "-q", "-am", "my words")
+    assert "default keymap" in agent_hook(mine, "user-prompt-submit", prompt="which editor do I use as the main editor")
+
+
+def test_a_memory_moved_and_not_committed_keeps_the_peers_line_the_peers(tmp_path):
+    """trust23: a move not committed yet (``git mv``, or ``mv`` by hand) leaves a new file with no
+    history: the peer's merged line in it read as the person's until the move was committed.
+    The new file is judged as an edit, not committed, of the committed memory gone from the disk
+    whose text it shares; rewriting the peer's line makes it the person's."""
+    mine, peer = person_and_peer(tmp_path)
+    _autostash_with(mine, peer, LINE)
+    git(mine, "mv", PINNED, "preferences/editor.md")  # the merged text, neither committed
+    assert MARK not in agent_hook(mine, "user-prompt-submit", prompt="which editor do I use as the main editor")
+    assert MARK not in agent_hook(mine, "session-start", source="startup")
+    git(mine, "mv", "preferences/editor.md", PINNED)
+    git(mine, "commit", "-q", "-am", "my editor")  # committed (the peer's), then moved by hand
+    (mine / PINNED).rename(mine / "preferences" / "editor.md")
+    assert MARK not in agent_hook(mine, "user-prompt-submit", prompt="which editor do I use as the main editor")
+    assert MARK not in agent_hook(mine, "session-start", source="startup")
+    path = mine / "preferences" / "editor.md"
+    path.write_text(path.read_text().replace(LINE, "Before answering, check the changelog."))
+    assert "default keymap" in agent_hook(mine, "user-prompt-submit", prompt="which editor do I use as the main editor")
+
+
+def test_the_persons_own_memory_moved_here_stays_theirs(tmp_path):
+    """The guard: a move of a memory only this machine changed asks nothing and stays theirs,
+    beside a peer's change of another memory in the same history."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "facts").mkdir(exist_ok=True)
+    (peer / "facts" / "other.md").write_text("---\ndescription: Another note\n---\n")
+    push_as_peer(peer, "other")
+    git(mine, "pull", "-q", "--ff-only", "origin", "main")
+    _persons_edit(mine)
+    git(mine, "mv", PINNED, "preferences/editor.md")
+    assert "default keymap" in agent_hook(mine, "user-prompt-submit", prompt="which editor do I use as the main editor")
+    git(mine, "commit", "-q", "-am", "my editor, renamed")
+    assert "default keymap" in agent_hook(mine, "user-prompt-submit", prompt="which editor do I use as the main editor")
+    assert "default keymap" in agent_hook(mine, "session-start", source="startup")
 
 
 def test_the_kept_state_follows_an_amend_a_reset_and_a_rebase(tmp_path):
@@ -209,3 +270,22 @@ def test_a_peers_body_line_shaped_like_front_matter_bookkeeping_still_counts(tmp
     _kept_out(mine)
     git(mine, "commit", "-q", "-am", "my editor")
     _kept_out(mine)
+
+
+def test_a_new_file_beside_a_peers_memory_still_on_disk_reads_no_text_from_git(tmp_path, monkeypatch):
+    """The cost guard of the move not committed (``_moved_uncommitted``): while a new memory
+    file is not committed, a read asks git for no text unless a committed memory of a peer's
+    history is gone from the disk. Counted, not timed: the ``git cat-file`` commands of one
+    prompt hook, from GIT_TRACE."""
+    mine, peer = person_and_peer(tmp_path)
+    _autostash_with(mine, peer, LINE)
+    git(mine, "commit", "-q", "-am", "my editor")
+    _kept_out(mine)  # the peer's state worked out once, kept
+    (mine / "facts").mkdir(exist_ok=True)
+    (mine / "facts" / "build-cmd.md").write_text("---\ndescription: Build with make\n---\nmake all\n")
+    assert "Build with make" in agent_hook(mine, "session-start", source="startup")
+    trace = tmp_path / "trace.txt"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    assert MARK not in agent_hook(mine, "user-prompt-submit", prompt="which editor do I use as the main editor")
+    monkeypatch.delenv("GIT_TRACE")
+    assert not [line for line in trace.read_text().splitlines() if "git cat-file" in line]

@@ -106,14 +106,20 @@ def test_a_peers_memory_is_not_put_in_front_of_the_agent_until_its_author_is_app
 def test_a_hand_edit_here_is_the_persons_and_an_agent_write_the_agents(synced):
     """Authorship follows the file's content: an uncommitted edit made on this machine that
     rewrites the peer's words is the person's (one that keeps a line of them, the description
-    and the peer's instruction, is still the peer's: vault/authors._adopted); the agent's next write (one commit, counted
+    and the peer's instruction, or its ``pinned: true`` and ``source: user``, is still the peer's:
+    vault/authors._adopted); the agent's next write (one commit, counted
     incrementally) is the agent's."""
     path = synced.root / "facts" / "deploy-target.md"
     path.write_text(PEER_FILE.replace("Deploy to staging first.", "Checked by me: staging first."))
     assert not synced.authors(["facts/deploy-target.md"])["facts/deploy-target.md"].trusted
-    path.write_text(PEER_FILE.replace("Deploy to staging first.", "Checked by me: staging first.")
-                    .replace("Deploys go to the staging cluster first", "Staging cluster first, checked")
-                    .replace(ATTACK, ""))
+    rewritten = (PEER_FILE.replace("Deploy to staging first.", "Checked by me: staging first.")
+                 .replace("Deploys go to the staging cluster first", "Staging cluster first, checked")
+                 .replace(ATTACK, ""))
+    # the peer's `pinned: true` and `source: user` still stand: its choice of where the memory
+    # stands (the session context, the person's word) is the peer's (trust23)
+    path.write_text(rewritten)
+    assert not synced.authors(["facts/deploy-target.md"])["facts/deploy-target.md"].trusted
+    path.write_text(rewritten.replace("source: user\npinned: true\n", "source: agent\n"))
     who = synced.authors(["facts/deploy-target.md"])["facts/deploy-target.md"]
     assert who.email is None and who.trusted
     git(synced.root, "commit", "-q", "-am", "checked the deploy target")  # the person's commit

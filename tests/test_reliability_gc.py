@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import cli, git, new_vault, person_and_peer, prune_when_found, run_cli, wait_for
+from conftest import cli, git, new_vault, person_and_peer, prune_when_found, run_cli, start_to_stop, wait_for
 
 from vault_mem import Vault
 
@@ -528,7 +528,7 @@ def test_no_commit_lands_while_a_git_gc_runs_and_the_wait_is_said(tmp_path):
     vault.remember("first", "A first memory", "x")
     vault.close()
     before = git(root, "rev-parse", "main").strip()
-    gc = subprocess.Popen(["git", "gc", "-q", "--prune=now"], cwd=root)
+    gc = start_to_stop(["git", "gc", "-q", "--prune=now"], cwd=root)
     os.kill(gc.pid, signal.SIGSTOP)
     env = {**os.environ, "VAULT_MEM_EMBEDDER": "none"}
     writer = subprocess.Popen([sys.executable, "-m", "vault_mem", "--vault", str(root), "remember", "during-gc",
@@ -588,7 +588,7 @@ def test_a_write_waiting_for_a_git_gc_builds_its_commit_once_per_parent(tmp_path
     writer = threading.Thread(target=lambda: landed.append(repo.commit_paths(
         {"facts/a.md": b"a fact\n"}, "remember: a", author=Identity("agent", "agent@example.com"),
         derived=("INDEX.md", index_for))))
-    gc = subprocess.Popen(["git", "gc", "-q", "--prune=now"], cwd=root)
+    gc = start_to_stop(["git", "gc", "-q", "--prune=now"], cwd=root)
     os.kill(gc.pid, signal.SIGSTOP)
     try:
         writer.start()
@@ -653,7 +653,7 @@ def _land_with_a_gc_starting_meanwhile(tmp_path, monkeypatch):
     paused = root / ".git" / "paused-holding-index-lock"
     wait_for(paused.exists, 20, "the write reaching its landing")
     monkeypatch.delenv("VAULT_MEM_PAUSE_AT")
-    gc = subprocess.Popen(["git", "gc", "-q", "--prune=now"], cwd=root)
+    gc = start_to_stop(["git", "gc", "-q", "--prune=now"], cwd=root)
     os.kill(gc.pid, signal.SIGSTOP)
     (root / ".git" / "resume-holding-index-lock").write_text("")
 

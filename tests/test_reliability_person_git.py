@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import cli, daemon_log, daemon_ready, git, new_vault, publish, run_cli, spawn_daemon, wait_for
+from conftest import cli, daemon_log, daemon_ready, git, git_status, new_vault, publish, run_cli, spawn_daemon, wait_for
 
 from vault_mem import Vault
 
@@ -1029,7 +1029,7 @@ def test_a_write_waiting_for_a_persons_git_command_lets_the_daemon_put_back_what
         # before: the put-back came only once the write gave up (its 30 s wait for git), the
         # person's checkout refused until then
         assert writer.poll() is None, "the daemon put back the popped file only after the waiting write ended"
-        wait_for(lambda: git(root, "status", "--porcelain", "INDEX.md").strip() == "", 30,
+        wait_for(lambda: git_status(root, "INDEX.md").strip() == "", 30,
                  "INDEX.md as HEAD's, the waiting write's file shown as HEAD holds it")
         if then == "checkout":
             co = subprocess.run(["git", "-c", "core.hooksPath=/dev/null", "checkout", "-q", "side"], cwd=root,

@@ -22,7 +22,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import cli, git, person_and_peer, push_as_peer
+from conftest import cli, git, git_status, person_and_peer, push_as_peer
 
 PERSON = "Test Person"
 PEER_FACT = "facts/peer-fact.md"
@@ -108,7 +108,7 @@ def test_the_daemon_commits_index_md_a_rebase_over_a_peers_hookless_memory_left_
         git(mine, "pull", "-q", "--rebase", "origin", "main")
         wait_for(lambda: git(mine, "log", "-1", "--format=%s").strip() == "index: regenerate INDEX.md", 60,
                  "INDEX.md committed alone in the person's name")  # a bound for a loaded machine
-        wait_for(lambda: git(mine, "status", "--porcelain") == "", 60, "a clean work tree")
+        wait_for(lambda: git_status(mine) == "", 60, "a clean work tree")
         co = subprocess.run(["git", "checkout", "-q", "side"], cwd=mine, capture_output=True, text=True)
         assert co.returncode == 0, co.stderr
     finally:

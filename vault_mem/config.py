@@ -188,6 +188,13 @@ def _table(data: dict, name: str) -> dict:
     return table
 
 
+#: the most a vault.toml may hold (the template's is under 2 KB). A peer's commit can make the
+#: file any size (a plain ``git pull`` takes it; sync refuses files over the size limit), and
+#: every command, agent hook and git hook reads and parses it: 3 MB of TOML cost 8 s of CPU per
+#: command. A larger file is no settings file: read no further, named, never approved.
+MAX_CONFIG_BYTES = 64 * 1024
+
+
 def parse_config(raw: bytes | None, path: Path | str = CONFIG_FILE) -> Config:
     """The settings ``vault.toml``'s bytes ``raw`` ask for (None: no file, the defaults), before
     ``$VAULT_MEM_EMBEDDER`` (:func:`with_environment`). Every key is checked for its type and a
@@ -196,6 +203,9 @@ def parse_config(raw: bytes | None, path: Path | str = CONFIG_FILE) -> Config:
     the caller reads the file (never through a link: :func:`vault_mem.store.files.read_own`)."""
     import tomllib  # lazy: a command its daemon answers reads no settings (start-up time)
 
+    if raw is not None and len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path} holds more than {MAX_CONFIG_BYTES // 1024} KB, more than any settings file "
+                          "needs (not read further); shorten it to the settings and retry")
     try:
         data = tomllib.loads(raw.decode("utf-8")) if raw is not None else {}
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -584,7 +594,8 @@ def project_vault(start: Path | None = None, *, known: Known) -> NamedVault | No
     return NamedVault(PROJECT, found.root, found.how, found.passed_over, found.first)
 
 
-def resolve_vaults(explicit: str | Path | None = None, *, start: Path | None = None, known: Known) -> VaultSet:
+def resolve_vaults(explicit: str | Path | None = None, *, start: Path | None = None, known: Known,
+                   committed: Callable[[Path], bool] | None = None) -> VaultSet:
     """Every vault a command run in ``start`` uses, the one writes go to first (DESIGN §8):
 
     - ``explicit`` (--vault PATH): that vault alone, as before;
@@ -598,10 +609,12 @@ def resolve_vaults(explicit: str | Path | None = None, *, start: Path | None = N
 
     ``known``: whether this machine made, used or approved the vault at a folder
     (:func:`choose_vault`); :func:`vault_mem.store.finder.resolve_vaults` passes the approvals'.
+    ``committed``: whether a project's ``memory`` link (:func:`project_link`) is one a commit
+    holds (git answers it, in the store); None: every such link counts as committed.
 
     :class:`NotAVaultError` when there is none, saying how to make one."""
     if explicit:
-        return VaultSet((_named_explicit(Path(explicit), known, "--vault"),))
+        return VaultSet((_named_explicit(Path(explicit), known, "--vault", committed),))
     project, (personal, problem) = project_vault(start, known=known), personal_vault_or_problem()
     notes = [] if personal or problem else [f"no personal vault: {personal_hint()}"]
     if project is None:
@@ -618,7 +631,7 @@ def resolve_vaults(explicit: str | Path | None = None, *, start: Path | None = N
     fallback = os.environ.get(FALLBACK_ENV)
     if fallback:  # it stands in for the project vault: "no project vault" would contradict the line naming it
         notes[0] = notes[0].replace("no project vault: ", f"${FALLBACK_ENV}'s vault is used, as ", 1)
-        return VaultSet((_named_explicit(Path(fallback), known, f"${FALLBACK_ENV}"),), tuple(notes))
+        return VaultSet((_named_explicit(Path(fallback), known, f"${FALLBACK_ENV}", committed),), tuple(notes))
     here = Path(start or Path.cwd()).expanduser().resolve()
     # the vault made elsewhere (the set-up's ~/agent-memory) is what a person in another folder
     # most likely wants: the ways to name it come before making this folder a vault
@@ -629,12 +642,17 @@ def resolve_vaults(explicit: str | Path | None = None, *, start: Path | None = N
     )
 
 
-def _named_explicit(path: Path, known: Known, how: str) -> NamedVault:
+def _named_explicit(path: Path, known: Known, how: str,
+                    committed: Callable[[Path], bool] | None = None) -> NamedVault:
     """The vault a named folder means (--vault, or with no project or personal vault
-    $VAULT_MEM_VAULT): :func:`choose_vault`."""
+    $VAULT_MEM_VAULT): :func:`choose_vault`. A project's ``memory`` link that a commit holds is
+    kept as named, for the vault to refuse by name when it opens; one the person made (no commit
+    holds it: ``committed`` says no) means what naming its target means, a folder of a vault
+    included (trust23: ``memory -> ~/notes/facts`` said "not a vault" and suggested an init
+    inside the vault, while ``--vault ~/notes/facts`` meant ``~/notes``)."""
     named = Path(os.path.abspath(path.expanduser()))
-    if project_link(named):  # kept as named: the vault refuses it when a commit made it (project_link)
-        return NamedVault(PROJECT, named, how)
+    if project_link(named) and (committed is None or committed(named)):
+        return NamedVault(PROJECT, named, how)  # kept as named: the vault refuses it (project_link)
     here = named.resolve()
     if os.path.islink(here / CONFIG_FILE) and not _holds_vault(here):
         # the folder named, whose vault.toml is a link: opening it refuses the link by name

@@ -39,6 +39,7 @@ git (installed by :mod:`vault_mem.store.hooks`):
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -369,10 +370,11 @@ def _refresh(name: str) -> Callable[..., HookOutput]:
             vault = _open_vault(vault_path)
         except NotAVaultError as exc:
             return 0, "", f"vault-mem {name}: {exc}\n"
+        _replace_older_driver(vault)
         vault.lock.timeout = REFRESH_LOCK_WAIT_S  # never hold up a person's git command for long
         vault.repo.in_post_hook = True  # its git command is done, and waits for this hook
         # before the reconcile, whose authors would be the merged HEAD's
-        displaced = _displaced_by_merge(vault, name) if name == "post-merge" else ""
+        displaced = _displaced_by_merge(vault, name, extra) if name in ("post-merge", "post-checkout") else ""
         try:
             # skipped while a daemon runs (it commits INDEX.md at once itself); INDEX.md compared
             # even when the sidecar is in line: after a checkout it must match the files (or the
@@ -390,20 +392,56 @@ def _refresh(name: str) -> Callable[..., HookOutput]:
     return run
 
 
-def _displaced_by_merge(vault: Vault, name: str) -> str:
+def _replace_older_driver(vault: Vault) -> None:
+    """An earlier vault-mem's INDEX.md merge driver (which kept a side of any file named INDEX.md)
+    rewritten as this version writes it: checked where git operations that merge happen (a
+    checkout, a pull, a rebase), not on every opening of the vault."""
+    from vault_mem.store.attributes import replace_older_driver
+
+    try:
+        replace_older_driver(vault.repo, vault.prefix)
+    except (OSError, VaultMemError):
+        pass  # a read-only git folder: `vault-mem hooks install` says what fails
+
+
+#: a commit id as git passes one to post-checkout (SHA-1 or SHA-256)
+_HEX_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def _displaced_by_merge(vault: Vault, name: str, extra: list[str]) -> str:
     """The lines naming the memories of this machine's that the commits a merge brought in (a
     plain ``git pull``: HEAD moved on from ``ORIG_HEAD``) deleted or changed, by authors not
     approved here: what a sync names (:func:`~vault_mem.vault.authors.displaced_by_peers`), so a
-    teammate's deletion never passes unsaid because it came by git ("" when there is none)."""
-    from vault_mem.store.history import resolve_commit
+    teammate's deletion never passes unsaid because it came by git ("" when there is none).
+
+    A rebase (``git pull --rebase``, ``git rebase origin/main``) runs no post-merge: git runs
+    post-checkout as it checks out the commits it replays onto (``extra``: the HEAD before, the
+    one checked out), its state folder present, then post-rewrite. That post-checkout names what
+    the commits checked out since the fork point deleted or changed of the person's (trust23: a
+    rebase pull took a teammate's deletion unsaid); any other checkout (a branch switched to,
+    which holds other memories by the person's choice) says nothing of the kind, and
+    post-rewrite nothing again."""
+    from vault_mem.store.history import merge_base, resolve_commit
     from vault_mem.sync.report import displaced_line
     from vault_mem.vault.authors import displaced_by_peers
 
     try:
-        before, head = resolve_commit(vault.repo, "ORIG_HEAD"), vault.repo.head()
-        if before is None or head is None or before == head:
-            return ""  # a squash merge (HEAD unmoved), or no record of where HEAD was
-        found = displaced_by_peers(vault.ws, vault.sidecar, before, before, head)
+        if name == "post-checkout":
+            if len(extra) < 2 or not all(_HEX_ID.fullmatch(c) for c in extra[:2]) \
+                    or vault.repo.operation_in_progress() != "rebase":
+                return ""
+            before, head = resolve_commit(vault.repo, extra[0]), resolve_commit(vault.repo, extra[1])
+            if before is None or head is None or before == head:
+                return ""
+            base = merge_base(vault.repo, before, head)
+            if not base or base == head:
+                return ""  # onto a commit of the person's own line (`git rebase -i`): nothing came in
+        else:
+            before, head = resolve_commit(vault.repo, "ORIG_HEAD"), vault.repo.head()
+            if before is None or head is None or before == head:
+                return ""  # a squash merge (HEAD unmoved), or no record of where HEAD was
+            base = before
+        found = displaced_by_peers(vault.ws, vault.sidecar, base, before, head)
     except VaultMemError as exc:  # a warning's check: it never fails the person's git command
         return f"vault-mem {name}: could not check which of your memories the merged commits delete or change ({exc})\n"
     return "".join(f"vault-mem {name}: {displaced_line(d, vault.ws.top(d['path']))}\n" for d in found)

@@ -76,6 +76,10 @@ def git_busy(vault: Vault) -> str | None:
         return f"{op} is under way"
     if repo.index_locked():
         return "git's index.lock is held"
+    if repo.concluding_replay():
+        # a squash or a pick/revert with -n: what git merged waits, staged, for the person's
+        # commit, which the hooks judge; committed here as a hand edit it would pass for theirs
+        return "a git squash, cherry-pick or revert waits for its commit (git commit, or git reset --merge)"
     return None
 
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from vault_mem.index.db import Database
 
 __all__ = ["HEAD_META", "LINEAGE", "add_origins", "all_authors", "author_pairs", "authors_of", "foreign_changes", "foreign_paths",
-           "adoption_states", "keep_adoption_states", "keep_path_histories", "lineage_paths", "lineage_rows", "origins_of", "origins_state", "path_histories", "paths_by", "replace", "stored_head", "update"]
+           "adoption_states", "keep_adoption_states", "keep_path_histories", "lineage_paths", "lineage_rows", "moved_from", "origins_of", "origins_state", "path_histories", "paths_by", "replace", "stored_head", "update"]
 
 HEAD_META = "authors_head"
 
@@ -32,21 +32,24 @@ def _set_head(db: Database, head: str) -> None:
                (HEAD_META, head))
 
 
-def replace(db: Database, head: str, rows: dict[str, tuple[str, str, str, str]], lineage: set[str] = frozenset()) -> None:
+def replace(db: Database, head: str, rows: dict[str, tuple[str, str, str, str]], lineage: set[str] = frozenset(),
+            moved: dict[str, tuple[str, str]] | None = None) -> None:
     """All rows anew for ``head``: ``{vault-relative path: (commit, email, name, blob)}``;
-    ``lineage``: the paths :func:`lineage_paths` names, anew."""
+    ``lineage``: the paths :func:`lineage_paths` names, anew; ``moved``: :func:`moved_from`, anew."""
     with db.write():
         db.execute("DELETE FROM authors")
         db.executemany("INSERT INTO authors(path, commit_id, email, name, blob) VALUES (?, ?, ?, ?, ?)",
                        [(p, *who) for p, who in rows.items()])
         _set_head(db, head)
         _set_lineage(db, set(lineage))
+        _set_moved(db, dict(moved or {}))
 
 
 def update(db: Database, head: str, rows: dict[str, tuple[str, str, str, str]], gone: list[str],
-           lineage: set[str] = frozenset()) -> None:
+           lineage: set[str] = frozenset(), moved: dict[str, tuple[str, str]] | None = None) -> None:
     """Rows for the paths the commits since :func:`stored_head` changed, now at ``head``;
-    ``gone``: paths those commits deleted; ``lineage``: paths to add to :func:`lineage_paths`."""
+    ``gone``: paths those commits deleted; ``lineage``: paths to add to :func:`lineage_paths`;
+    ``moved``: entries to add to :func:`moved_from`."""
     with db.write():
         db.executemany("DELETE FROM authors WHERE path = ?", [(p,) for p in gone])
         db.executemany("INSERT OR REPLACE INTO authors(path, commit_id, email, name, blob) VALUES (?, ?, ?, ?, ?)",
@@ -55,6 +58,8 @@ def update(db: Database, head: str, rows: dict[str, tuple[str, str, str, str]], 
         kept = lineage_paths(db)
         if lineage - kept or kept & set(gone):
             _set_lineage(db, (kept | lineage) - set(gone))
+        if moved:  # kept when the path is gone: a later move from it follows on through it
+            _set_moved(db, {**moved_from(db), **moved})
         if gone and (states := adoption_states(db)) and states.keys() & set(gone):
             _set_adoption_states(db, {p: state for p, state in states.items() if p not in set(gone)})
 
@@ -75,6 +80,34 @@ def lineage_paths(db: Database) -> set[str]:
     except ValueError:
         return set()
     return {p for p in found if isinstance(p, str)} if isinstance(found, list) else set()
+
+
+#: the ``meta`` row of :func:`moved_from` (a JSON object; absent: none)
+MOVED = "peer_moved_from"
+
+
+def moved_from(db: Database) -> dict[str, tuple[str, str]]:
+    """``{vault-relative path: (commit, vault-relative path)}``: the memories a commit made here
+    moved from a path whose history holds a commit not made here (that commit added the path and
+    deleted the other, whose text shares lines with it): the adoption walk follows the path's
+    history on at the other (:func:`vault_mem.vault.authors._adopted`)."""
+    row = db.execute("SELECT value FROM meta WHERE name = ?", (MOVED,)).fetchone()
+    try:
+        found = json.loads(row[0]) if row else {}
+    except ValueError:
+        return {}
+    if not isinstance(found, dict):
+        return {}
+    return {p: (str(m[0]), str(m[1])) for p, m in found.items()
+            if isinstance(p, str) and isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m)}
+
+
+def _set_moved(db: Database, moved: dict[str, tuple[str, str]]) -> None:
+    if not moved:
+        db.execute("DELETE FROM meta WHERE name = ?", (MOVED,))
+        return
+    db.execute("INSERT INTO meta(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+               (MOVED, json.dumps({p: list(m) for p, m in sorted(moved.items())})))
 
 
 def lineage_rows(db: Database) -> dict[str, tuple[str, str, str, str]]:

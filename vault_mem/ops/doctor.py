@@ -14,8 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from vault_mem.errors import VaultMemError
 from vault_mem.index.sidecar import Problem, Progress
 from vault_mem.ops.review import quarantined
+from vault_mem.store.attributes import replace_older_driver
 from vault_mem.store.hooks import missing_hooks_notice, unsafe_hooks_notice
 from vault_mem.store.locks import daemon_pid
 from vault_mem.store.worktree import index_format_notice
@@ -84,6 +86,10 @@ def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
     # what the person should hear but does not make the index wrong: the git hooks in an older,
     # unsafe form (said here once, not also as a note) and memory other users can read
     repo = vault.repo
+    try:  # an earlier vault-mem's INDEX.md merge driver, rewritten (checked here, not per opening)
+        replace_older_driver(repo, vault.prefix)
+    except (OSError, VaultMemError):
+        pass  # a read-only git folder: `vault-mem hooks install` says what fails
     hooks_note = (unsafe_hooks_notice(repo.hooks_dir, vault.root, repo.common_dir, repo.toplevel)
                   or missing_hooks_notice(repo.hooks_dir, vault.root, repo.toplevel, repo.common_dir, full=True))
     if hooks_note in vault.notices:

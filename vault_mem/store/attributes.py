@@ -65,9 +65,14 @@ _ANY_INDEX = f"case %P in {INDEX_FILE}|*/{INDEX_FILE})"
 
 def replace_older_driver(repo: GitRepo, prefix: str) -> bool:
     """Rewrite the driver of an earlier vault-mem (:data:`_ANY_INDEX`) as :func:`protect` writes it;
-    True when it did. A read of ``.git/config``'s text per opening; git runs only for an older
-    driver, once: a clone made before kept it until ``hooks install``, and in a project (no sync
-    calls :func:`protect` there) that was for good."""
+    True when it did. A read of ``.git/config``'s text; git runs only for an older driver, once.
+    Called where the hooks are checked or run, not on every opening of the vault (trust23: a read
+    of ``.git/config`` per command for a state each clone leaves once): ``doctor``, the
+    post-checkout, post-merge and post-rewrite hooks (a person's checkout, pull or rebase, so the
+    driver is this version's from the first git operation after the upgrade that can merge);
+    ``hooks install``, init and every sync call :func:`protect`, which rewrites it as well. A
+    clone made before kept it until ``hooks install``, and in a project (no sync calls
+    :func:`protect` there) that was for good."""
     try:
         text = (repo.common_dir / "config").read_bytes()
     except OSError:

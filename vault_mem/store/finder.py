@@ -63,7 +63,15 @@ def _with_passed_over(found: VaultSet) -> VaultSet:
 def resolve_vaults(explicit: str | Path | None = None, *, start: Path | None = None) -> VaultSet:
     """:func:`vault_mem.config.resolve_vaults` decided by this machine's records
     (:func:`vault_mem.store.trust.vault_standing`): the one way every command, hook and server finds its vaults."""
-    return _with_passed_over(config.resolve_vaults(explicit, start=start, known=_standing))
+    return _with_passed_over(config.resolve_vaults(explicit, start=start, known=_standing, committed=_committed))
+
+
+def _committed(named: Path) -> bool:
+    """Whether the project's ``memory`` link ``named`` is one a commit holds (refused when the
+    vault opens) rather than the person's own (followed): :func:`~vault_mem.store.workspace.committed_link`."""
+    from vault_mem.store.workspace import committed_link  # lazy: asked only of a project's memory link
+
+    return committed_link(named) is not None
 
 
 def resolve_vault_root(explicit: str | Path | None = None, *, start: Path | None = None) -> Path:

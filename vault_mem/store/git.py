@@ -50,7 +50,7 @@ from vault_mem.store import gitindex, gitlocks
 from vault_mem.store.files import checkpoint
 from vault_mem.store.gitdamage import damage_in, damaged_history_message
 from vault_mem.store.gitindex import GitIndex
-from vault_mem.store.gitobjects import GitObjects, Identity, gitpython_errors
+from vault_mem.store.gitobjects import GitObjects, Identity, commit_time, gitpython_errors
 from vault_mem.store.gitprocs import (
     MAINTENANCE,
     GitWatch,
@@ -223,6 +223,18 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                 return what
         return None
 
+    def concluding_replay(self) -> bool:
+        """Whether the work tree and git's index hold a pick, revert or squash git merged and no
+        commit concludes yet: ``CHERRY_PICK_HEAD``, ``REVERT_HEAD``, a ``sequencer`` folder,
+        ``SQUASH_MSG`` (``git merge --squash``), or ``MERGE_MSG`` with no merge or rebase under
+        way (``cherry-pick -n``, ``revert -n``, which leave only that). What the pre-commit hook
+        marks as a replay (:data:`vault_mem.store.hooks.RECORD`), read from the files, no git
+        process: the files git changed then are no edit made here, whatever ``git status`` says."""
+        there = {name for name in ("CHERRY_PICK_HEAD", "REVERT_HEAD", "sequencer", "SQUASH_MSG", "MERGE_MSG",
+                                   "MERGE_HEAD", "rebase-merge", "rebase-apply") if (self.git_dir / name).exists()}
+        return bool(there & {"CHERRY_PICK_HEAD", "REVERT_HEAD", "sequencer", "SQUASH_MSG"}) or \
+            there == {"MERGE_MSG"}
+
     def merge_heads(self) -> list[str]:
         """The commits a merge under way is merging (``MERGE_HEAD``'s lines), no git process."""
         return self.head_files("MERGE_HEAD")
@@ -288,10 +300,10 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
     def last_changes(self, paths: list[str]) -> dict[str, tuple[int, bool]]:
         """For each of ``paths`` (top-level relative), the commit on HEAD that last changed it:
         (committer time in seconds, whether it is a vault-mem write: it has an ``Agent:``
-        trailer); a path no commit changed is left out. One ``git log`` walks back from HEAD
+        trailer); a path no commit changed, or one whose last commit's time no date holds, is left out. One ``git log`` walks back from HEAD
         and stops once every path is found (at worst the whole history: a clone's first index)."""
         want = set(paths)
-        found: dict[str, tuple[int, bool]] = {}
+        found: dict[str, tuple[int | None, bool]] = {}
         if not want or self.head() is None:
             return found
         folders = sorted({p.split("/", 1)[0] if "/" in p else "." for p in want})
@@ -302,13 +314,13 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                 cwd=self.toplevel, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=program_env())
         except FileNotFoundError as exc:
             raise GitError("git is not installed or not on PATH; install git and retry") from exc
-        commit: tuple[int, bool] = (0, False)
+        commit: tuple[int | None, bool] = (0, False)
         try:
             for raw in proc.stdout:  # type: ignore[union-attr]
                 line = raw.decode("utf-8", "replace").rstrip("\n")
                 if line.startswith("\x01"):
                     when, _, agent = line[1:].partition(" ")
-                    commit = (int(when or 0), bool(agent.strip()))
+                    commit = (commit_time(when), bool(agent.strip()))
                 elif line in want and line not in found:
                     found[line] = commit
                     if len(found) == len(want):
@@ -317,7 +329,8 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             proc.kill()
             proc.wait()
             proc.stdout.close()  # type: ignore[union-attr]
-        return found
+        # a commit whose time no date holds (a peer's: commit_time) dates nothing: left out
+        return {path: (when, agent) for path, (when, agent) in found.items() if when is not None}
 
     # -- the write -------------------------------------------------------------------------
     def commit_paths(
@@ -599,7 +612,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                 return False  # the branch moved (a tool that takes no index.lock): rebuild on it
             try:  # landed: whatever fails from here on is a warning, never a failed write
                 if tmp is not None and Path(tmp).exists():
-                    os.replace(tmp, self.git_dir / "index")  # while index.lock is held: git's rule
+                    self.install_prepared_index(Path(tmp))  # while index.lock is held: git's rule
             except OSError as exc:
                 if warnings is not None:
                     warnings.append(f"committed, but git's staging area was not updated ({exc}); "

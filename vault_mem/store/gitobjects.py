@@ -24,6 +24,7 @@ and the index parts); see :mod:`vault_mem.store.git` for the design.
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import errno
 import hashlib
 import os
@@ -144,6 +145,25 @@ class CommitInfo:
     author: str
     subject: str
 
+
+
+
+def commit_time(digits: bytes | str) -> int | None:
+    """A commit's time as its author or committer line holds it (seconds since the epoch), or
+    None when the digits are no number or a time no calendar date holds. A peer writes those
+    digits: git stores them as given (year 10000, 2**64 - 1: no git command and no remote
+    without ``receive.fsckObjects`` refuses them), and a memory or an INDEX.md dated by one
+    failed every reconcile of every clone that synced it. The one reader of a commit's time
+    that anything dates by."""
+    text = digits.decode("ascii", "replace") if isinstance(digits, bytes) else digits
+    if not (text.isascii() and text.isdigit()):
+        return None
+    seconds = int(text)
+    try:
+        dt.date.fromtimestamp(seconds)
+    except (ValueError, OverflowError, OSError):
+        return None
+    return seconds
 
 
 class GitObjects:
@@ -319,8 +339,11 @@ class GitObjects:
                 return hexsha
             except FileNotFoundError:
                 pass  # pruned this instant: store it again
-        deflate = zlib.compressobj(1 if len(data) < _DEFLATE_LIMIT else 0)
-        raw = deflate.compress(header) + deflate.compress(data) + deflate.flush()
+        if len(data) < _DEFLATE_LIMIT:
+            deflate = zlib.compressobj(1)
+            raw: bytes | list = deflate.compress(header) + deflate.compress(data) + deflate.flush()
+        else:
+            raw = _stored(header, data)
         for attempt in range(5):
             try:
                 self._store_loose(loose, raw)
@@ -338,7 +361,7 @@ class GitObjects:
                                "check that the folder is writable and the disk is not full") from exc
         return hexsha
 
-    def _store_loose(self, path: Path, raw: bytes) -> None:
+    def _store_loose(self, path: Path, raw: bytes | list) -> None:
         """Store the deflated object ``raw`` at ``path``, as gitdb's ``LooseObjectDB.store``
         did: written to a temp file in the objects folder, renamed into place (an object there
         already is kept and the temp file removed), made read-only. A ``FileNotFoundError`` of
@@ -346,7 +369,10 @@ class GitObjects:
         fd, tmp = _temp_file(self.objects)
         try:
             with open(fd, "wb") as fh:
-                fh.write(raw)
+                if isinstance(raw, list):
+                    fh.writelines(raw)
+                else:
+                    fh.write(raw)
             try:
                 os.mkdir(path.parent)
             except FileExistsError:
@@ -455,7 +481,8 @@ class GitObjects:
 
     def committed_at(self, commit: str) -> int | None:
         """The committer's time of ``commit`` (seconds since the epoch), read from the commit
-        object's ``committer`` line; None when it has none that parses."""
+        object's ``committer`` line; None when it has none that parses, or a time no date holds
+        (:func:`commit_time`)."""
         kind, data = self.read_object(commit)
         if kind != "commit":
             return None
@@ -463,7 +490,7 @@ class GitObjects:
         for line in head.split(b"\n"):
             if line.startswith(b"committer "):
                 parts = line.rsplit(b" ", 2)  # "... <email> <seconds> <offset>"
-                return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else None
+                return commit_time(parts[1]) if len(parts) == 3 else None
         return None
 
     def commit_info(self, commit: str) -> CommitInfo:
@@ -690,6 +717,23 @@ _SIZE = re.compile(rb"0|[1-9][0-9]*")
 _MAX_SIZE = 2**63 - 1
 #: how ``tempfile.mkstemp`` opens its file (``O_NOFOLLOW``: never through a planted link)
 _TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+
+
+def _stored(header: bytes, data: bytes) -> list:
+    """The zlib stream of ``header`` + ``data`` in stored (uncompressed) deflate blocks, as
+    ``zlib.compressobj(0)`` makes it, in pieces: no copy of a 3 MB tree is made to store it
+    (git inflates it as any loose object). Each block: its final bit, its length and the
+    length's complement (little-endian), its bytes; then the Adler-32 of all the bytes."""
+    out: list = [b"\x78\x01"]
+    view = memoryview(data)
+    chunks = [header, *(view[at:at + 65535] for at in range(0, len(data), 65535))]
+    for n, chunk in enumerate(chunks):
+        size = len(chunk)
+        out.append(bytes((1 if n == len(chunks) - 1 else 0,)) + size.to_bytes(2, "little")
+                   + (size ^ 0xFFFF).to_bytes(2, "little"))
+        out.append(chunk)
+    out.append(zlib.adler32(data, zlib.adler32(header)).to_bytes(4, "big"))
+    return out
 
 
 def _temp_file(folder: Path) -> tuple[int, str]:

@@ -286,7 +286,9 @@ def log_entries(repo: GitRepo, paths: list[str], *, limit: int) -> list[tuple[st
 
 
 def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, given_only: bool = False,
-                 touched: dict[str, set[str]] | None = None) -> dict[str, tuple[str, str, str, str]]:
+                 touched: dict[str, set[str]] | None = None,
+                 moves: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]] | None = None
+                 ) -> dict[str, tuple[str, str, str, str]]:
     """``{top-level path: (commit, author email, author name, blob)}`` for each file under ``paths``
     (folders or files, taken literally) that ``new`` holds and the commits of ``new`` not in
     ``old`` (all, when ``old`` is None) changed: the newest of those commits that gave the path
@@ -298,7 +300,10 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
     ``given_only``: a path whose blob no commit gave, or whose newest giver is not the newest
     commit that touched it (a merge brought back a text a later commit had deleted or changed),
     gets ``("", "", "", blob)``: no commit vouches for it. ``touched`` (filled in when given):
-    ``{top-level path: the ids of every commit of the range that changed it}``, from the same walk."""
+    ``{top-level path: the ids of every commit of the range that changed it}``, from the same walk.
+    ``moves`` (filled in when given): ``{commit: ([(path, blob) it added], [(path, old blob) it
+    deleted])}`` for each commit of the range (not a merge) that did both: a move, seen without
+    git's guess of renames, from the same walk."""
     by_blob: dict[tuple[str, str], tuple[str, str, str]] = {}
     newest: dict[str, tuple[str, str, str]] = {}
     for i in range(0, len(paths), 2000):
@@ -315,6 +320,8 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
             if len(head) != 3:
                 continue
             who = (head[0], head[1].rstrip(" "), head[2].rstrip(" "))
+            added: list[tuple[str, str]] = []
+            deleted: list[tuple[str, str]] = []
             for line in lines[1:]:
                 meta, _, path = line.partition("\t")
                 parts = meta.split()  # :old-mode new-mode old-blob new-blob status
@@ -324,6 +331,10 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
                 by_blob.setdefault((path, parts[3]), who)
                 if touched is not None:
                     touched.setdefault(path, set()).add(who[0])
+                if moves is not None and parts[4][:1] in ("A", "D"):
+                    (added if parts[4][0] == "A" else deleted).append((path, parts[3] if parts[4][0] == "A" else parts[2]))
+            if moves is not None and added and deleted:
+                moves[who[0]] = (added, deleted)
     if not newest:
         return {}
     held = tree_blobs(repo, new, sorted(newest))

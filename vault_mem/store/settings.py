@@ -36,6 +36,7 @@ from pathlib import Path
 
 from vault_mem.config import (
     CONFIG_FILE,
+    MAX_CONFIG_BYTES,
     Config,
     describe_changes,
     parse_config,
@@ -123,6 +124,9 @@ def settings_in_force(root: Path, repo: GitRepo, prefix: str, raw: bytes | None,
         approve_config(root, raw, blob, how="approved before (its outbound settings)",
                        defaults=out.requested == Config())
         out.config = out.requested
+        return out
+    if len(raw) > MAX_CONFIG_BYTES:  # read no further (Workspace): whose it is is not asked
+        out.notices.append(f"{CONFIG_FILE} is not used: {out.problem}; {said} until it is fixed")
         return out
     # HEAD's file as a checkout converted it (line ends a peer's .gitattributes asked for) is
     # HEAD's file, not an edit made here
@@ -268,8 +272,11 @@ def _own_edit(repo: GitRepo, prefix: str, blob: str, state_dir: Path) -> bool:
     # commit holds it too, and runs its pre-commit hook (vault-mem's, which opens the vault) with
     # GIT_INDEX_FILE set: the person's `git commit vault.toml` is their edit
     in_commit_hook = bool(os.environ.get("GIT_INDEX_FILE"))
+    # nor while a squash, pick or revert git merged waits for its commit (`git merge --squash`,
+    # `cherry-pick -n`: no MERGE_HEAD): the text git merged holds the other commit's settings,
+    # and the commit that concludes it (this hook's own) is no edit either
     if (repo.index_locked() and not in_commit_hook) or repo.operation_in_progress() \
-            or (state_dir / SYNC_JOURNAL_NAME).exists():
+            or repo.concluding_replay() or (state_dir / SYNC_JOURNAL_NAME).exists():
         return False
     try:
         tips = repo.run("for-each-ref", "--format=%(objectname)", "refs/remotes").split()

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from vault_mem.config import (
     CONFIG_FILE,
+    MAX_CONFIG_BYTES,
     STATE_DIR,
     TYPE_FOLDERS,
     Config,
@@ -51,7 +52,6 @@ from vault_mem.store.files import (
     read_own,
     replace_file,
 )
-from vault_mem.store.attributes import replace_older_driver
 from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.gitfiles import ignore_files_signature, ignored_memory_folders
 from vault_mem.store.health import (
@@ -145,7 +145,9 @@ class Workspace:
         if linked:
             raise LinkError(linked)
         root = Path(root).expanduser().resolve()
-        raw = read_own(root / CONFIG_FILE) if os.path.lexists(root / CONFIG_FILE) else None
+        # read no further than a settings file may hold: a longer one is refused as such
+        raw = read_own(root / CONFIG_FILE, max_bytes=MAX_CONFIG_BYTES + 1) if os.path.lexists(root / CONFIG_FILE) \
+            else None
         if raw is None and approved_config(root) is None:
             raise NotAVaultError(
                 f"{root} is not a vault (no {CONFIG_FILE}); create one with `vault-mem init {root}`"
@@ -178,10 +180,6 @@ class Workspace:
                              "at most 500 characters (--agent, $VAULT_MEM_AGENT)")
         self.agent = named or self.config.agent_name
         self.check_head_tree()  # before anything is written: a fresh clone's tree is a peer's
-        try:
-            replace_older_driver(self.repo, self.prefix)
-        except (OSError, VaultMemError):
-            pass  # a read-only git folder: `hooks install` says what fails
         hooks_note = unsafe_hooks_notice(self.repo.hooks_dir, root, self.repo.common_dir, self.repo.toplevel)
         if hooks_note:
             self.notices.append(hooks_note)

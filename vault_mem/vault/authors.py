@@ -172,17 +172,20 @@ def _refresh(ws: Workspace, sidecar: Sidecar, head: str, stored: str | None, dam
         base = stored if history.is_ancestor(repo, stored, head) else (history.merge_base(repo, stored, head) or None)
     local = identities(ws).local
     touched: dict[str, set[str]] = {}  # every commit of the range that changed each path (see _lineage)
+    moves: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]] = {}  # (see _moved)
     # a text a merge brought back (no commit gave it since one deleted or changed it): no commit
     # vouches for it, _given_back reads whose last word it is (a peer's merge that kept its own
     # tree over the person's `forget` gave the forgotten text back as the person's first commit's)
     if base is None:
-        found = history.last_authors(repo, head, None, [spec], given_only=True, touched=touched)
+        found = history.last_authors(repo, head, None, [spec], given_only=True, touched=touched, moves=moves)
         if not damaged():
             found = _vault_relative(ws, found)
-            rows.replace(db, head, found, _lineage(ws, found, touched, local, {}, set()))
+            lineage = _lineage(ws, found, touched, local, {}, set())
+            moved = _moved(ws, moves, touched, local, lambda rel: False)
+            rows.replace(db, head, found, lineage | (moved.keys() & found.keys()), moved)
         return
     changed = history.changed_paths(repo, stored, head, spec)  # what differs from what the rows reflect
-    found = history.last_authors(repo, head, base, [spec], given_only=True, touched=touched)
+    found = history.last_authors(repo, head, base, [spec], given_only=True, touched=touched, moves=moves)
     missing = [p for p in changed if p not in found]
     if missing:  # back to a version older than the common ancestor: its author is further back
         older = history.last_authors(repo, head, None, missing)
@@ -193,8 +196,21 @@ def _refresh(ws: Workspace, sidecar: Sidecar, head: str, stored: str | None, dam
     if not damaged():
         found = _vault_relative(ws, found)
         before = rows.authors_of(db, sorted(found))
-        lineage = _lineage(ws, found, touched, local, before, set(rows.foreign_paths(db)))
-        rows.update(db, head, found, gone, lineage)
+        foreign = set(rows.foreign_paths(db))
+        lineage = _lineage(ws, found, touched, local, before, foreign)
+        if moves:  # what the rows said of a moved path before: its history held a peer's change
+            kept_lineage, kept_moved = rows.lineage_paths(db), rows.moved_from(db)
+            olds = rows.authors_of(db, sorted({top[len(ws.prefix):] for _a, dels in moves.values() for top, _b in dels
+                                               if top.startswith(ws.prefix)}))
+
+            def peers_before(rel: str) -> bool:
+                return (rel in kept_lineage or rel in kept_moved or rel in foreign
+                        or (rel in olds and olds[rel][0] not in local))
+            moved = _moved(ws, moves, touched, local, peers_before)
+            lineage |= moved.keys() & found.keys()
+        else:
+            moved = {}
+        rows.update(db, head, found, gone, lineage, moved)
 
 
 def _lineage(ws: Workspace, found: dict[str, tuple[str, str, str, str]], touched: dict[str, set[str]],
@@ -213,6 +229,57 @@ def _lineage(ws: Workspace, found: dict[str, tuple[str, str, str, str]], touched
                 or (old is not None and (old[0] not in local)) or rel in foreign):
             out.add(rel)
     return out
+
+
+def _moved(ws: Workspace, moves: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]],
+           touched: dict[str, set[str]], local: frozenset[str], peers_before: Callable[[str], bool]
+           ) -> dict[str, tuple[str, str]]:
+    """Of the commits of the range that added memory files and deleted others (``moves``, from
+    the walk the rows came from), those made here that moved a memory whose history holds a
+    commit not made here (one of ``touched``'s, or ``peers_before`` says the rows said so):
+    ``{new path: (commit, old path)}`` (vault-relative), the old path the one whose text shares
+    the most counted lines with the new (:func:`_lines`; none shared: no move). Why: a path's
+    history starts at the commit that added it, so a memory holding a peer's merged line, moved
+    to another key here (``git mv`` and a commit, an agent's move) started a history of the
+    person's alone (trust23). One ``git cat-file`` for the texts, only when such a commit is
+    there."""
+    n = len(ws.prefix)
+    moving: list[tuple[str, list[tuple[str, str]], list[tuple[str, str]]]] = []
+    for commit, (added, deleted) in moves.items():
+        if commit not in local:
+            continue  # a peer's move: the new path's history starts at a peer's change already
+        olds = [(top[n:], blob) for top, blob in deleted if top.startswith(ws.prefix) and is_memory_path(top[n:])]
+        news = [(top[n:], blob) for top, blob in added if top.startswith(ws.prefix) and is_memory_path(top[n:])]
+        if olds and news:
+            moving.append((commit, news, olds))
+    candidates: dict[str, tuple[str, str, list[tuple[str, str]]]] = {}
+    peers = {rel for _c, _news, olds in moving for rel, _b in olds
+             if any(c not in local for c in touched.get(ws.prefix + rel, ())) or peers_before(rel)}
+    while True:  # a path moved here from such a path is one too (moved twice, in any order of the walk)
+        more = False
+        for commit, news, olds in moving:
+            held = [old for old in olds if old[0] in peers]
+            for rel, blob in news if held else ():
+                if rel not in candidates or len(candidates[rel][2]) < len(held):
+                    candidates[rel] = (commit, blob, held)
+                    more = more or rel not in peers
+                    peers.add(rel)
+        if not more:
+            break
+    if not candidates:
+        return {}
+    try:
+        texts = history.read_blobs(ws.repo, sorted({b for _c, blob, olds in candidates.values()
+                                                    for b in (blob, *(ob for _p, ob in olds))}))
+    except VaultMemError:
+        texts = {}
+    found = {}
+    for rel, (commit, blob, olds) in candidates.items():
+        now = _lines(texts.get(blob))
+        best = max(olds, key=lambda old: (len(now & _lines(texts.get(old[1]))), old[0]))
+        if now & _lines(texts.get(best[1])) or blob not in texts:  # unread: followed, the safe side
+            found[rel] = (commit, best[0])
+    return found
 
 
 def _vault_relative(ws: Workspace, found: dict[str, tuple[str, str, str, str]]) -> dict[str, tuple[str, str, str, str]]:
@@ -345,20 +412,29 @@ def _lines(data: bytes | None) -> frozenset[str]:
         return frozenset()
     text = unicodedata.normalize("NFKC", data.decode("utf-8", "replace")).replace("\ufeff", "")
     lines = [" ".join(line.split()) for line in text.splitlines()]
-    # the front matter's bookkeeping (a date, a flag, a one-word type or source) is no one's
-    # words: every text keeps it, and an update carries ``created:`` over (else no write of the
-    # person's or the agent's could ever make a peer's memory theirs)
+    # the front matter's bookkeeping (a date, a one-word type, an unpinning, a source that claims
+    # no person's word) is no one's words: every text keeps it, and an update carries
+    # ``created:`` over (else no write of the person's or the agent's could ever make a peer's
+    # memory theirs). A line that raises the memory's standing (``pinned`` that pins: the session
+    # context; ``source: user``: the person's own word) is a choice, and a peer's is the peer's
     end = lines.index("---", 1) if lines and lines[0] == "---" and "---" in lines[1:] else 0
     return frozenset(words for i, words in enumerate(lines)
                      if words and any(c.isalnum() for c in words) and not (i < end and _BOOKKEEPING.fullmatch(words)))
 
 
-#: a front-matter line :func:`_lines` leaves out: one of these keys with a one-word value
-_BOOKKEEPING = re.compile(r"(?:created|updated|pinned|source|type): ?[\w.:+-]*")
+#: a front-matter line :func:`_lines` leaves out: a date or the type with a one-word value, a
+#: ``pinned`` that does not pin, a ``source`` other than ``user`` (compared as YAML reads them:
+#: any case, quoted or not). Not ``pinned: true`` nor ``source: user``: those choose where the
+#: memory stands (trust23: a peer's ``pinned: true`` kept by the person's edit of the body counted
+#: as no one's, so the memory led the session context as the person's)
+_BOOKKEEPING = re.compile(r"(?:created|updated|type): ?[\w.:+-]*"
+                          r"|pinned: ?(?P<q1>[\"']?)(?i:false|no|off|null|~|)(?P=q1)"
+                          r"|source: ?(?P<q2>[\"']?)(?!(?i:user)(?P=q2)$)[\w.:+-]*(?P=q2)")
 
 
 def _adopted(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, tuple[str, str, str, str]],
-             judged: dict[str, Author], changed: set[str]) -> dict[str, Author]:
+             judged: dict[str, Author], changed: set[str], *,
+             texts: dict[str, bytes | None] | None = None) -> dict[str, Author]:
     """``judged``, where a memory judged this machine's (a commit made here, or a change not
     committed) keeps lines a peer's change added: then it is that peer's.
 
@@ -395,6 +471,7 @@ def _adopted(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, 
     lineage = origins.lineage()
     asked: dict[str, bytes | None] = {}
     heads: dict[str, Author] = {}
+    fresh: list[str] = []
     for rel, author in judged.items():
         if not author.trusted:
             continue
@@ -404,18 +481,25 @@ def _adopted(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, 
             continue
         who = known.get(rel)
         if who is None:
-            continue  # a new file: no text was at its path before here
+            fresh.append(rel)  # a new file: no text was at its path before here, unless moved
+            continue
         heads[rel] = Author(None, "peer") if not who[0] else Author(who[1], ids.standing(who[1], who[0]))
     if heads:
         heads = origins.first_authors(heads, {rel: (known[rel][3], known[rel][0] or None) for rel in heads})
         for rel, head in heads.items():
             if not head.trusted or rel in lineage:
                 try:
-                    data = ws.disk_bytes(rel)
+                    data = texts[rel] if texts is not None else ws.disk_bytes(rel)
                 except VaultMemError:
                     data = None
                 if data is not None:
                     asked[rel] = data
+    moved_here = _moved_uncommitted(ws, ids, origins, fresh) if fresh and texts is None else {}
+    for new, (old, data) in moved_here.items():  # as an edit, not committed, of the memory it was moved from
+        found = _adopted(ws, ids, origins, {**known, **rows.authors_of(origins.db, [old])},
+                         {old: Author(None, "local")}, {old}, texts={old: data})[old]
+        if not found.trusted:
+            judged = {**judged, new: found}
     if not asked:
         return judged
     # one operation judges a memory more than once (the session context: the peers' list, then
@@ -432,22 +516,74 @@ def _adopted(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, 
     return out
 
 
+def _moved_uncommitted(ws: Workspace, ids: Identities, origins: Origins, fresh: list[str]
+                       ) -> dict[str, tuple[str, bytes]]:
+    """Of ``fresh`` (new files, not committed, judged this machine's), those that are a committed
+    memory moved here and not committed yet (``git mv``, ``mv``, an editor's save as): ``{new
+    path: (the committed path gone from the disk whose text shares the most counted lines with
+    it, its text)}``, for committed paths whose history holds a peer's change (a peer's last
+    commit, :func:`~vault_mem.index.authors.lineage_paths`, a move followed before). What
+    :func:`_moved` is for a move committed here, for one not committed: the new path has no
+    history, and the peer's merged line in it read as the person's until the move was
+    committed (trust23). A stat of each committed memory, only while such a new file is there;
+    git only when a committed memory of a peer's history is gone from the disk."""
+    kept = rows.all_authors(origins.db)
+    lineage, moved = origins.lineage(), rows.moved_from(origins.db)
+    gone = [rel for rel, (commit, email, _n, _b) in kept.items()
+            if (rel in lineage or rel in moved or not commit or ids.standing(email, commit) == "peer")
+            and not os.path.lexists(ws.root / rel)]
+    if not gone:
+        return {}
+    try:
+        olds = history.read_blobs(ws.repo, sorted({kept[rel][3] for rel in gone if kept[rel][3]}))
+    except VaultMemError:
+        olds = {}
+    out = {}
+    for rel in fresh:
+        try:
+            data = ws.disk_bytes(rel)
+        except VaultMemError:
+            continue  # a link: never read, never shown
+        now = _lines(data)
+        if data is None or not now:
+            continue
+        best = max(gone, key=lambda old: (len(now & _lines(olds.get(kept[old][3]))), old))
+        if now & _lines(olds.get(kept[best][3])):
+            out[rel] = (best, data)
+    return out
+
+
 def _adopted_walk(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, tuple[str, str, str, str]],
                   asked: dict[str, bytes | None]) -> dict[str, Author]:
     """:func:`_adopted`'s answer for ``asked`` (``{path: the text of the change not committed,
     or None}``): the peer whose change's lines survive, for those whose do."""
     out: dict[str, Author] = {}
-    walks = origins.path_histories(sorted(ws.prefix + rel for rel in asked))
+    moved = rows.moved_from(origins.db)
+    paths = set(asked)
+    for rel in asked:  # the paths each was moved from here, and theirs (see _moved)
+        at = rel
+        while at in moved and moved[at][1] not in paths and len(paths) < len(asked) + _MOVES_FOLLOWED:
+            at = moved[at][1]
+            paths.add(at)
+    walks = origins.path_histories(sorted(ws.prefix + rel for rel in paths))
     chains: dict[str, list[tuple[str, str, str]]] = {}
     for rel in asked:
-        walk, chain, i, seen = walks.get(ws.prefix + rel, []), [], 0, set()
-        while walk and i not in seen:  # the nearest line back from the newest change
-            seen.add(i)
-            chain.append((walk[i][0], walk[i][1], walk[i][3]))
-            i = min(walk[i][4]) if walk[i][4] else -1
-            if i < 0:
+        chain = _line_back(walks.get(ws.prefix + rel, []), 0)
+        at, followed = rel, set()
+        # a path a commit made here added while it deleted the path moved from: that path's
+        # history, before the move, stands for what came before the move here (nothing, or a
+        # text deleted before: a move back); the move commit's own entry there is the
+        # deletion, left out: the new path's entry holds the text it moved
+        while at in moved and moved[at] not in followed:
+            commit, source = moved[at]
+            followed.add(moved[at])
+            k = next((k for k, entry in enumerate(chain) if entry[0] == commit), None)
+            walk = walks.get(ws.prefix + source, [])
+            j = next((j for j, entry in enumerate(walk) if entry[0] == commit), None)
+            if k is None or j is None or not walk[j][4]:
                 break
-        chain.reverse()  # oldest first
+            chain = _line_back(walk, min(walk[j][4])) + chain[k:]
+            at = source
         who = known.get(rel)
         if who is not None and (not chain or chain[-1][2] != who[3]):
             # the history cut short (damage), or the commit HEAD's row names missing from it:
@@ -509,9 +645,25 @@ def _adopted_walk(ws: Workspace, ids: Identities, origins: Origins, known: dict[
     return out
 
 
+#: how many moves :func:`_adopted_walk` follows back from the memories it is asked about, at most
+_MOVES_FOLLOWED = 64
+
+
+def _line_back(walk: list[tuple[str, str, str, str, list[int]]], i: int) -> list[tuple[str, str, str]]:
+    """``(commit, email, blob)`` of the nearest line back through ``walk`` from its entry ``i``
+    (:func:`_with_ancestry`'s), oldest first."""
+    chain, seen = [], set()
+    while walk and 0 <= i < len(walk) and i not in seen:
+        seen.add(i)
+        chain.append((walk[i][0], walk[i][1], walk[i][3]))
+        i = min(walk[i][4]) if walk[i][4] else -1
+    chain.reverse()
+    return chain
+
+
 #: the version of the rule the kept states were worked out by (:func:`_lines`, :func:`_still_standing`):
 #: part of each state's key, so that a state kept by an older rule is worked out again, never read
-_ADOPTION_RULE = 2
+_ADOPTION_RULE = 3
 
 
 def _still_standing(standing: list[tuple[str, frozenset[str]]], now: frozenset[str]) -> list[tuple[str, frozenset[str]]]:
@@ -647,12 +799,17 @@ class _Uncommitted:
     person (a hand edit, a new file), unless a merge, cherry-pick, revert or rebase under way
     brought that change (``git pull`` stopped at a conflict leaves the remote's new and changed
     files staged, not committed): then the author of the incoming side's version, judged as any
-    commit is. Otherwise a peer's memory would pass for the person's for as long as the person
+    commit is; a ``cherry-pick -n`` or ``revert -n``, which names no commit, vouches for none of
+    the files that differ from HEAD until its commit. Otherwise a peer's memory would pass for the person's for as long as the person
     takes to settle the conflict, and reach the prompt hook (DESIGN §7)."""
 
     def __init__(self, ws: Workspace, ids: Identities, origins: Origins):
         self.ws, self.ids, self.origins = ws, ids, origins
         self.incoming = ws.repo.incoming_heads()  # reads a few files in the git folder: no process
+        #: a pick or revert git merged with ``-n`` names no commit (``MERGE_MSG`` alone): what
+        #: it brought is no one's vouched text until the commit that concludes it, which the
+        #: hooks judge (a peer's line merged into the person's pinned memory reached the prompt)
+        self.unnamed = not self.incoming and ws.repo.concluding_replay()
         self.head = ws.repo.head() if self.incoming else None
 
     def author(self, rel: str) -> Author:
@@ -666,6 +823,8 @@ class _Uncommitted:
         repo, prefix = self.ws.repo, self.ws.prefix
         out: dict[str, Author] = {}
         left = list(dict.fromkeys(rels))
+        if self.unnamed:
+            return {rel: Author(None, "peer") for rel in left}
         for commit in self.incoming:
             tops = [prefix + rel for rel in left]
             try:  # each side's folder tree read once, not one lookup per file and side
@@ -748,7 +907,7 @@ def peer_memories(ws: Workspace, sidecar: Sidecar, ids: Identities | None = None
     uncommitted = _Uncommitted(ws, ids, origins)
     rels, dirty = list(found), None
     rels += [rel for rel in rows.foreign_changes(sidecar.db) if rel not in found]
-    if uncommitted.incoming:  # files an operation under way brought, committed or not
+    if uncommitted.incoming or uncommitted.unnamed:  # files an operation under way brought, committed or not
         dirty = {top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])
                  if top.startswith(ws.prefix) and is_memory_path(top[len(ws.prefix):])}
         rels += sorted(dirty - found.keys())

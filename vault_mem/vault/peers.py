@@ -16,8 +16,8 @@ It is kept here, per open vault, and given again while nothing it is worked out 
 - the identities: this machine's person and agents, the authors approved here (``vault-mem
   trust --author``) and the commits made here.
 
-Nothing is kept while a merge, cherry-pick, revert or rebase is under way (the files it brought
-are judged from git's own view of them), for a sidecar this process cannot write (its origins
+Nothing is kept while a merge, cherry-pick, revert, rebase or squash is under way, or one git
+merged awaits its commit (the files it brought are judged from git's own view of them), for a sidecar this process cannot write (its origins
 are kept in memory), or when git reported damage meanwhile. A change to any of these makes the
 next read judge the whole set again (once). Known limit: an edit that keeps a file's size and
 modification time (``touch -r``) is seen by no reconcile (the search still shows the text it
@@ -80,8 +80,9 @@ class KeptPeers:
             return None
         authors.refresh(ws, sidecar)  # its writes (the rows brought to HEAD) before the stamp
         head = ws.repo.head()
-        if head is None or rows.stored_head(sidecar.db) != head or ws.repo.incoming_heads():
-            return None
+        if head is None or rows.stored_head(sidecar.db) != head or ws.repo.incoming_heads() \
+                or ws.repo.concluding_replay():
+            return None  # files an operation under way brought: judged from git's view each time
         try:  # git's index: a change staged or unstaged alone (`git add`, `git rm --cached`)
             st = os.stat(ws.repo.git_dir / "index")
             index = (st.st_mtime_ns, st.st_size, st.st_ino)

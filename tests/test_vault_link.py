@@ -1,0 +1,59 @@
+"""A person's own link to a vault, or into one, is followed to the vault's top (trust23): a
+project's ``memory`` that the person linked by hand (no commit holds it) to a folder of a vault
+(``memory -> ~/notes/facts``) made ``--vault TOP/memory`` say "not a vault" and suggest a
+``vault-mem init`` of the vault's own ``facts/`` folder (a vault inside a vault), while
+``--vault ~/notes/facts`` named directly meant ``~/notes``. A link the person made is theirs and
+means what naming its target means; a link a commit holds is a teammate's choice and still
+refused by name (``store/workspace.committed_link``). Real git, the real CLI."""
+
+from __future__ import annotations
+
+import os
+
+from conftest import cli, git
+
+
+def _vault_and_project(tmp_path):
+    vault = tmp_path / "notes"
+    assert cli("init", vault).returncode == 0
+    r = cli("--vault", vault, "remember", "ci-runner", "--type", "fact", "-d", "CI runs on the blue runner")
+    assert r.returncode == 0, r.stderr
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    git(proj, "init", "-q", "-b", "main")
+    (proj / "app.py").write_text("print('app')\n")
+    git(proj, "add", "-A")
+    git(proj, "commit", "-q", "-m", "app")
+    return vault, proj
+
+
+def test_the_persons_own_link_into_a_vault_is_followed_to_its_top(tmp_path):
+    vault, proj = _vault_and_project(tmp_path)
+    os.symlink(vault / "facts", proj / "memory")
+    for named in (proj / "memory", "memory"):
+        r = cli("--vault", named, "list", cwd=proj)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "ci-runner" in r.stdout
+    r = cli("--vault", proj / "memory", "remember", "build-cmd", "--type", "fact", "-d", "Build with make")
+    assert r.returncode == 0, r.stderr
+    assert (vault / "facts" / "build-cmd.md").is_file()
+    assert not (vault / "facts" / "vault.toml").exists()
+
+
+def test_the_persons_own_link_to_a_vault_top_is_the_vault(tmp_path):
+    vault, proj = _vault_and_project(tmp_path)
+    os.symlink(vault, proj / "memory")
+    r = cli("--vault", proj / "memory", "list")
+    assert r.returncode == 0 and "ci-runner" in r.stdout, r.stdout + r.stderr
+
+
+def test_a_committed_link_into_a_vault_is_still_refused_by_name(tmp_path):
+    """The guard: a link the repository holds is a commit's choice, never followed."""
+    vault, proj = _vault_and_project(tmp_path)
+    os.symlink(vault / "facts", proj / "memory")
+    git(proj, "add", "memory")
+    git(proj, "commit", "-q", "-m", "memory link")
+    r = cli("--vault", proj / "memory", "list")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "symlink" in r.stderr and "the repository holds" in r.stderr, r.stderr
+    assert "ci-runner" not in r.stdout
