@@ -26,6 +26,30 @@ Keyword-only (``VAULT_MEM_EMBEDDER=none``), no daemon. Cases alternate call by c
 round; the first round is not counted. Prints per case the CPU ms per call (this process and the
 git processes it waited for) p50 over rounds (min-max), then the load average before and after.
 Asserts nothing but that each case reads what it says.
+
+Big vaults of peers' memories, two checkouts interleaved (issue 29: who wrote the hits judged
+over every memory of the vault)::
+
+    git archive main | tar -x -C /tmp/old
+    python bench/bench_peer_reads.py --vault /tmp/v10k=10000 --vault /tmp/v100k=100000 --old /tmp/old --rounds 15
+
+``--vault PATH=N``: the vault at PATH, made first when PATH does not exist by
+``bench/corpus.py``'s ``packed_vault`` (N memories committed by plain git, so every one is a
+peer's: not made here, an author not approved; indexed keyword-only, packed; 100k took ~25 min
+on the loaded 2-core box); remove it after.
+
+Each vault first gets the person's own memories (three ``Vault.remember`` calls of this
+checkout: the agent's commits, made here). Then one warm process per checkout per vault (a
+``Vault`` opened once, as the MCP server and the daemon keep one; no daemon, keyword-only), and
+per round, per case, one call in each, the checkouts in turn (which goes first alternates):
+``person's``, a recall whose hits are the person's memories; ``peers'``, a recall whose hits
+are all peers' (asked again without them: ``Vault._trusted_kept``); ``prompt hook``, the same
+query as the prompt hook asks it (``trusted_only``); ``session context``, the session start's
+INDEX.md without the peers' (``render_trusted_index``); ``peers' after a write``, the peers'
+recall right after an agent's write (made by this process: HEAD and the rows moved, so the
+judgement is made again). The first call of each case in each
+process (the judgement made, nothing kept yet) is printed apart. CPU is the child's own and
+its git processes'. Prints p50 (min-max) per (vault, case, checkout) and the load.
 """
 
 from __future__ import annotations
@@ -126,11 +150,115 @@ def p50(values: list[float]) -> str:
     return f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
 
 
+MINE = [("release-train", "The release train freezes on Thursday at noon", "Freeze at 12:00, ship Friday."),
+        ("release-owner", "The release train is driven by the person this quarter", "Rotates each quarter."),
+        ("release-notes", "Release notes for the train are written on Wednesday", "In docs/releases.")]
+BIG_CASES = {"person's": "when does the release train freeze", "peers'": "Maya moved to Lisbon",
+             "prompt hook": "Maya moved to Lisbon", "session context": "",
+             "peers' after a write": "Maya moved to Lisbon"}
+
+
+def child(vault_path: str) -> None:
+    """One warm process: reads a case name per line, answers the CPU ms of one call."""
+    os.environ["VAULT_MEM_EMBEDDER"] = "none"
+    while str(HERE.parent) in sys.path:  # the checkout PYTHONPATH names, not this one's
+        sys.path.remove(str(HERE.parent))
+    import vault_mem
+    from vault_mem import Vault
+
+    vault = Vault(vault_path)
+    print(f"code {Path(vault_mem.__file__).parent.parent}", flush=True)
+    calls = {"person's": lambda: vault.recall(BIG_CASES["person's"]),
+             "peers'": lambda: vault.recall(BIG_CASES["peers'"]),
+             "prompt hook": lambda: vault.recall(BIG_CASES["prompt hook"], k=3, full=True, trusted_only=True),
+             "session context": lambda: vault.render_trusted_index(),
+             "peers' after a write": lambda: vault.recall(BIG_CASES["peers'"])}
+    print("ready", flush=True)
+    for line in sys.stdin:
+        name = line.strip()
+        t = cpu_ms()
+        out = calls[name]()
+        spent = cpu_ms() - t
+        if name == "session context":
+            shape = f"{len(out[2])} peers"
+        else:
+            shape = ",".join("T" if h.trusted else "p" for h in out.hits)
+        print(f"{spent:.3f} {shape}", flush=True)
+
+
+def big(args) -> None:
+    """Per-call CPU in warm processes of two checkouts on big vaults (module docstring)."""
+    from vault_mem import Vault
+
+    print(load_line(), flush=True)
+    codes = ([("old", Path(args.old).resolve())] if args.old else []) + [("new", HERE.parent)]
+    results: dict[tuple[str, str, str], list[float]] = {}
+    firsts: dict[tuple[str, str, str], float] = {}
+    shapes: dict[tuple[str, str, str], str] = {}
+    for spec in args.vault:
+        vault_path, _, size = spec.partition("=")
+        os.environ["VAULT_MEM_EMBEDDER"] = "none"
+        if not Path(vault_path).exists():
+            from corpus import packed_vault
+
+            packed_vault(Path(vault_path), int(size))
+        with Vault(vault_path) as vault:
+            for key, description, body in MINE:
+                vault.remember(key, description, body)
+            n = vault.sidecar.db.execute("SELECT count(*) FROM files WHERE usable = 1").fetchone()[0]
+        procs = {}
+        for name, code in codes:
+            env = {**os.environ, "PYTHONPATH": str(code), "BENCH_MCP_CODE": str(code), "VAULT_MEM_EMBEDDER": "none",
+                   "VAULT_MEM_DAEMON": "off"}
+            procs[name] = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--child", vault_path],
+                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
+                                           cwd=str(code))
+            print(f"{name}: {procs[name].stdout.readline().strip()}", flush=True)
+            assert procs[name].stdout.readline().strip() == "ready"
+        label = f"{n:,}"
+        writer = Vault(vault_path)
+        for r in range(args.rounds + 1):
+            for case in BIG_CASES:
+                if case == "peers' after a write":  # an agent's write first: HEAD and the rows move
+                    writer.remember("release-round", f"The release train round {r} of this bench", "A round.")
+                order = list(procs) if r % 2 == 0 else list(reversed(procs))
+                for name in order:
+                    p = procs[name]
+                    p.stdin.write(case + "\n")
+                    p.stdin.flush()
+                    ms, shape = p.stdout.readline().split(" ", 1)
+                    key = (label, case, name)
+                    shapes[key] = shape.strip()
+                    if r == 0:
+                        firsts[key] = float(ms)
+                    else:
+                        results.setdefault(key, []).append(float(ms))
+        writer.close()
+        for p in procs.values():
+            p.stdin.close()
+            p.wait()
+    print(f"{args.rounds} rounds; CPU ms per call in a warm process, p50 (min-max); first call apart; "
+          "hits T = the person's, p = a peer's")
+    for (label, case, name), values in results.items():
+        print(f"  {label:>8} {case:20} {name:3}  first {firsts[(label, case, name)]:8.1f}   "
+              f"then {p50(values):24} {shapes[(label, case, name)]}")
+    print(load_line())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--calls", type=int, default=25, help="calls per case per round")
+    ap.add_argument("--vault", action="append", help="a big vault of peers' memories (module docstring)")
+    ap.add_argument("--old", help="another checkout, run alternately with this one (with --vault)")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.child:
+        child(args.child)
+        return
+    if args.vault:
+        big(args)
+        return
     print(load_line(), flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-peer-reads-") as tmp:
         base = Path(tmp)

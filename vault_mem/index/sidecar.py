@@ -571,9 +571,16 @@ class Sidecar:
         connection (a recovery replaces it), its changes so far (``total_changes``: a rolled-back
         change counts too, so a view :meth:`render_index_with` applied never matches), every other
         connection's commits (``PRAGMA data_version`` moves with each), the budget and the day."""
+        return (*self.changes_stamp(), budget_tokens, today)
+
+    def changes_stamp(self) -> tuple[int, int, int]:
+        """A value that moves with every change to the rows, whoever makes it: this connection
+        (a recovery replaces it), its changes so far (``total_changes``: a rolled-back change
+        counts too) and every other connection's commits (``PRAGMA data_version``). What is
+        worked out from the rows alone holds while it stays (reads write nothing)."""
         conn = self.db.conn
         version = self.db.execute("PRAGMA data_version").fetchone()[0]
-        return (id(conn), conn.total_changes, version, budget_tokens, today)
+        return (id(conn), conn.total_changes, version)
 
     def _render(self, *, budget_tokens: int, today: dt.date, hidden: Collection[str],
                 author_of: Callable[[str], str] | None) -> str:

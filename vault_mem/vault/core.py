@@ -46,6 +46,7 @@ from vault_mem.store.files import read_own
 from vault_mem.store.git import Identity
 from vault_mem.store.workspace import Workspace
 from vault_mem.vault import authors, person
+from vault_mem.vault.peers import KeptPeers
 from vault_mem.vault.create import create_files, first_commit, install_hooks
 from vault_mem.vault.recovery import recover
 from vault_mem.vault.steps import IndexWrite, files_in_flight, index_due, index_owed, write_index
@@ -98,6 +99,8 @@ class Vault:
         #: called (once each) by :meth:`close`: a watcher installed on this vault stops with it
         #: (``daemon.keeper.keep_current``)
         self.closers: list[Callable[[], None]] = []
+        #: the peers' memories as last judged, kept while nothing they are judged from changed
+        self._kept_peers = KeptPeers()
 
     def reopen(self) -> Vault:
         """Another :class:`Vault` of this folder, opened as this one was (its agent and
@@ -430,9 +433,9 @@ class Vault:
         if trusted_only:
             if origins is None:
                 origins = authors.Origins(self.ws, self.sidecar, ids)
-            excluded = set(authors.peer_memories(self.ws, self.sidecar, ids, origins))
+            excluded = self._kept_peers.sorted_paths(self._kept_peers.peer_memories(self.ws, self.sidecar, ids, origins))
         else:
-            excluded = set()
+            excluded = ()
         result = self.sidecar.recall(
             query, k=k or self.config.recall_k, type=type,
             tags=tags or None, scope=scope, include_expired=include_expired,
@@ -465,7 +468,7 @@ class Vault:
         ``budget_tokens``: instead of the vault's (a context of fixed size)."""
         ids = authors.identities(self.ws)
         origins = authors.Origins(self.ws, self.sidecar, ids)  # the refs stamped once for both
-        peers = authors.peer_memories(self.ws, self.sidecar, ids, origins)
+        peers = self._kept_peers.peer_memories(self.ws, self.sidecar, ids, origins)
         legend = Legend()
         budget = self.config.index_budget_tokens if budget_tokens is None else budget_tokens
         text = self.sidecar.render_index(budget_tokens=budget, today=today,
