@@ -253,43 +253,50 @@ class IndexFile:
         git. ``root``: the work tree, for the ``lstat`` of racy entries. This one is unchanged."""
         new = IndexFile(self.version, list(self.blocks), list(self.names), list(self.offsets),
                         self.extensions, set(), list(self.firsts), list(self.newest))
+        return new if new.stage(changes, root, index_mtime_s, racy=self.racy) else None
+
+    def stage(self, changes: dict[str, tuple[str | None, os.stat_result | None]], root: bytes,
+              index_mtime_s: int, *, racy: set[bytes]) -> bool:
+        """:meth:`staged`'s work on this copy (the one it just made, sharing the blocks it leaves
+        as they are): ``racy``, the racy entries of the index it was copied from. False: leave it
+        to git (this copy is then unusable)."""
         touched: set[bytes] = set()
         for path, (oid, st) in changes.items():
             name = path.encode("utf-8", "surrogateescape")
             if not name or len(name) >= 0xFFF or b"\0" in name:
-                return None
-            k, i, j = new._find(name)
-            if j - i > 1 or (j > i and (_flags(new._entry(k, i)) & 0x7000)):
-                return None  # in conflict, or an extended entry (skip-worktree, intent-to-add)
-            after = new._name_after(k, j)
+                return False
+            k, i, j = self._find(name)
+            if j - i > 1 or (j > i and (_flags(self._entry(k, i)) & 0x7000)):
+                return False  # in conflict, or an extended entry (skip-worktree, intent-to-add)
+            after = self._name_after(k, j)
             if after is not None and after.startswith(name + b"/"):
-                return None  # a folder in the index
-            if any(new._has(name[:at]) for at in range(len(name)) if name[at:at + 1] == b"/"):
-                return None  # under a file in the index
+                return False  # a folder in the index
+            if any(self._has(name[:at]) for at in range(len(name)) if name[at:at + 1] == b"/"):
+                return False  # under a file in the index
             if oid is None:
                 if j > i:
-                    new._splice(k, i, j, [])
+                    self._splice(k, i, j, [])
             else:
                 if st is not None and (not stat.S_ISREG(st.st_mode) or st.st_mode & 0o111):
-                    return None  # an executable file: its mode depends on core.fileMode
-                new._splice(k, i, j, [(name, _entry(name, oid, st))])
+                    return False  # an executable file: its mode depends on core.fileMode
+                self._splice(k, i, j, [(name, _entry(name, oid, st))])
             touched.add(name)
-        for name in self.racy:
+        for name in racy:
             if name in touched:
                 continue
-            k, i, j = new._find(name)
+            k, i, j = self._find(name)
             if j == i:
                 continue
-            e = new._entry(k, i)
+            e = self._entry(k, i)
             if _u32(e, 8) < index_mtime_s:
                 continue
-            new.racy.add(name)
+            self.racy.add(name)
             if _changed_under_same_stat(e, root + b"/" + name):
-                new._splice(k, i, i + 1, [(name, e[:36] + b"\0\0\0\0" + e[40:])])  # the size 0: hashed again
-        new.racy |= touched
-        new.extensions = [(sig, _invalidated(body, touched) if sig == b"TREE" else body)
+                self._splice(k, i, i + 1, [(name, e[:36] + b"\0\0\0\0" + e[40:])])  # the size 0: hashed again
+        self.racy |= touched
+        self.extensions = [(sig, _invalidated(body, touched) if sig == b"TREE" else body)
                           for sig, body in self.extensions]
-        return new
+        return True
 
     def after_written(self, mtime_s: int) -> None:
         """Keep as racy only the entries not older than the written file's mtime ``mtime_s``."""
