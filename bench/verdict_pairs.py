@@ -22,7 +22,8 @@ text the recall embeds), one ONNX run of the three pairs per recall.
   ``verdict_reader`` replays its rules (levels change only in the top 3, never the order):
   ``pair-floor`` (a strong hit scoring under t becomes a candidate), ``pair-below-first`` (a
   strong hit below the first scoring t under it) and ``pair-raise`` (a candidate first hit scoring
-  at least t becomes strong). The thresholds are quantiles of the tune half's scores, and the one
+  at least t becomes strong), and ``pair-decides`` (the reader alone makes each top-3 hit strong
+  at t or over, a candidate under it). The thresholds are quantiles of the tune half's scores, and the one
   rule reported is picked on the tune half alone (:func:`pick`): the best curated strong
   precision among those that cost no file more than a point of hook coverage and add no more
   than a point to its near misses given a strong hit.
@@ -225,6 +226,7 @@ def grid(records: list[dict]) -> list[tuple[str, float]]:
         if scores:
             out.append(("pair-floor", round(float(np.quantile(scores, q)), 4)))
             out.append(("pair-raise", round(float(np.quantile(scores, 1 - q)), 4)))
+            out.append(("pair-decides", round(float(np.quantile(scores, q)), 4)))
         if leads:
             out.append(("pair-below-first", round(float(np.quantile(leads, 1 - q)), 4)))
     return out
@@ -268,6 +270,7 @@ def main() -> int:
     ap.add_argument("--tokenizer", type=Path, help="its tokenizer.json")
     ap.add_argument("--label", type=int, default=0, help="with several outputs, the one read as 'answers'")
     ap.add_argument("--max-tokens", type=int, default=512)
+    ap.add_argument("--scores", type=Path, help="a JSON file keeping the model's pair scores across runs (outside the repo; a run reading them times nothing)")
     ap.add_argument("--oracle", type=float, action="append",
                     help="a scripted reader right on this share of pairs (repeatable; see oracle)")
     ap.add_argument("--only", action="append", help="only records of these files (repeatable)")
@@ -292,7 +295,14 @@ def main() -> int:
     if args.model is None:
         return 0
     model = PairModel(args.model, args.tokenizer, args.label, args.max_tokens)
-    spent = annotate(records, pairs, model.score)
+    saved = json.loads(args.scores.read_text(encoding="utf-8")) if args.scores and args.scores.exists() else {}
+    spent = annotate(records, pairs, lambda row: [saved[q + "\0" + t] for q, t in row]
+                     if all(q + "\0" + t in saved for q, t in row) else model.score(row))
+    if args.scores:
+        for r, row in zip(records, pairs):
+            for (q, t), h in zip(row, r["hits"][:TOP]):
+                saved[q + "\0" + t] = h["pair"]
+        args.scores.write_text(json.dumps(saved), encoding="utf-8")
     print(json.dumps({"load_ms": round(model.load_ms, 1), "score_p50": round(float(np.percentile(spent, 50)), 2),
                       "score_p95": round(float(np.percentile(spent, 95)), 2)}))
     by = defaultdict(lambda: defaultdict(list))

@@ -94,3 +94,26 @@ def test_rules_touch_only_the_top_3_and_the_pick_reads_the_tune_half_alone(tmp_p
             for h in r["hits"][: pairs.TOP]:
                 h["pair"] = 1.0 - h["pair"]
     assert pairs.grid(recs) == tried and pairs.pick(recs, tried) == kept
+
+
+def test_the_oracle_table_starts_from_the_records_own_figures(tmp_path: Path, capsys) -> None:
+    records, pairs, path, _, recs = _records(tmp_path)
+    out = tmp_path / "records.jsonl"
+    out.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    import sys
+
+    sys.argv = ["verdict_pairs.py", str(out), str(path), "--oracle", "1.0"]
+    assert pairs.main() == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0] == "oracle 1.0: | variant | tiny.json |"
+    assert [row.split(" |")[0] for row in table[1:]] == ["| landed", "| pair-floor", "| pair-raise", "| pair-decides"]
+    halves = [[r for r in recs if r["half"] == h] for h in ("tune", "report")]
+    assert table[1] == "| landed | " + " ; ".join(pairs.cell(records.replay(h)) for h in halves) + " |"
+    # a perfect reader deciding the top 3: every strong hit relevant, no near miss given one
+    score, rows = pairs.oracle(recs, 1.0), pairs.pairs_of(recs, pairs.memories_of([path]))
+    for r, row in zip(recs, rows):
+        for h, x in zip(r["hits"][: pairs.TOP], score(row, r)):
+            h["pair"] = x
+    assert any(h["pair"] == 1.0 for r in recs for h in r["hits"][: pairs.TOP])
+    decided = [records.replay(h, pairs.rule("pair-decides", 0.5)) for h in halves]
+    assert all(f["strong_precision"] in (None, 1.0) and not f["near_miss_given_strong"] for f in decided)
