@@ -177,3 +177,40 @@ def test_the_daemon_never_commits_what_a_squash_or_pick_n_merged_as_the_persons_
                  what="the daemon saying it waits for the person's commit")
         assert git(mine, "rev-parse", "HEAD").strip() == head, git(mine, "log", "-1", "--stat")
     assert PEERS_MARK not in agent_hook(mine, "user-prompt-submit", prompt=PINNED_PROMPT)
+
+
+def test_a_peers_force_push_of_another_history_loses_nothing_and_says_how_to_put_it_back(tmp_path):
+    """A peer with push rights replaces the remote's branch with a history of its own (`git push
+    --force` of an orphan branch): every clone's sync must fail (integrating it would take the
+    peer's tree for the vault's), but before, its advice was "clone the remote", which would
+    leave behind every memory this vault holds that the remote does not. Now nothing changes
+    here, recall still finds the person's memories, and the command the message gives puts
+    this vault's history back on the remote, after which sync works again."""
+    mine, peer = person_and_peer(tmp_path)
+    r = cli("--vault", str(mine), "remember", "release-train", "-d", "we release every second Tuesday",
+            "-t", "decision")
+    assert r.returncode == 0, r.stderr  # a memory the remote does not hold yet
+    head = git(mine, "rev-parse", "HEAD").strip()
+    git(peer, "checkout", "-q", "--orphan", "other")
+    git(peer, "rm", "-rq", "--cached", ".")
+    (peer / "facts").mkdir(exist_ok=True)
+    (peer / "facts" / "takeover.md").write_text("---\ndescription: the peer's vault now\n---\nnothing else\n")
+    env = {"GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": "mallory@example.com"}
+    subprocess.run(["git", "add", "facts/takeover.md"], cwd=peer, check=True, capture_output=True)
+    subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "start over"], cwd=peer, check=True,
+                   capture_output=True, env={**__import__("os").environ, **env})
+    subprocess.run(["git", "push", "-q", "--force", "origin", "other:main"], cwd=peer, check=True, capture_output=True)
+
+    r = cli("--vault", str(mine), "sync")
+    assert r.returncode != 0
+    assert "shares no history" in r.stderr and "force-push" in r.stderr, r.stderr
+    assert "clone the remote (`git clone" not in r.stderr  # the advice that lost the memories
+    assert git(mine, "rev-parse", "HEAD").strip() == head  # nothing changed here
+    assert (mine / "decisions" / "release-train.md").exists()
+    found = cli("--vault", str(mine), "recall", "when do we release")
+    assert found.returncode == 0 and "release-train" in found.stdout, found.stderr
+    push = next(line for line in r.stderr.split("`") if line.startswith("git push --force-with-lease="))
+    subprocess.run(push.split(), cwd=mine, check=True, capture_output=True)
+    again = cli("--vault", str(mine), "sync")
+    assert again.returncode == 0, again.stderr
+    assert git(mine, "rev-parse", "origin/main").strip() == git(mine, "rev-parse", "HEAD").strip()

@@ -286,8 +286,15 @@ def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport) -> str 
     if remote_tip is not None:
         base = merge_base(repo, local, remote_tip)
         if not base:
-            raise SyncError("unsafe", "the remote's branch shares no history with this vault; clone the "
-                            "remote (`git clone URL`) or sync with an empty repository")
+            # never "clone it instead": a clone holds none of this vault's memories (a peer's
+            # force-push of another history made that advice lose the person's work)
+            r, b = report.remote, report.branch
+            raise SyncError("unsafe", f"'{r}/{b}' shares no history with this vault: its history was replaced "
+                            f"(a force-push) or it is another vault's; nothing changed here and every memory "
+                            f"stays. Look with `git log {r}/{b}`. To put this vault's history back: `git push "
+                            f"--force-with-lease={b}:{remote_tip} {r} HEAD:{b}`; to bring these memories into "
+                            f"the other vault instead: clone it elsewhere, then `vault-mem --vault CLONE "
+                            f"import {vault.root}`")
     if vault.prefix:
         # inside a larger repository: integrate and publish vault-only history, nothing else
         outside = _outside(repo, vault.prefix, base, local)
