@@ -311,12 +311,12 @@ class GitIndex:
         and checked the index is the one it was made from); the index made in process is kept
         as this process's parse of it."""
         made = getattr(self, "_index_made", None)
-        st = os.stat(tmp)
+        sig = _signature(tmp)  # a rename keeps all of it
         os.replace(tmp, self.git_dir / "index")
         self._index_made = None
-        if made is not None and made[0] == tmp:  # else git's update-index made it: parsed when needed
-            made[1].after_written(int(st.st_mtime) & 0xFFFFFFFF)
-            _PARSED[self.git_dir] = ((st.st_ino, st.st_mtime_ns, st.st_size), made[1])
+        if made is not None and made[0] == tmp and sig is not None:  # else git's update-index made it: parsed when needed
+            made[1].after_written((sig[1] // 1_000_000_000) & 0xFFFFFFFF)
+            _PARSED[self.git_dir] = (sig, made[1])
 
     def _stat_data_stale(self) -> bool:
         """Whether git's index records stat data the files no longer have though they were not
@@ -373,14 +373,8 @@ class GitIndex:
                 raise GitError(f"git update-index failed: {err}")
 
     def _index_signature(self) -> tuple | None:
-        """Which index file is in place: its inode, modification time (ns) and size. Not its
-        change time, which a hard link made or removed moves (:meth:`_copy_index`): git and
-        every other writer of an index replace the file (a new inode), never write it in place."""
-        try:
-            st = os.stat(self.git_dir / "index")
-        except FileNotFoundError:
-            return None
-        return (st.st_ino, st.st_mtime_ns, st.st_size)
+        """Which index file is in place (:func:`_signature`); None: there is none."""
+        return _signature(self.git_dir / "index")
 
     def _copy_index(self, tmp: Path) -> tuple | None:
         """Give git's index the second name ``tmp`` (a hard link; a copy where the file system
@@ -430,6 +424,28 @@ class GitIndex:
             return True
         finally:
             gitlocks.release(lock, record)
+
+
+def _signature(path: Path) -> tuple | None:
+    """Which index file ``path`` is: its inode, modification time (ns), size and trailing SHA-1
+    (git's hash of all the rest); None: there is none. Not its change time, which a hard link
+    made or removed moves (:meth:`GitIndex._copy_index`): git and every other writer of an index
+    replace the file (a new inode), never write it in place. The hash is the content's own: a
+    file system gives a freed inode back (ext4: the lowest free one), and its mtime may be
+    coarse (a second on ext4 with 128-byte inodes, FAT, some network file systems), so a
+    person's `git add` after another one can leave an index of the same inode, mtime and size
+    as the one a warm process parsed, with other entries
+    (tests/test_gitindexfile_attacks.py). One more read of 20 bytes."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return None
+    try:
+        st = os.fstat(fd)
+        trailer = os.pread(fd, 20, st.st_size - 20) if st.st_size >= 20 else b""
+    finally:
+        os.close(fd)
+    return (st.st_ino, st.st_mtime_ns, st.st_size, trailer)
 
 
 def _read_nofollow(path: Path) -> bytes:

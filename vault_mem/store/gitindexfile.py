@@ -4,9 +4,9 @@ Part of :mod:`~vault_mem.store.gitindex`. ``git update-index`` reads, checks and
 whole index for every write: at 100k memories a 13 MB file, ~58 ms of CPU in a git process
 per write, the largest part of a warm write that grows with the vault. A process that writes
 more than once (the daemon, an MCP server, an API caller) keeps the index it parsed, keyed by
-the file's identity (inode, mtime, size), and makes the next index from it: the entries are
-kept as one ``bytes`` each, so a write replaces one or two of them, joins them again and
-hashes the result (SHA-1, as git's trailer wants).
+the file's identity (inode, mtime, size and trailing SHA-1: ``gitindex._signature``), and makes
+the next index from it: the entries are kept as one ``bytes`` each, so a write replaces one or
+two of them, joins them again and hashes the result (SHA-1, as git's trailer wants).
 
 It writes what ``git update-index`` would, byte for byte, or nothing (the caller then runs git):
 
@@ -28,7 +28,9 @@ It writes what ``git update-index`` would, byte for byte, or nothing (the caller
   :meth:`IndexFile.staged`): version 4, a split index (``link``), an untracked cache (``UNTR``),
   fsmonitor data (``FSMN``), a sparse index (``sdir``) or any extension not named here; a path
   in conflict (stages 1-3), with extended flags (skip-worktree, intent-to-add), that is a
-  folder in the index or under a file there; a file with an executable bit.
+  folder in the index or under a file there; a file with an executable bit; an entry of any
+  mode but 100644 (git keeps an executable or link entry's mode under ``core.fileMode false``
+  or ``core.symlinks false``, where the file on disk is a plain one).
 
 Where git's settings would make git write otherwise, the difference is one git repairs and never
 trusts wrongly: under ``core.ignoreStat`` git marks a file it stages assume-unchanged, this
@@ -261,9 +263,11 @@ class IndexFile:
             k, i, j = new._find(name)
             if j - i > 1 or (j > i and (_flags(new._entry(k, i)) & 0x7000)):
                 return None  # in conflict, or an extended entry (skip-worktree, intent-to-add)
-            after = new._name_after(k, j)
+            if j > i and _u32(new._entry(k, i), 24) != 0o100644:
+                return None  # executable, a link, a submodule: git keeps or takes the mode by its settings
+            after = new._name_after(*new._find(name + b"/")[:2])
             if after is not None and after.startswith(name + b"/"):
-                return None  # a folder in the index
+                return None  # a folder in the index (its entries need not follow the name's place)
             if any(new._has(name[:at]) for at in range(len(name)) if name[at:at + 1] == b"/"):
                 return None  # under a file in the index
             if oid is None:

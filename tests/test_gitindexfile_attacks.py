@@ -1,0 +1,103 @@
+"""Attacks on git's index made in process (vault_mem/store/gitindexfile.py, gitindex.py): a
+person's git commands between two warm writes, entries this writer must not rewrite, and an
+index replaced by one with the same inode, mtime and size. Real git, real files; each test
+failed before its fix (revindex, 2026-12-05)."""
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from conftest import git
+from test_gitindexfile import AGENT, _both, _repo
+
+from vault_mem.store.git import GitRepo
+from vault_mem.store.gitindexfile import IndexFile
+
+
+def _write(repo: GitRepo, root: Path, path: str, text: str) -> None:
+    (root / path).write_text(text)
+    assert repo.commit_paths({path: text.encode(), "INDEX.md": f"index {path}\n".encode()},
+                             f"remember: {path}", author=AGENT)
+
+
+def test_an_index_replaced_by_one_with_the_same_inode_mtime_and_size_is_read_again(tmp_path):
+    """The parse a warm process keeps was keyed by the index file's inode, mtime and size. A
+    person's two `git add`s of same-size changes after a warm write: the second one's index
+    gets the inode the first one freed (ext4 hands the lowest free one back), and on a file
+    system whose mtimes are coarse (a second: ext4 with 128-byte inodes, FAT, some network file
+    systems; a kernel tick elsewhere) the same mtime: same inode, mtime and size, other entries.
+    The write after took the kept parse for it and installed an index without the person's
+    staged changes (they were gone from `git diff --cached`, shown as unstaged). The trailing
+    SHA-1 (the content's own hash) is part of the key now."""
+    root = _repo(tmp_path / "r")
+    repo = GitRepo(root)
+    index = root / ".git" / "index"
+    _write(repo, root, "facts/w0.md", "first write\n")  # git update-index: the process's first
+    _write(repo, root, "facts/w1.md", "warm write\n")  # in process: its parse kept
+    kept = os.stat(index)
+    edits = {f"facts/k{i}.md": f"FACT {i}\n" for i in (10, 11)}  # the sizes of "fact 10\n", "fact 11\n"
+    for path, text in edits.items():
+        (root / path).write_text(text)
+        git(root, "hash-object", "-w", path)  # stored before: the adds below create no object file
+    git(root, "add", "facts/k10.md")  # its index.lock: another inode; the kept one is free now
+    # ext4 gives a new file the lowest free inode of its folder's group: the folder's lower free
+    # ones are taken (as any file made there meanwhile takes them), so the next index gets it
+    spare = []
+    for n in range(20000):
+        spare.append(root / ".git" / f"spare{n}")
+        spare[-1].touch()
+        if os.stat(spare[-1]).st_ino == kept.st_ino:
+            spare.pop().unlink()
+            break
+    git(root, "add", "facts/k11.md")
+    for path in spare:
+        path.unlink()
+    st = os.stat(index)
+    if st.st_ino != kept.st_ino:
+        pytest.skip("this file system gave the freed inode to no new index")
+    assert st.st_size == kept.st_size
+    staged = list(edits)
+    os.utime(index, ns=(kept.st_mtime_ns, kept.st_mtime_ns))  # a coarse clock: the same mtime
+    _write(repo, root, "notes/w2.md", "the next warm write\n")
+    assert git(root, "diff", "--cached", "--name-only").split() == staged
+    assert git(root, "diff", "--name-only") == "INDEX.md\n"
+    git(root, "fsck", "--strict")
+    repo.close()
+
+
+def test_an_entry_of_another_mode_is_left_to_git_when_the_file_stays_a_plain_one(tmp_path):
+    """With `core.fileMode false` (a checkout on a file system without an executable bit, set
+    by `git init` there), git keeps an entry's mode when it stages the file again: a person's
+    `git update-index --chmod=+x` stays staged through the agent's update of that memory. The
+    writer gave it 100644 (the person's staged mode change lost, not git's bytes); an entry of
+    a mode other than 100644 (executable, a link with `core.symlinks false`) is git's now."""
+    root = _repo(tmp_path / "r")
+    git(root, "config", "core.fileMode", "false")
+    git(root, "update-index", "--chmod=+x", "facts/k01.md")
+    time.sleep(1.1)
+    theirs, mine = _both(root, {"facts/k01.md": b"fact 1, updated by the agent\n"})
+    assert "100755" in git(root, "ls-files", "-s", "facts/k01.md")
+    assert mine is None or mine == theirs
+
+
+def test_a_file_whose_folder_name_sorts_after_a_sibling_is_left_to_git(tmp_path):
+    """A path that is a folder in the index (`facts/x.md/inner.md`) with a sibling between them
+    in git's order (`facts/x.md.bak`: '.' sorts before '/'): the writer looked at the next entry
+    only and added `facts/x.md` beside the folder, an index git refuses to write (a file and a
+    folder of one name); `git update-index --add` refuses it. Left to git now."""
+    root = _repo(tmp_path / "r")
+    (root / "facts" / "x.md").mkdir()
+    (root / "facts" / "x.md" / "inner.md").write_text("inner\n")
+    (root / "facts" / "x.md.bak").write_text("bak\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "a folder named like a memory")
+    (root / "facts" / "x.md" / "inner.md").unlink()
+    (root / "facts" / "x.md").rmdir()  # gone from the disk, still in the index
+    (root / "facts" / "x.md").write_text("a memory\n")
+    index = root / ".git" / "index"
+    parsed = IndexFile.parse(index.read_bytes(), int(os.stat(index).st_mtime))
+    assert parsed is not None
+    oid = git(root, "hash-object", "facts/x.md").strip()
+    assert parsed.staged({"facts/x.md": (oid, os.lstat(root / "facts/x.md"))}, os.fsencode(root), 0) is None
+    assert parsed.staged({"facts/x.md": (oid, None)}, os.fsencode(root), 0) is None
