@@ -101,3 +101,51 @@ def test_a_file_whose_folder_name_sorts_after_a_sibling_is_left_to_git(tmp_path)
     oid = git(root, "hash-object", "facts/x.md").strip()
     assert parsed.staged({"facts/x.md": (oid, os.lstat(root / "facts/x.md"))}, os.fsencode(root), 0) is None
     assert parsed.staged({"facts/x.md": (oid, None)}, os.fsencode(root), 0) is None
+
+
+def test_a_racy_entry_whose_file_is_gone_is_not_smudged_as_git_does_not(tmp_path):
+    """A racy entry whose file is gone from the disk (a person's `rm` not staged yet, an entry
+    `git sparse-checkout` marked skip-worktree and removed within the second the index was
+    written): git's smudging finds no file and leaves the entry; the writer gave it the size 0
+    (not git's bytes: every such entry of a sparse checkout differed)."""
+    root = _repo(tmp_path / "r")
+    index = root / ".git" / "index"
+    when = int(time.time()) - 5
+    for name in ("facts/k05.md", "facts/k06.md"):
+        os.utime(root / name, (when, when))
+    git(root, "update-index", "facts/k05.md", "facts/k06.md")
+    (root / "facts" / "k05.md").unlink()  # gone, not staged
+    os.utime(index, (when, when))  # both entries racy
+    theirs, mine = _both(root, {"notes/n01.md": b"note 1, changed\n"})
+    assert mine == theirs
+
+
+@pytest.mark.parametrize("how", ["assume-unchanged", "core.ignoreStat"])
+def test_a_memory_git_assumes_unchanged_is_staged_as_the_write_made_it(tmp_path, how):
+    """A memory whose entry is marked assume-unchanged (a person's `git update-index
+    --assume-unchanged`; every file git stages under `core.ignoreStat`, the agent's own writes
+    included): `git update-index --add` keeps such an entry whatever the file holds, so after
+    the agent's update (a one-shot command's, git's staging) the staging area held the older
+    text under the new commit, and the person's next commit of anything put it back: the
+    acknowledged write undone. A warm process's write (in process) and a one-shot one both
+    stage the write's blob now."""
+    root = _repo(tmp_path / "r")
+    path = "facts/k01.md"
+    if how == "assume-unchanged":
+        git(root, "update-index", "--assume-unchanged", path)
+    else:
+        git(root, "config", "core.ignoreStat", "true")
+        GitRepo(root).commit_paths({path: b"the agent's first text\n"}, "remember", author=AGENT)
+    for n, warm in enumerate((False, True, False)):
+        text = f"the agent's update {n}\n"
+        (root / path).write_text(text)
+        if warm:
+            repo = GitRepo(root)
+            _write(repo, root, "notes/w.md", "a write first: the next one is warm\n")
+            assert repo.commit_paths({path: text.encode()}, "remember", author=AGENT)
+            repo.close()
+        else:
+            assert GitRepo(root).commit_paths({path: text.encode()}, "remember", author=AGENT)
+        assert path not in git(root, "diff", "--cached", "--name-only"), (n, warm)
+    git(root, "commit", "-qm", "the person's commit of other work", "--allow-empty")
+    assert git(root, "show", f"HEAD:{path}") == "the agent's update 2\n"

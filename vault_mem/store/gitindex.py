@@ -229,16 +229,22 @@ class GitIndex:
                 except OSError:
                     disk = None
             (from_disk if disk is not None and self.blob_id(disk) == oid else as_blob).append(path)
-        if as_blob and from_disk and all(blobs[p] for p in as_blob) and len(blobs) <= _ONE_PROCESS_PATHS:
+        # A path staged from disk is first staged as its blob too, in the same git process: git
+        # keeps an entry marked assume-unchanged (a person's `update-index --assume-unchanged`,
+        # every file git stages under `core.ignoreStat`) whatever the file holds, so the
+        # staging area kept the memory's older text under the new commit and the person's next
+        # commit put it back; staged as the blob first, the entry is the write's, and the file
+        # then gives it its stat data (tests/test_gitindexfile_attacks.py)
+        if from_disk and all(blobs[p] for p in as_blob) and len(blobs) <= _ONE_PROCESS_PATHS:
             # a write's usual case (its file from disk, INDEX.md as the committed blob): one git
             # process, the blobs as --cacheinfo before the paths (--index-info and --stdin each
             # must come last, so they take two)
-            args = [a for p in as_blob for a in ("--cacheinfo", f"{BLOB_MODE:o},{blobs[p]},{p}")]
+            args = [a for p in [*as_blob, *from_disk] for a in ("--cacheinfo", f"{BLOB_MODE:o},{blobs[p]},{p}")]
             self._update_index("--add", "--remove", *args, "--", *from_disk, input=b"", index=tmp)
             return sig
-        if as_blob:
+        if as_blob or from_disk:
             info = "".join(f"{BLOB_MODE:o} {blobs[p]}\t{p}\n" if blobs[p] else f"0 {ZERO_OID}\t{p}\n"
-                           for p in as_blob)
+                           for p in [*as_blob, *from_disk])
             self._update_index("--index-info", input=info.encode(), index=tmp)
         if from_disk:
             self._update_index("--add", "--remove", "-z", "--stdin", index=tmp,

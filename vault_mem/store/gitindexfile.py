@@ -32,6 +32,11 @@ It writes what ``git update-index`` would, byte for byte, or nothing (the caller
   mode but 100644 (git keeps an executable or link entry's mode under ``core.fileMode false``
   or ``core.symlinks false``, where the file on disk is a plain one).
 
+An entry git assumes unchanged (``--assume-unchanged``, ``core.ignoreStat``) is replaced like
+any other: ``git update-index --add`` alone would keep it, older text and all, so
+:meth:`GitIndex._stage_on <vault_mem.store.gitindex.GitIndex._stage_on>` stages such a path as
+its blob first, then from the file, and this writer writes what that makes.
+
 Where git's settings would make git write otherwise, the difference is one git repairs and never
 trusts wrongly: under ``core.ignoreStat`` git marks a file it stages assume-unchanged, this
 writer does not (git compares its stat data as usual); with ``core.untrackedCache`` or
@@ -355,9 +360,12 @@ def _changed_under_same_stat(entry: bytes, path: bytes) -> bool:
     link or a folder says no (git sees those by their stat data)."""
     try:
         st = os.lstat(path)
-        if not (stat.S_ISREG(st.st_mode) and int(st.st_mtime) & _MASK == _u32(entry, 8)
-                and st.st_size & _MASK == _u32(entry, 36) and st.st_ino & _MASK == _u32(entry, 20)):
-            return False
+    except OSError:
+        return False  # gone (deleted, skip-worktree outside a sparse checkout): git smudges nothing
+    if not (stat.S_ISREG(st.st_mode) and int(st.st_mtime) & _MASK == _u32(entry, 8)
+            and st.st_size & _MASK == _u32(entry, 36) and st.st_ino & _MASK == _u32(entry, 20)):
+        return False
+    try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         with os.fdopen(fd, "rb") as fh:
             data = fh.read()
