@@ -15,6 +15,21 @@ from vault_mem.store.git import GitRepo
 from vault_mem.store.gitindexfile import IndexFile
 
 
+def _take_lower_inodes(folder: Path, ino: int) -> list[Path]:
+    """Files made in ``folder`` until one gets the free inode ``ino`` (removed again): ext4 gives
+    a new file the lowest free inode of its folder's group, so the next file made there gets
+    ``ino``, as it would had those lower ones been taken by any file made meanwhile. Returns the
+    files, to remove once that next file is made."""
+    spare = []
+    for n in range(20000):
+        spare.append(folder / f"spare{n}")
+        spare[-1].touch()
+        if os.stat(spare[-1]).st_ino == ino:
+            spare.pop().unlink()
+            break
+    return spare
+
+
 def _write(repo: GitRepo, root: Path, path: str, text: str) -> None:
     (root / path).write_text(text)
     assert repo.commit_paths({path: text.encode(), "INDEX.md": f"index {path}\n".encode()},
@@ -41,15 +56,7 @@ def test_an_index_replaced_by_one_with_the_same_inode_mtime_and_size_is_read_aga
         (root / path).write_text(text)
         git(root, "hash-object", "-w", path)  # stored before: the adds below create no object file
     git(root, "add", "facts/k10.md")  # its index.lock: another inode; the kept one is free now
-    # ext4 gives a new file the lowest free inode of its folder's group: the folder's lower free
-    # ones are taken (as any file made there meanwhile takes them), so the next index gets it
-    spare = []
-    for n in range(20000):
-        spare.append(root / ".git" / f"spare{n}")
-        spare[-1].touch()
-        if os.stat(spare[-1]).st_ino == kept.st_ino:
-            spare.pop().unlink()
-            break
+    spare = _take_lower_inodes(root / ".git", kept.st_ino)
     git(root, "add", "facts/k11.md")
     for path in spare:
         path.unlink()
@@ -149,3 +156,30 @@ def test_a_memory_git_assumes_unchanged_is_staged_as_the_write_made_it(tmp_path,
         assert path not in git(root, "diff", "--cached", "--name-only"), (n, warm)
     git(root, "commit", "-qm", "the person's commit of other work", "--allow-empty")
     assert git(root, "show", f"HEAD:{path}") == "the agent's update 2\n"
+
+
+def test_a_racily_clean_link_is_smudged_as_git_smudges_it(tmp_path):
+    """A link in the repository (a person's, in a type folder) pointed elsewhere within the
+    second the index was written, to a target of the same length, under the same inode (ext4
+    gives the freed one back): git's smudging compares the link's target with its blob and
+    gives the entry the size 0; the writer looked at plain files only, so the entry, no longer
+    racy under the newer index, was trusted by its stat data and the new target never seen."""
+    root = _repo(tmp_path / "r")
+    git(root, "config", "core.trustctime", "false")
+    link, index = root / "facts" / "link.md", root / ".git" / "index"
+    os.symlink("k01.md", link)
+    when = int(time.time()) - 5
+    os.utime(link, (when, when), follow_symlinks=False)
+    git(root, "add", "facts/link.md")
+    ino = os.lstat(link).st_ino
+    link.unlink()
+    spare = _take_lower_inodes(root / "facts", ino)
+    os.symlink("k02.md", link)  # the same length
+    for path in spare:
+        path.unlink()
+    if os.lstat(link).st_ino != ino:
+        pytest.skip("this file system gave the link another inode")
+    os.utime(link, (when, when), follow_symlinks=False)
+    os.utime(index, (when, when))
+    theirs, mine = _both(root, {"notes/n01.md": b"note 1, changed\n"})
+    assert mine == theirs

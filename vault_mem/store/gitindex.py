@@ -272,7 +272,7 @@ class GitIndex:
                 return None
             if self._index_signature() != sig:
                 return None  # replaced while read: git's turn
-            cached = (sig, IndexFile.parse(data, (sig[1] // 1_000_000_000) & 0xFFFFFFFF,
+            cached = (sig, IndexFile.parse(data, _seconds(sig),
                                            like=cached[1] if cached is not None else None))
             _PARSED[self.git_dir] = cached  # None kept too: git's index format is not parsed again
         parsed = cached[1]
@@ -281,7 +281,7 @@ class GitIndex:
         changes: dict[str, tuple[str | None, os.stat_result | None]] = {}
         for path, oid in blobs.items():
             changes[path] = (oid, self._stat_if_holds(path, oid) if oid is not None else None)
-        new = parsed.staged(changes, os.fsencode(self.toplevel), (sig[1] // 1_000_000_000) & 0xFFFFFFFF)
+        new = parsed.staged(changes, os.fsencode(self.toplevel), _seconds(sig))
         if new is None:
             return None
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
@@ -321,7 +321,7 @@ class GitIndex:
         os.replace(tmp, self.git_dir / "index")
         self._index_made = None
         if made is not None and made[0] == tmp and sig is not None:  # else git's update-index made it: parsed when needed
-            made[1].after_written((sig[1] // 1_000_000_000) & 0xFFFFFFFF)
+            made[1].after_written(_seconds(sig))
             _PARSED[self.git_dir] = (sig, made[1])
 
     def _stat_data_stale(self) -> bool:
@@ -452,6 +452,12 @@ def _signature(path: Path) -> tuple | None:
     finally:
         os.close(fd)
     return (st.st_ino, st.st_mtime_ns, st.st_size, trailer)
+
+
+def _seconds(sig: tuple) -> int:
+    """The index file's mtime in whole seconds, cut to 32 bits as git's entries hold theirs
+    (what git's racy-git check compares them with)."""
+    return (sig[1] // 1_000_000_000) & 0xFFFFFFFF
 
 
 def _read_nofollow(path: Path) -> bytes:

@@ -356,19 +356,25 @@ def _entry(name: bytes, oid: str, st: os.stat_result | None) -> bytes:
 def _changed_under_same_stat(entry: bytes, path: bytes) -> bool:
     """Whether the file at ``path`` has the mtime, size and inode ``entry`` records (git could
     trust the entry by its stat data; git compares more fields, so this says yes at least as
-    often) yet other bytes than its object id: git's racily clean entry. A missing file, a
-    link or a folder says no (git sees those by their stat data)."""
+    often) yet other bytes than its object id: git's racily clean entry. A file or a link
+    (its target is its bytes) of the entry's kind; a missing file, a folder or another kind
+    says no (git sees those by their stat data)."""
     try:
         st = os.lstat(path)
     except OSError:
         return False  # gone (deleted, skip-worktree outside a sparse checkout): git smudges nothing
-    if not (stat.S_ISREG(st.st_mode) and int(st.st_mtime) & _MASK == _u32(entry, 8)
+    link = _u32(entry, 24) == 0o120000
+    if not ((stat.S_ISLNK(st.st_mode) if link else stat.S_ISREG(st.st_mode))
+            and int(st.st_mtime) & _MASK == _u32(entry, 8)
             and st.st_size & _MASK == _u32(entry, 36) and st.st_ino & _MASK == _u32(entry, 20)):
         return False
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, "rb") as fh:
-            data = fh.read()
+        if link:
+            data = os.readlink(path)
+        else:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(fd, "rb") as fh:
+                data = fh.read()
     except OSError:
         return True  # unreadable: git would find it changed too; hashed again
     return hashlib.sha1(b"blob %d\0" % len(data) + data).digest() != entry[40:60]
