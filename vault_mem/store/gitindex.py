@@ -443,7 +443,7 @@ def _signature(path: Path) -> tuple | None:
     as the one a warm process parsed, with other entries
     (tests/test_gitindexfile_attacks.py). One more read of 20 bytes."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:
         return None
     try:
