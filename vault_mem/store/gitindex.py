@@ -229,16 +229,22 @@ class GitIndex:
                 except OSError:
                     disk = None
             (from_disk if disk is not None and self.blob_id(disk) == oid else as_blob).append(path)
-        if as_blob and from_disk and all(blobs[p] for p in as_blob) and len(blobs) <= _ONE_PROCESS_PATHS:
+        # A path staged from disk is first staged as its blob too, in the same git process: git
+        # keeps an entry marked assume-unchanged (a person's `update-index --assume-unchanged`,
+        # every file git stages under `core.ignoreStat`) whatever the file holds, so the
+        # staging area kept the memory's older text under the new commit and the person's next
+        # commit put it back; staged as the blob first, the entry is the write's, and the file
+        # then gives it its stat data (tests/test_gitindexfile_attacks.py)
+        if from_disk and all(blobs[p] for p in as_blob) and len(blobs) <= _ONE_PROCESS_PATHS:
             # a write's usual case (its file from disk, INDEX.md as the committed blob): one git
             # process, the blobs as --cacheinfo before the paths (--index-info and --stdin each
             # must come last, so they take two)
-            args = [a for p in as_blob for a in ("--cacheinfo", f"{BLOB_MODE:o},{blobs[p]},{p}")]
+            args = [a for p in [*as_blob, *from_disk] for a in ("--cacheinfo", f"{BLOB_MODE:o},{blobs[p]},{p}")]
             self._update_index("--add", "--remove", *args, "--", *from_disk, input=b"", index=tmp)
             return sig
-        if as_blob:
+        if as_blob or from_disk:
             info = "".join(f"{BLOB_MODE:o} {blobs[p]}\t{p}\n" if blobs[p] else f"0 {ZERO_OID}\t{p}\n"
-                           for p in as_blob)
+                           for p in [*as_blob, *from_disk])
             self._update_index("--index-info", input=info.encode(), index=tmp)
         if from_disk:
             self._update_index("--add", "--remove", "-z", "--stdin", index=tmp,
@@ -266,7 +272,7 @@ class GitIndex:
                 return None
             if self._index_signature() != sig:
                 return None  # replaced while read: git's turn
-            cached = (sig, IndexFile.parse(data, (sig[1] // 1_000_000_000) & 0xFFFFFFFF,
+            cached = (sig, IndexFile.parse(data, _seconds(sig),
                                            like=cached[1] if cached is not None else None))
             _PARSED[self.git_dir] = cached  # None kept too: git's index format is not parsed again
         parsed = cached[1]
@@ -275,7 +281,7 @@ class GitIndex:
         changes: dict[str, tuple[str | None, os.stat_result | None]] = {}
         for path, oid in blobs.items():
             changes[path] = (oid, self._stat_if_holds(path, oid) if oid is not None else None)
-        new = parsed.staged(changes, os.fsencode(self.toplevel), (sig[1] // 1_000_000_000) & 0xFFFFFFFF)
+        new = parsed.staged(changes, os.fsencode(self.toplevel), _seconds(sig))
         if new is None:
             return None
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
@@ -311,12 +317,12 @@ class GitIndex:
         and checked the index is the one it was made from); the index made in process is kept
         as this process's parse of it."""
         made = getattr(self, "_index_made", None)
-        st = os.stat(tmp)
+        sig = _signature(tmp)  # a rename keeps all of it
         os.replace(tmp, self.git_dir / "index")
         self._index_made = None
-        if made is not None and made[0] == tmp:  # else git's update-index made it: parsed when needed
-            made[1].after_written(int(st.st_mtime) & 0xFFFFFFFF)
-            _PARSED[self.git_dir] = ((st.st_ino, st.st_mtime_ns, st.st_size), made[1])
+        if made is not None and made[0] == tmp and sig is not None:  # else git's update-index made it: parsed when needed
+            made[1].after_written(_seconds(sig))
+            _PARSED[self.git_dir] = (sig, made[1])
 
     def _stat_data_stale(self) -> bool:
         """Whether git's index records stat data the files no longer have though they were not
@@ -373,14 +379,8 @@ class GitIndex:
                 raise GitError(f"git update-index failed: {err}")
 
     def _index_signature(self) -> tuple | None:
-        """Which index file is in place: its inode, modification time (ns) and size. Not its
-        change time, which a hard link made or removed moves (:meth:`_copy_index`): git and
-        every other writer of an index replace the file (a new inode), never write it in place."""
-        try:
-            st = os.stat(self.git_dir / "index")
-        except FileNotFoundError:
-            return None
-        return (st.st_ino, st.st_mtime_ns, st.st_size)
+        """Which index file is in place (:func:`_signature`); None: there is none."""
+        return _signature(self.git_dir / "index")
 
     def _copy_index(self, tmp: Path) -> tuple | None:
         """Give git's index the second name ``tmp`` (a hard link; a copy where the file system
@@ -430,6 +430,34 @@ class GitIndex:
             return True
         finally:
             gitlocks.release(lock, record)
+
+
+def _signature(path: Path) -> tuple | None:
+    """Which index file ``path`` is: its inode, modification time (ns), size and trailing SHA-1
+    (git's hash of all the rest); None: there is none. Not its change time, which a hard link
+    made or removed moves (:meth:`GitIndex._copy_index`): git and every other writer of an index
+    replace the file (a new inode), never write it in place. The hash is the content's own: a
+    file system gives a freed inode back (ext4: the lowest free one), and its mtime may be
+    coarse (a second on ext4 with 128-byte inodes, FAT, some network file systems), so a
+    person's `git add` after another one can leave an index of the same inode, mtime and size
+    as the one a warm process parsed, with other entries
+    (tests/test_gitindexfile_attacks.py). One more read of 20 bytes."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    try:
+        st = os.fstat(fd)
+        trailer = os.pread(fd, 20, st.st_size - 20) if st.st_size >= 20 else b""
+    finally:
+        os.close(fd)
+    return (st.st_ino, st.st_mtime_ns, st.st_size, trailer)
+
+
+def _seconds(sig: tuple) -> int:
+    """The index file's mtime in whole seconds, cut to 32 bits as git's entries hold theirs
+    (what git's racy-git check compares them with)."""
+    return (sig[1] // 1_000_000_000) & 0xFFFFFFFF
 
 
 def _read_nofollow(path: Path) -> bytes:

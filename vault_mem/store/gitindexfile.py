@@ -4,9 +4,9 @@ Part of :mod:`~vault_mem.store.gitindex`. ``git update-index`` reads, checks and
 whole index for every write: at 100k memories a 13 MB file, ~58 ms of CPU in a git process
 per write, the largest part of a warm write that grows with the vault. A process that writes
 more than once (the daemon, an MCP server, an API caller) keeps the index it parsed, keyed by
-the file's identity (inode, mtime, size), and makes the next index from it: the entries are
-kept as one ``bytes`` each, so a write replaces one or two of them, joins them again and
-hashes the result (SHA-1, as git's trailer wants).
+the file's identity (inode, mtime, size and trailing SHA-1: ``gitindex._signature``), and makes
+the next index from it: the entries are kept as one ``bytes`` each, so a write replaces one or
+two of them, joins them again and hashes the result (SHA-1, as git's trailer wants).
 
 It writes what ``git update-index`` would, byte for byte, or nothing (the caller then runs git):
 
@@ -28,7 +28,14 @@ It writes what ``git update-index`` would, byte for byte, or nothing (the caller
   :meth:`IndexFile.staged`): version 4, a split index (``link``), an untracked cache (``UNTR``),
   fsmonitor data (``FSMN``), a sparse index (``sdir``) or any extension not named here; a path
   in conflict (stages 1-3), with extended flags (skip-worktree, intent-to-add), that is a
-  folder in the index or under a file there; a file with an executable bit.
+  folder in the index or under a file there; a file with an executable bit; an entry of any
+  mode but 100644 (git keeps an executable or link entry's mode under ``core.fileMode false``
+  or ``core.symlinks false``, where the file on disk is a plain one).
+
+An entry git assumes unchanged (``--assume-unchanged``, ``core.ignoreStat``) is replaced like
+any other: ``git update-index --add`` alone would keep it, older text and all, so
+:meth:`GitIndex._stage_on <vault_mem.store.gitindex.GitIndex._stage_on>` stages such a path as
+its blob first, then from the file, and this writer writes what that makes.
 
 Where git's settings would make git write otherwise, the difference is one git repairs and never
 trusts wrongly: under ``core.ignoreStat`` git marks a file it stages assume-unchanged, this
@@ -268,9 +275,11 @@ class IndexFile:
             k, i, j = self._find(name)
             if j - i > 1 or (j > i and (_flags(self._entry(k, i)) & 0x7000)):
                 return False  # in conflict, or an extended entry (skip-worktree, intent-to-add)
-            after = self._name_after(k, j)
+            if j > i and _u32(self._entry(k, i), 24) != 0o100644:
+                return False  # executable, a link, a submodule: git keeps or takes the mode by its settings
+            after = self._name_after(*self._find(name + b"/")[:2])
             if after is not None and after.startswith(name + b"/"):
-                return False  # a folder in the index
+                return False  # a folder in the index (its entries need not follow the name's place)
             if any(self._has(name[:at]) for at in range(len(name)) if name[at:at + 1] == b"/"):
                 return False  # under a file in the index
             if oid is None:
@@ -354,16 +363,25 @@ def _entry(name: bytes, oid: str, st: os.stat_result | None) -> bytes:
 def _changed_under_same_stat(entry: bytes, path: bytes) -> bool:
     """Whether the file at ``path`` has the mtime, size and inode ``entry`` records (git could
     trust the entry by its stat data; git compares more fields, so this says yes at least as
-    often) yet other bytes than its object id: git's racily clean entry. A missing file, a
-    link or a folder says no (git sees those by their stat data)."""
+    often) yet other bytes than its object id: git's racily clean entry. A file or a link
+    (its target is its bytes) of the entry's kind; a missing file, a folder or another kind
+    says no (git sees those by their stat data)."""
     try:
         st = os.lstat(path)
-        if not (stat.S_ISREG(st.st_mode) and int(st.st_mtime) & _MASK == _u32(entry, 8)
-                and st.st_size & _MASK == _u32(entry, 36) and st.st_ino & _MASK == _u32(entry, 20)):
-            return False
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, "rb") as fh:
-            data = fh.read()
+    except OSError:
+        return False  # gone (deleted, skip-worktree outside a sparse checkout): git smudges nothing
+    link = _u32(entry, 24) == 0o120000
+    if not ((stat.S_ISLNK(st.st_mode) if link else stat.S_ISREG(st.st_mode))
+            and int(st.st_mtime) & _MASK == _u32(entry, 8)
+            and st.st_size & _MASK == _u32(entry, 36) and st.st_ino & _MASK == _u32(entry, 20)):
+        return False
+    try:
+        if link:
+            data = os.readlink(path)
+        else:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(fd, "rb") as fh:
+                data = fh.read()
     except OSError:
         return True  # unreadable: git would find it changed too; hashed again
     return hashlib.sha1(b"blob %d\0" % len(data) + data).digest() != entry[40:60]
