@@ -634,3 +634,39 @@ def test_daemon_syncs_after_a_local_write_when_configured(net):
                  == git(bare, "rev-parse", "main").strip(), what="the daemon to push the write")
     sync(b)
     assert (b.root / "facts/pushed-by-daemon.md").is_file()
+
+
+@pytest.mark.slow
+def test_a_write_landing_while_the_daemons_sync_pushes_is_pushed_too(net):
+    """The daemon's sync thread noticed a write as a HEAD it had not seen, synced, then took the
+    HEAD of that moment as seen: a write that landed while the push ran (the push is outside the
+    write lock) was never pushed, until some later write (ci9 timed out waiting for a push once).
+    The remote is reached through the person's own ``core.sshCommand`` (a local stand-in for ssh
+    that runs git's command here), which holds the first push until the second write has landed."""
+    from test_daemon import running_daemon, wait_for
+
+    bare, (a, _, _) = net
+    toml = a.root / "vault.toml"
+    toml.write_text(toml.read_text() + "\n[sync]\nremote = \"origin\"\nafter_write = true\n")
+    assert at_terminal("trust", "--vault", str(a.root)).returncode == 0
+    git(a.root, "commit", "-qam", "sync after writes")
+    arm, began, landed = (a.root.parent / name for name in ("hold-next-push", "push-began", "second-landed"))
+    ssh = a.root.parent / "ssh-here"
+    ssh.write_text(
+        "#!/bin/sh\n"
+        "while [ $# -gt 0 ]; do case \"$1\" in -o|-p|-i|-l) shift 2 ;; -*) shift ;; *) break ;; esac; done\n"
+        f"shift\ncase \"$*\" in *receive-pack*) if [ -e '{arm}' ]; then rm -f '{arm}'; touch '{began}'; n=0; "
+        f"while [ ! -e '{landed}' ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n+1)); done; fi ;; esac\n"
+        "exec sh -c \"$*\"\n")
+    ssh.chmod(0o755)
+    git(a.root, "config", "core.sshCommand", str(ssh))
+    git(a.root, "remote", "set-url", "origin", f"ssh://vault-host{bare}")
+    sync(a)
+    with running_daemon(a.root, quiet_seconds=3600):
+        arm.touch()
+        a.remember("first-write", "The write the sync thread notices")
+        wait_for(began.exists, what="the daemon's sync to start its push")
+        a.remember("second-write", "A write landing while that push runs")
+        landed.touch()
+        wait_for(lambda: git(a.root, "rev-parse", "HEAD").strip()
+                 == git(bare, "rev-parse", "main").strip(), what="the daemon to push the second write")

@@ -433,7 +433,9 @@ def run_schedule(root, stop: threading.Event, *, tick_s: float = 5.0) -> None:
             if head != seen_head:
                 state.note_write()
             report = sync_if_due(vault, state)
-            seen_head = vault.repo.head()
+            # what this sync pushed, not HEAD now: a write landing while the push ran (outside
+            # the write lock) is a HEAD not seen yet, pushed at the next tick
+            seen_head = report.head if report is not None and report.head else head
             if report is not None:
                 log.info("vault-mem sync: %s", report.summary())
             if state.last_error != last_error and state.last_error:
