@@ -118,3 +118,22 @@ def test_the_kept_judgement_follows_every_change_a_fresh_read_sees(team) -> None
     Path(trust_file()).write_text(data.replace(f'"{PEER}"', '"nobody@example.invalid"'), encoding="utf-8")
     now = answers(team)
     assert "facts/peer-deploy-002.md" in now[0] and now == fresh(root)
+
+
+def test_an_approval_withdrawn_by_hand_in_the_same_tick_is_seen(team) -> None:
+    """The approvals file edited in place by hand (the person removes a peer's approval), its
+    modification time the one the last read saw (a file system of 1-second times, or an edit
+    within the same tick): the peer's memories are left out again. The identities were kept while
+    each source's mtime alone stayed, so a long-lived process (the MCP server) kept putting the
+    withdrawn peer's memories in front of the agent."""
+    approve_authors(team.root, [PEER])
+    assert answers(team)[0] == set()
+    path = authors.trust_file()
+    st = os.stat(path)
+    text = path.read_text(encoding="utf-8")
+    assert PEER in text
+    with open(path, "w", encoding="utf-8") as fh:  # in place: the same inode
+        fh.write(text.replace(f'"{PEER}"', '"nobody@else.example"'))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    peers, hook, _asked = answers(team)
+    assert len(peers) == N_PEER and hook == ["deploy-window"]

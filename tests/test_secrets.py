@@ -790,3 +790,26 @@ def test_the_last_flag_start_answers_every_search_from_a_later_pipe(text: str, t
     last = last_match_start(_CREDENTIAL_FLAG, text, 0, end)
     for pos in range(end + 1):
         assert (_CREDENTIAL_FLAG.search(text, pos, end) is not None) == (last >= pos), (text, pos, end)
+
+
+#: 51 characters of base58 that start as a WIF key does, whose number needs 38 bytes: the
+#: checksum's decoding raised OverflowError (37 bytes asked for), out of every command that
+#: read a memory holding it (a peer's, pulled by git: `list`, `recall`, `scan` all failed)
+_WIF_SHAPED_OVERFLOW = "credskeykeyrootxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxforkey"
+
+
+def test_a_wif_shaped_run_too_large_for_its_length_is_no_key_and_no_crash(tmp_path) -> None:
+    from conftest import cli, new_vault
+
+    from vault_mem.model.secrets import find_secrets
+
+    assert find_secrets(_WIF_SHAPED_OVERFLOW) == []
+    assert find_secrets(f"note: {_WIF_SHAPED_OVERFLOW} and K{_WIF_SHAPED_OVERFLOW[1:]}") == []
+    vault = new_vault(tmp_path / "v")
+    root = vault.root
+    vault.close()
+    (root / "facts" / "hand.md").write_text(f"---\ndescription: a note\n---\n{_WIF_SHAPED_OVERFLOW}\n", encoding="utf-8")
+    for args in (["list"], ["recall", "a note"], ["scan"]):
+        out = cli("--vault", str(root), *args)
+        assert "internal error" not in out.stderr, (args, out.stderr)
+    assert "hand" in cli("--vault", str(root), "list").stdout

@@ -748,3 +748,19 @@ def test_the_approvals_of_gone_temporary_vaults_are_dropped_and_a_persons_are_ke
     assert trust.approved_authors(persons) == {"ann@example.org"}
     Vault.init(gone, agent="t").close()  # a vault made there again gets its approval back
     assert json.loads(trust.trust_file().read_text())["vaults"][str(gone.resolve())]["config"]["defaults"] is True
+
+
+def test_trust_with_a_vault_toml_not_in_force_does_not_say_it_is_what_is_in_force(tmp_path) -> None:
+    """A vault.toml that is not in force (over 64 KB here, or not TOML): `vault-mem trust` says so,
+    and its "nothing to approve" line does not then claim the settings in force are what the file
+    asks for (the two lines contradicted each other)."""
+    vault = new_vault(tmp_path / "v")
+    root = vault.root
+    vault.close()
+    with open(root / "vault.toml", "a", encoding="utf-8") as fh:
+        fh.write("\n# " + "x" * 70_000 + "\n")
+    out = cli("--vault", str(root), "trust")
+    assert out.returncode == 0
+    assert "vault.toml is not in force" in out.stdout
+    assert "the settings in force are what vault.toml asks for" not in out.stdout
+    assert "nothing else to approve" in out.stdout

@@ -909,7 +909,9 @@ def cmd_trust(args) -> int:
         if names:
             raise UsageError(f"nothing waits for approval in {ws.root}, so {', '.join(map(shown, names))} "
                              "cannot be approved")
-        done = ("nothing to approve: the settings in force are what vault.toml asks for, and no fetched "
+        done = ("nothing else to approve: no fetched commit brings a file git interprets or vault-mem does not read"
+                if s.problem else  # the file is not in force: it asks for nothing the line could name
+                "nothing to approve: the settings in force are what vault.toml asks for, and no fetched "
                 "commit brings a file git interprets or vault-mem does not read")
         emit(args, *_with_authors(vault, data, "\n".join([*head, done])))
         return 0

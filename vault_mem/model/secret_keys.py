@@ -56,7 +56,10 @@ def _valid_wif(run: str) -> bool:
     n = 0
     for c in run:
         n = n * 58 + _B58.index(c)
-    raw = n.to_bytes(38 if len(run) == 52 else 37, "big") if n.bit_length() <= 8 * 38 else b""
+    size = 38 if len(run) == 52 else 37  # a compressed key's 0x01 and its checksum, or the checksum alone
+    # a run whose number needs more bytes than its length allows is no key (and no OverflowError:
+    # 51 characters of base58 reach 38 bytes)
+    raw = n.to_bytes(size, "big") if n.bit_length() <= 8 * size else b""
     if len(raw) not in (37, 38) or raw[0] not in (0x80, 0xEF) or (len(raw) == 38 and raw[33] != 0x01):
         return False
     return hashlib.sha256(hashlib.sha256(raw[:-4]).digest()).digest()[:4] == raw[-4:]

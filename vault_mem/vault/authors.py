@@ -54,7 +54,7 @@ from vault_mem.store import history
 from vault_mem.store.arrivals import Arrivals
 from vault_mem.store.objectid import blob_id
 from vault_mem.store.provenance import made_here, recorded
-from vault_mem.store.trust import approved_authors, trust_file
+from vault_mem.store.trust import approved_authors, file_version, trust_file
 from vault_mem.store.worktree import config_value, dirty_paths, same_as_committed
 
 if TYPE_CHECKING:
@@ -94,8 +94,10 @@ _IDENTITIES: dict[str, tuple[tuple, Identities]] = {}
 
 
 def _sources(ws: Workspace) -> tuple:
-    """What the identities are read from, as (path, mtime) and the values that count: when
-    none changed, the last reading stands (a recall must not start a git process)."""
+    """What the identities are read from, as (path, its version: :func:`file_version`) and the
+    values that count: when none changed, the last reading stands (a recall must not start a git
+    process). A file changed too recently to tell apart is never matched (read again): its
+    modification time alone let an approval withdrawn by hand in the same tick stand."""
     home = os.path.expanduser("~")
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
     files = (ws.repo.common_dir / "config", ws.repo.git_dir / "config.worktree", os.path.join(home, ".gitconfig"),
@@ -103,7 +105,8 @@ def _sources(ws: Workspace) -> tuple:
     stamps = []
     for path in files:
         try:
-            stamps.append((str(path), os.stat(path).st_mtime_ns))
+            version = file_version(path)
+            stamps.append((str(path), version if version is not None else object()))
         except OSError:
             stamps.append((str(path), None))
     return (*stamps, os.environ.get("GIT_AUTHOR_EMAIL", ""), ws.config.agent_email,
