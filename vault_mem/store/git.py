@@ -597,7 +597,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         try:
             checkpoint("holding-index-lock", self.git_dir)
             self._check_head(branch)
-            if staged is not None and self._index_signature() != sig:
+            if staged is not None and self.index_signature() != sig:
                 return False  # someone wrote the index since it was copied: copy it again
             # a person's git commit (or checkout, pull, ...) started since the scan before the lock:
             # it goes first. Only the processes started since are read: the lock is held for a

@@ -258,7 +258,7 @@ class GitIndex:
         update-index`` makes it (a process's first write, which a one-shot command makes alone,
         pays no parse: that costs about what git does; an index this writer leaves to git; git's
         stat data stale, which git refreshes)."""
-        sig = self._index_signature()
+        sig = self.index_signature()
         if sig is None:
             return None
         cached = _PARSED.get(self.git_dir)
@@ -270,7 +270,7 @@ class GitIndex:
                     data = fh.read()
             except OSError:
                 return None
-            if self._index_signature() != sig:
+            if self.index_signature() != sig:
                 return None  # replaced while read: git's turn
             cached = (sig, IndexFile.parse(data, _seconds(sig),
                                            like=cached[1] if cached is not None else None))
@@ -378,7 +378,7 @@ class GitIndex:
             if not all(words in err for words in _FOLDER_PRUNED) or attempt == 4:
                 raise GitError(f"git update-index failed: {err}")
 
-    def _index_signature(self) -> tuple | None:
+    def index_signature(self) -> tuple | None:
         """Which index file is in place (:func:`_signature`); None: there is none."""
         return _signature(self.git_dir / "index")
 
@@ -398,7 +398,7 @@ class GitIndex:
         blob of a memory rewritten in place to the same size within a second, the staging area
         then held it under the new file's times, and a person's ``git commit -a`` would have put
         the older memory back (tests/test_gitstore.py, the spliced-trees test, ~1 run in 30)."""
-        sig = self._index_signature()
+        sig = self.index_signature()
         if sig is None:
             return None
         try:
@@ -414,7 +414,7 @@ class GitIndex:
                 tmp.unlink(missing_ok=True)
                 return None
             os.utime(tmp, ns=(sig[1], sig[1]))  # never on the link: that is the index itself
-        return sig if self._index_signature() == sig else (0,)  # (0,): replaced meanwhile, never matches
+        return sig if self.index_signature() == sig else (0,)  # (0,): replaced meanwhile, never matches
 
     def _install_index(self, tmp: Path, sig: tuple | None) -> bool:
         """Put the prepared index ``tmp`` in place of git's index, under vault-mem's own
@@ -424,7 +424,7 @@ class GitIndex:
         if record is None:
             return False
         try:
-            if self._index_signature() != sig:
+            if self.index_signature() != sig:
                 return False
             os.replace(tmp, self.git_dir / "index")
             return True

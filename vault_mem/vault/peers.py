@@ -28,7 +28,6 @@ hits judged trusted, so such an edit never puts a peer's text in front of the ag
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 from vault_mem.index import authors as rows
@@ -83,9 +82,10 @@ class KeptPeers:
         if head is None or rows.stored_head(sidecar.db) != head or ws.repo.incoming_heads() \
                 or ws.repo.concluding_replay():
             return None  # files an operation under way brought: judged from git's view each time
-        try:  # git's index: a change staged or unstaged alone (`git add`, `git rm --cached`)
-            st = os.stat(ws.repo.git_dir / "index")
-            index = (st.st_mtime_ns, st.st_size, st.st_ino)
+        # git's index: a change staged or unstaged alone (`git add`, `git rm --cached`), by its
+        # checksum too (an index of the same inode, mtime and size can hold other entries)
+        try:
+            index = ws.repo.index_signature()
         except OSError:
             index = None
         return (head, sidecar.changes_stamp(), index, frozenset(ids.person), frozenset(ids.agents),
