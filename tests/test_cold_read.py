@@ -208,3 +208,35 @@ def test_a_lock_file_says_exactly_its_last_holder_after_a_longer_one(tmp_path: P
             assert path.read_bytes() == f"{os.getpid()}\n{command}\n".encode()
             assert locks.read_holder(path) == (os.getpid(), command)
         assert locks.read_holder(path) == (os.getpid(), command)
+
+
+@pytest.mark.parametrize("when_s", [99_999_999_999_999, -99_999_999_999], ids=["year-3e6", "year-1200"])
+def test_a_file_time_past_what_sqlite_holds_breaks_no_read(tmp_path: Path, when_s: int) -> None:
+    """A memory file's mtime set past 2262 or before 1677 (a person's `touch -d`, a restore tool):
+    its time in ns is past SQLite's 64-bit INTEGER, and the reconcile's row write failed with an
+    OverflowError, so every read (list, recall, doctor) and write of the vault failed. The
+    listing holds the time at the bound (`platform.folders.held_ns`), through GNU find's listing
+    (the CLI) and a scan of the folders (a Vault in a process)."""
+    from vault_mem import Vault
+
+    root = tmp_path / "vault"
+    new_vault(root).close()
+    assert cli("--vault", str(root), "remember", "editor-choice", "-t", "preference",
+               "-d", "uses neovim for editing").returncode == 0
+    path = root / "preferences" / "editor-choice.md"
+    try:
+        os.utime(path, (when_s, when_s))
+    except (OverflowError, OSError) as exc:
+        pytest.skip(f"this file system holds no such time: {exc}")
+    for args in (["list"], ["recall", "which editor"], ["doctor"], ["remember", "after", "-d", "a later fact"]):
+        r = cli("--vault", str(root), *args)
+        assert r.returncode == 0 and "internal error" not in r.stderr, (args, r.stderr)
+        if args[0] in ("list", "recall"):
+            assert "editor-choice" in r.stdout, (args, r.stdout)
+    os.utime(path, (when_s, when_s))
+    vault = Vault(root, embedder=FakeEmbedder())
+    try:
+        vault.reconcile(force=True)
+        assert "editor-choice" in [m["key"] for m in vault.list()]
+    finally:
+        vault.close()

@@ -19,14 +19,14 @@ from pathlib import Path
 
 from vault_mem.config import FOLDER_TYPES
 from vault_mem.model.memory import is_memory_name
-from vault_mem.platform.folders import Entry, folder_entries
+from vault_mem.platform.folders import Entry, folder_entries, held_ns
 
 __all__ = ["Scan", "path_sig", "scan", "scan_folders", "stat_sig"]
 
 
 def stat_sig(st: os.stat_result) -> tuple[int, int]:
     """The (mtime_ns, size) pair reconcile compares with the stored row."""
-    return st.st_mtime_ns, st.st_size
+    return held_ns(st.st_mtime_ns), st.st_size
 
 
 def path_sig(path) -> tuple[int, int] | None:

@@ -47,7 +47,7 @@ from vault_mem.index.folderscan import Scan
 from vault_mem.index.scansum import Sig
 from vault_mem.model.memory import is_memory_name
 from vault_mem.platform import folders
-from vault_mem.platform.folders import Entry
+from vault_mem.platform.folders import Entry, held_ns
 from vault_mem.store.files import PRIVATE_FILE, read_own, replace_file
 
 __all__ = ["HEAD", "Listed", "Moved", "Snapshot", "list_folders"]
@@ -85,7 +85,7 @@ def _ns(text: bytes) -> int:
     sec, dot, frac = text.partition(b".")
     if not dot or len(frac) != 10 or not sec.isdigit() or not frac.isdigit():
         raise ValueError(text)
-    return int(sec) * 1_000_000_000 + int(frac[:9])
+    return held_ns(int(sec) * 1_000_000_000 + int(frac[:9]))
 
 
 def _record(rec: bytes) -> tuple[str, str, int, int, int]:

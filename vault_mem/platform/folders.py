@@ -62,6 +62,18 @@ def stat_threads(count: int, load: float | None = None) -> int:
 #: what a folder's scan gives per file: (name, mtime_ns, size)
 Entry = tuple[str, int, int]
 
+#: the file times a scan gives, in ns, lie within SQLite's INTEGER (64-bit signed), where the
+#: sidecar keeps them: a file's time can be set outside it (`touch -d @99999999999999`: year
+#: 2446 on ext4, later on tmpfs), and one such file made every read fail with an OverflowError
+NS_MIN, NS_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def held_ns(ns: int) -> int:
+    """``ns`` held within :data:`NS_MIN`..:data:`NS_MAX` (a time before 1677 or after 2262 is
+    recorded as the bound; it still compares equal while the file is left alone). The one rule
+    for every listing's times: callers on a hot path test the bounds inline first."""
+    return NS_MAX if ns > NS_MAX else NS_MIN if ns < NS_MIN else ns
+
 
 def _stat_into(fd: int | None, base: str, names: list[str], into: list[Entry]) -> None:
     stat, add = os.stat, into.append
@@ -71,7 +83,8 @@ def _stat_into(fd: int | None, base: str, names: list[str], into: list[Entry]) -
                 stat(base + name, follow_symlinks=False)
         except FileNotFoundError:
             continue  # vanished while scanning
-        add((name, st.st_mtime_ns, st.st_size))
+        m = st.st_mtime_ns
+        add((name, m if NS_MIN <= m <= NS_MAX else held_ns(m), st.st_size))
 
 
 def _stat_split(fd: int | None, base: str, names: list[str], into: list[Entry], parts: int) -> None:
