@@ -214,3 +214,26 @@ def test_a_peers_force_push_of_another_history_loses_nothing_and_says_how_to_put
     again = cli("--vault", str(mine), "sync")
     assert again.returncode == 0, again.stderr
     assert git(mine, "rev-parse", "origin/main").strip() == git(mine, "rev-parse", "HEAD").strip()
+
+
+def test_a_pick_undone_with_restore_is_named_by_doctor_with_its_way_out(tmp_path):
+    """`git cherry-pick -n` of a peer's commit undone with `git restore -SW .` leaves git's
+    MERGE_MSG behind: until the next commit or reset the person's own new hand-written memories
+    count as no one's and the daemon commits no hand edit (a known limit, the safe side). Nothing
+    said so: doctor now names the state and `git reset --merge`, which ends it and keeps the
+    person's unstaged work."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "facts" / "peer-note.md").write_text("---\ndescription: the peer's note\n---\nA note.\n")
+    push_as_peer(peer, "a note")
+    git(mine, "fetch", "-q", "origin")
+    git(mine, "cherry-pick", "-n", "origin/main")
+    git(mine, "restore", "-SW", ".")
+    (mine / "facts" / "peer-note.md").unlink(missing_ok=True)  # the pick's new file, gone too
+    assert (mine / ".git" / "MERGE_MSG").exists()
+    (mine / "facts" / "my-own.md").write_text("---\ndescription: written by hand here\n---\nMine.\n")
+    r = cli("--vault", str(mine), "doctor")
+    assert "no commit concludes yet" in r.stdout + r.stderr and "git reset --merge" in r.stdout + r.stderr, r.stdout + r.stderr
+    git(mine, "reset", "-q", "--merge")
+    assert not (mine / ".git" / "MERGE_MSG").exists() and (mine / "facts" / "my-own.md").exists()
+    r = cli("--vault", str(mine), "doctor")
+    assert "no commit concludes yet" not in r.stdout + r.stderr

@@ -72,6 +72,19 @@ class Diagnosis:
                 "daemon_pid": self.daemon_pid, "warnings": self.warnings}
 
 
+def _replay_notice(vault: Vault) -> str | None:
+    """A squash, pick or revert git merged and no commit concludes (:meth:`GitRepo.concluding_replay`),
+    said with its effect and its way out: the files it changed are no one's edit and the daemon
+    commits no hand edit meanwhile; one undone with `git restore` leaves git's MERGE_MSG behind,
+    and that state lasts until the person's next commit or reset (lastread)."""
+    if not vault.repo.concluding_replay():
+        return None
+    return ("git holds a squash, cherry-pick or revert that no commit concludes yet (SQUASH_MSG, "
+            "CHERRY_PICK_HEAD, REVERT_HEAD or MERGE_MSG in the git folder): the memory files it changed "
+            "count as no one's edit and the daemon commits no hand edit until it ends. Conclude it with "
+            "`git commit`, or, if you undid it, `git reset --merge` (it keeps your unstaged edits)")
+
+
 def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
     """Bring the sidecar up to the files, then check the vault (see the module docstring)."""
     vault.reconcile(progress=progress)
@@ -97,7 +110,7 @@ def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
     # and git's index in a format other programs that read the vault cannot read (its fix said)
     # and memories the embedder refused (too long for its model): found by keywords only
     warnings = [w for w in (hooks_note, vault.ws.exposure(), index_format_notice(vault.repo),
-                            vault.sidecar.vectors.refused_notice()) if w]
+                            vault.sidecar.vectors.refused_notice(), _replay_notice(vault)) if w]
     return Diagnosis(differences=diffs, problems=problems, quarantined=held, blockers=blockers, history=history,
                      index_md_current=index_ok, ignored_folders=ignored, warnings=warnings,
                      daemon_pid=daemon_pid(vault.state_dir))
