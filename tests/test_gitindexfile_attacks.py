@@ -30,13 +30,51 @@ def _take_lower_inodes(folder: Path, ino: int) -> list[Path]:
     return spare
 
 
+def _gives_inodes_back(folder: Path) -> bool:
+    """Whether a file made in ``folder`` right after one is removed gets the inode freed (ext4
+    does; tmpfs, where CI's temporary folder lives, numbers inodes on and never gives one back)."""
+    first, second = folder / ".inode-probe-1", folder / ".inode-probe-2"
+    first.touch()
+    ino = os.stat(first).st_ino
+    first.unlink()
+    second.touch()
+    try:
+        return os.stat(second).st_ino == ino
+    finally:
+        second.unlink()
+
+
+@pytest.fixture
+def reusing_tmp(tmp_path):
+    """A folder on a file system that gives freed inodes back: ``tmp_path`` when its does, else
+    one under /var/tmp (on disk), removed after; the attacks below need that reuse, and CI's
+    ``tmp_path`` (tmpfs) never gives it, so they were skipped where they matter most."""
+    import shutil
+    import tempfile
+
+    if _gives_inodes_back(tmp_path):
+        yield tmp_path
+        return
+    for base in ("/var/tmp", os.path.expanduser("~")):
+        if not os.path.isdir(base) or not os.access(base, os.W_OK):
+            continue
+        folder = Path(tempfile.mkdtemp(prefix="vm-inodes-", dir=base))
+        try:
+            if _gives_inodes_back(folder):
+                yield folder
+                return
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+    yield tmp_path
+
+
 def _write(repo: GitRepo, root: Path, path: str, text: str) -> None:
     (root / path).write_text(text)
     assert repo.commit_paths({path: text.encode(), "INDEX.md": f"index {path}\n".encode()},
                              f"remember: {path}", author=AGENT)
 
 
-def test_an_index_replaced_by_one_with_the_same_inode_mtime_and_size_is_read_again(tmp_path):
+def test_an_index_replaced_by_one_with_the_same_inode_mtime_and_size_is_read_again(reusing_tmp):
     """The parse a warm process keeps was keyed by the index file's inode, mtime and size. A
     person's two `git add`s of same-size changes after a warm write: the second one's index
     gets the inode the first one freed (ext4 hands the lowest free one back), and on a file
@@ -45,7 +83,7 @@ def test_an_index_replaced_by_one_with_the_same_inode_mtime_and_size_is_read_aga
     The write after took the kept parse for it and installed an index without the person's
     staged changes (they were gone from `git diff --cached`, shown as unstaged). The trailing
     SHA-1 (the content's own hash) is part of the key now."""
-    root = _repo(tmp_path / "r")
+    root = _repo(reusing_tmp / "r")
     repo = GitRepo(root)
     index = root / ".git" / "index"
     _write(repo, root, "facts/w0.md", "first write\n")  # git update-index: the process's first
@@ -162,13 +200,13 @@ def test_a_memory_git_assumes_unchanged_is_staged_as_the_write_made_it(tmp_path,
     assert git(root, "show", f"HEAD:{path}") == "the agent's update 2\n"
 
 
-def test_a_racily_clean_link_is_smudged_as_git_smudges_it(tmp_path):
+def test_a_racily_clean_link_is_smudged_as_git_smudges_it(reusing_tmp):
     """A link in the repository (a person's, in a type folder) pointed elsewhere within the
     second the index was written, to a target of the same length, under the same inode (ext4
     gives the freed one back): git's smudging compares the link's target with its blob and
     gives the entry the size 0; the writer looked at plain files only, so the entry, no longer
     racy under the newer index, was trusted by its stat data and the new target never seen."""
-    root = _repo(tmp_path / "r")
+    root = _repo(reusing_tmp / "r")
     git(root, "config", "core.trustctime", "false")
     link, index = root / "facts" / "link.md", root / ".git" / "index"
     os.symlink("k01.md", link)
