@@ -191,6 +191,30 @@ def _template_vault_home(tmp_path_factory) -> Iterator[None]:
         shutil.rmtree(_PROJECT_TEMPLATE.root.parent.parent.parent, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def _template_environment(name: str) -> Iterator[tuple[Path, Path]]:
+    """A folder for this worker's template ``name`` and, while it is made, an environment like
+    each test's own (home, tmp and config folders under it): ``(folder, config folder)``."""
+    assert _FACTORY is not None
+    base = _FACTORY.mktemp(name)
+    with pytest.MonkeyPatch.context() as mp:
+        dirs = [base / folder for folder in ("home", "tmp", "xdg-config")]
+        for folder in dirs:
+            folder.mkdir()
+        _test_environment(mp, *dirs)
+        yield base, dirs[2]
+
+
+def _made_not_copied(tmp_path: Path, *paths: Path) -> bool:
+    """Whether a test must make its set-up rather than copy a template's: a folder it would copy
+    into is there already, this test's machine has a key of its own, or a repository holds
+    ``tmp_path`` (a copy would not be what making them gives)."""
+    from vault_mem.store import trust
+
+    return (any(os.path.lexists(p) for p in paths) or (trust.config_dir() / trust.KEY_FILE).exists()
+            or any((p / ".git").exists() for p in Path(os.path.abspath(tmp_path)).parents))
+
+
 def _template_vault(agent: str | None = None) -> _TemplateVault:
     """``Vault.init(..., agent=agent)`` once per worker process, in an environment like each
     test's own (a vault costs ~15 git processes and ~60 ms CPU to make, and about 600 tests start
@@ -198,17 +222,11 @@ def _template_vault(agent: str | None = None) -> _TemplateVault:
     if agent not in _TEMPLATES:
         from vault_mem import Vault
 
-        assert _FACTORY is not None
-        base = _FACTORY.mktemp("template")
-        with pytest.MonkeyPatch.context() as mp:
-            dirs = [base / name for name in ("home", "tmp", "xdg-config")]
-            for folder in dirs:
-                folder.mkdir()
-            _test_environment(mp, *dirs)
+        with _template_environment("template") as (base, config):
             v = Vault.init(base / "vault", agent=agent)
             notices = list(v.notices)
             v.close()
-        _TEMPLATES[agent] = _TemplateVault(v.root, dirs[2], notices, agent)
+        _TEMPLATES[agent] = _TemplateVault(v.root, config, notices, agent)
     return _TEMPLATES[agent]
 
 
@@ -307,11 +325,8 @@ def project(tmp_path):
     records redone for the new root on this test's machine (:func:`_adopt_copy`, as
     :func:`copy_template_vault`). Where a copy would not be what making it gives (this test's
     machine has a key of its own, a folder is there already, a repository around), it is made."""
-    from vault_mem.store import trust
-
     proj, home = tmp_path / "proj", tmp_path / "home"
-    if any(os.path.lexists(p) for p in (proj, home)) or (trust.config_dir() / trust.KEY_FILE).exists() or \
-            any((p / ".git").exists() for p in Path(os.path.abspath(tmp_path)).parents):
+    if _made_not_copied(tmp_path, proj, home):
         return _make_project(tmp_path)
     template = _project_template()
     shutil.copytree(template.root.parent, proj, symlinks=True)
@@ -327,17 +342,11 @@ _PROJECT_TEMPLATE: _TemplateVault | None = None
 def _project_template() -> _TemplateVault:
     global _PROJECT_TEMPLATE
     if _PROJECT_TEMPLATE is None:
-        assert _FACTORY is not None
-        base = _FACTORY.mktemp("template-project")
-        with pytest.MonkeyPatch.context() as mp:
-            dirs = [base / name for name in ("home", "tmp", "xdg-config")]
-            for folder in dirs:
-                folder.mkdir()
-            _test_environment(mp, *dirs)
+        with _template_environment("template-project") as (base, config):
             made = base / "made"
             made.mkdir()
             proj, _ = _make_project(made)
-        _PROJECT_TEMPLATE = _TemplateVault(proj / "memory", dirs[2], [], None)
+        _PROJECT_TEMPLATE = _TemplateVault(proj / "memory", config, [], None)
     return _PROJECT_TEMPLATE
 
 
@@ -552,12 +561,8 @@ def person_and_peer(tmp_path: Path) -> tuple[Path, Path]:
     new root on this test's machine), the remote and the clone as they are, each clone's
     ``origin`` pointed at the copied remote. Where a copy would not be what making them gives
     (this test's machine has a key of its own, a folder is there already), they are made here."""
-    from vault_mem.store import trust
-
     bare, mine, peer = tmp_path / "remote.git", tmp_path / "mine", tmp_path / "peer"
-    own_key = trust.config_dir() / trust.KEY_FILE
-    if any(os.path.lexists(p) for p in (bare, mine, peer)) or own_key.exists() or \
-            any((p / ".git").exists() for p in Path(os.path.abspath(tmp_path)).parents):
+    if _made_not_copied(tmp_path, bare, mine, peer):
         return _make_person_and_peer(tmp_path)
     template = _person_and_peer_template()
     shutil.copytree(template.root.parent / "remote.git", bare, symlinks=True)
@@ -575,15 +580,9 @@ _PEER_TEMPLATE: _TemplateVault | None = None
 def _person_and_peer_template() -> _TemplateVault:
     global _PEER_TEMPLATE
     if _PEER_TEMPLATE is None:
-        assert _FACTORY is not None
-        base = _FACTORY.mktemp("template-peers")
-        with pytest.MonkeyPatch.context() as mp:
-            dirs = [base / name for name in ("home", "tmp", "xdg-config")]
-            for folder in dirs:
-                folder.mkdir()
-            _test_environment(mp, *dirs)
+        with _template_environment("template-peers") as (base, config):
             mine, _ = _make_person_and_peer(base)
-        _PEER_TEMPLATE = _TemplateVault(mine, dirs[2], [], None)
+        _PEER_TEMPLATE = _TemplateVault(mine, config, [], None)
     return _PEER_TEMPLATE
 
 
