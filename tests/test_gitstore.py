@@ -356,12 +356,16 @@ def test_a_one_shot_write_and_read_import_no_gitpython_and_no_numpy(tmp_path):
 #: (the secret rules' examples, for tests) and ``csv`` (a table's header row in a memory's text)
 #: (a few ms of CPU per command: issue 29)
 _NOT_FOR_A_WRITE = ("bz2", "csv", "lzma", "random", "secrets", "shutil", "tempfile")
+#: vault-mem's own modules a one-shot write has no use for: the merging of recall hits and the
+#: verdict's texts (with ``textwrap``), imported with the CLI's vault finder and the facade
+_OWN_NOT_FOR_A_WRITE = ("textwrap", "vault_mem.model.fusion", "vault_mem.model.verdict")
 
 
 def test_a_one_shot_write_imports_no_standard_module_it_does_not_use(tmp_path):
     """A one-shot ``vault-mem remember`` (create, then update) without a daemon finds git on
     PATH, writes its loose objects' temp files and reads this machine's key without ``shutil``,
-    ``tempfile`` or ``secrets`` and what they bring (:data:`_NOT_FOR_A_WRITE`); the write is
+    ``tempfile`` or ``secrets`` and what they bring (:data:`_NOT_FOR_A_WRITE`), nor the read
+    side's merging and verdict (:data:`_OWN_NOT_FOR_A_WRITE`); the write is
     whole (``git fsck``, a clean status). The first command on a machine (its key made) included:
     a new config folder. Checked in the process's ``sys.modules``, not by timing."""
     from vault_mem import Vault
@@ -374,7 +378,7 @@ def test_a_one_shot_write_imports_no_standard_module_it_does_not_use(tmp_path):
         "for argv in (['remember', 'editor', '--description', 'Uses Helix', '--body', 'b'],\n"
         "             ['remember', 'editor', '--description', 'Uses Helix daily', '--body', 'b']):\n"
         "    assert main(['--vault', v, *argv]) == 0, argv\n"
-        f"print(sorted(m for m in {_NOT_FOR_A_WRITE!r} if m in sys.modules))\n")
+        f"print(sorted(m for m in {(*_NOT_FOR_A_WRITE, *_OWN_NOT_FOR_A_WRITE)!r} if m in sys.modules))\n")
     env = {**os.environ, "VAULT_MEM_DAEMON": "off", "XDG_CONFIG_HOME": str(tmp_path / "config")}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
