@@ -167,3 +167,29 @@ def test_a_one_shot_write_into_a_big_folder_splices_its_tree_without_parsing_it(
     assert listed == sorted({".gitkeep", *(f"fact-{i:04d}.md" for i in range(1200) if i != 100),
                              *(f"new-{c}.md" for c in "abcd")})
     assert "The fact-0007 fact" in git(root, "show", "HEAD~1:facts/fact-0007.md")
+
+
+def test_a_warm_process_records_the_first_tree_it_makes_on_one_it_read(tmp_path):
+    """In a process that goes on writing (the API, the daemon), the first write into a folder
+    records the tree it makes; the next ones, each on the tree the last one made, do not
+    rewrite the record; a write on a tree someone else made (a person's commit) records again.
+    The records stay each for the tree they name (:meth:`TreeShapes.sizes`)."""
+    root = Vault.init(tmp_path / "v").root
+    for i in range(treeshapes.MIN_ENTRIES + 10):
+        (root / "notes" / f"n-{i:04d}.md").write_text(f"---\ndescription: Note {i}\nsource: user\n---\nb\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "a person's notes")
+    shapes = TreeShapes(root, root / ".vault-mem")
+    with Vault(root) as vault:
+        vault.remember("w-1", "First", "b", type="note")
+        first = git(root, "rev-parse", "HEAD:notes").strip()
+        assert shapes.sizes("notes", first) is not None
+        vault.remember("w-2", "Second", "b", type="note")
+        assert shapes.sizes("notes", first) is not None  # not rewritten
+        assert shapes.sizes("notes", git(root, "rev-parse", "HEAD:notes").strip()) is None
+        (root / "notes" / "n-0001.md").unlink()
+        git(root, "commit", "-qam", "a person removes one")
+        vault.remember("w-3", "Third", "b", type="note")
+        assert shapes.sizes("notes", git(root, "rev-parse", "HEAD:notes").strip()) is not None
+    assert git(root, "status", "--porcelain") == ""
+    git(root, "fsck", "--strict", "--no-dangling")

@@ -190,6 +190,7 @@ class GitObjects:
         self._tree_entries = 0
         self._tree_at: dict[str, str] = {}  # folder -> the last big tree held there
         self._commit_trees: OrderedDict[str, str] = OrderedDict()
+        self._own_tree_at: dict[str, str] = {}  # folder -> the tree this process's last edit there made
         #: per thread: {oid: (kind, data)} of the objects the commit being made needs
         self._local = threading.local()
 
@@ -198,6 +199,7 @@ class GitObjects:
         self._trees.clear()
         self._tree_entries = 0
         self._tree_at.clear()
+        self._own_tree_at.clear()
         self._commit_trees.clear()
 
     def read_object(self, oid: str) -> tuple[str, bytes]:
@@ -616,8 +618,13 @@ class GitObjects:
             return None
         oid = self.write_object("tree", t.raw)
         self._remember_tree(oid, t, at)
-        if at and t.plain and self.tree_shapes is not None:
-            self.tree_shapes.record(at, oid, t.sizes)  # for the next process's write here
+        if at:
+            # for the next process's write here; a warm process (the daemon, an MCP server)
+            # records the first tree it makes on one it read, not each next one (~2 ms a write
+            # at 44k entries): the last it made is parsed once by the next process
+            if self._own_tree_at.get(at) != tree and t.plain and self.tree_shapes is not None:
+                self.tree_shapes.record(at, oid, t.sizes)
+            self._own_tree_at[at] = oid
         return oid
 
     #: the id git gives a blob holding ``data`` (nothing is written): :func:`~vault_mem.store.objectid.blob_id`
