@@ -79,6 +79,7 @@ def test_a_shape_that_does_not_fit_the_bytes_is_not_used():
         moved[i + 1] -= 1
         assert ParsedTree.from_sizes(raw, moved) is None
     assert ParsedTree.from_sizes(raw, sizes[:-1]) is None
+    assert ParsedTree.from_sizes(raw, [*sizes[:3], 0, *sizes[3:]]) is None  # an empty entry: no entry
     alias = _entry_bytes((bytes(20), BLOB, "a")) + b"100644 .GIT.\0" + bytes(20)
     assert ParsedTree.from_sizes(alias, [len(alias) - 33, 33]) is None
     assert ParsedTree.from_sizes(b"", []) is None

@@ -24,6 +24,8 @@ _BLOCK = 65536
 _MODES = {b"100644": 0o100644, b"100755": 0o100755, b"40000": 0o40000, b"120000": 0o120000,
           b"160000": 0o160000}
 _MODE_BYTES = {mode: text for text, mode in _MODES.items()}
+#: the shortest entry: a 5-digit mode, a space, a one-byte name, a NUL and a 20-byte id
+_MIN_ENTRY = 28
 #: the first byte of every mode git writes
 _MODE_FIRST = frozenset(b"14")
 #: a name GitPython's checks always accept: ASCII, starting with a letter, digit or "_", then only
@@ -94,7 +96,7 @@ class ParsedTree:
         sizes do not add up to ``raw``'s length or its first and last entries do not read as
         plain entries there (a shape recorded for other bytes). The caller vouches for the
         shape (a record this machine signed, kept under the tree's object id)."""
-        if not sizes or sum(sizes) != len(raw):
+        if not sizes or sum(sizes) != len(raw) or min(sizes) < _MIN_ENTRY:
             return None
         tree = cls(raw, None, None, sizes, plain=True)
         starts = tree._starts = [0, *accumulate(sizes)]
