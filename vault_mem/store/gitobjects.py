@@ -47,11 +47,10 @@ from vault_mem.store.objectid import blob_id
 from vault_mem.store.tree import ParsedTree
 
 if TYPE_CHECKING:
-    from vault_mem.store.treeshapes import TreeShapes
-
-if TYPE_CHECKING:
     import git
     from git.objects import Commit
+
+    from vault_mem.store.treeshapes import TreeShapes
 
 ZERO_OID = "0" * 40
 BLOB_MODE = 0o100644
