@@ -12,8 +12,8 @@ new processes without a daemon, alternating between two checkouts of vault-mem i
 (its ``vault_mem`` is put first on ``PYTHONPATH``; this one's is the "new"). Per round and kind,
 the old and the new run in turn, so the machine's load weighs on both alike; the first round
 of each is not counted (byte-compiling, the page cache). Prints, per kind and checkout, the CPU
-time p50 (min-max) of the process and every process it waited for (git's), from
-``getrusage(RUSAGE_CHILDREN)``, and the wall time p50, then the load average. Keyword-only
+time p50, p95 (min-max) of the process and every process it waited for (git's), from
+``getrusage(RUSAGE_CHILDREN)``, and the wall time p50 and p95, then the load average. Keyword-only
 (``VAULT_MEM_EMBEDDER=none``), no daemon; the person is the corpus's author (bench/corpus.py),
 as in bench_growth.py. ``--daemon``: a daemon runs on the vault (keyword-only too, in the
 commands' own environment, so that it may make their writes; started before the rounds and
@@ -198,8 +198,14 @@ def run(args: argparse.Namespace, codes: dict[str, Path], vaults: dict[str, Path
         for name in codes:
             c = sorted(cpu[name])
             extra = "" if not daemons or shared else f", daemon {spent[name] / len(c):4.0f} ms CPU per command"
-            print(f"{kind:>8} {name}: CPU p50 {statistics.median(c):5.0f} ms ({c[0]:.0f}-{c[-1]:.0f}), "
-                  f"wall p50 {statistics.median(wall[name]):5.0f} ms{extra}  [{codes[name]}]", flush=True)
+            w = sorted(wall[name])
+            print(f"{kind:>8} {name}: CPU p50 {statistics.median(c):5.0f} ms p95 {_p95(c):5.0f} ({c[0]:.0f}-{c[-1]:.0f}), "
+                  f"wall p50 {statistics.median(w):5.0f} ms p95 {_p95(w):5.0f}{extra}  [{codes[name]}]", flush=True)
+
+
+def _p95(xs: list[float]) -> float:
+    """The 95th percentile of the sorted ``xs`` (nearest rank)."""
+    return xs[min(len(xs) - 1, max(0, -(-95 * len(xs) // 100) - 1))]
 
 
 if __name__ == "__main__":

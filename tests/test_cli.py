@@ -317,6 +317,21 @@ def test_the_in_process_runner_puts_everything_back(vdir):
     assert (dict(os.environ), os.getcwd(), (sys.stdin, sys.stdout, sys.stderr)) == before
 
 
+def test_a_write_run_in_process_leaves_the_garbage_collector_as_it_found_it(vdir):
+    """A one-shot write keeps its start-up objects out of the cyclic collector's passes while it
+    runs (``gc.freeze``, start-up time: issue 29); run in a process that goes on (a test, an
+    embedding program), it gives them back, refused or not, and collects what it made."""
+    import gc
+
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
+    for argv in (("remember", "editor", "--description", "Uses Helix", "--body", "b"),
+                 ("remember", "Bad Key!", "--description", "d", "--body", "b"),
+                 ("forget", "editor")):
+        r = cli("--vault", str(vdir), *argv)
+        assert r.returncode == (2 if "Bad Key!" in argv else 0), r.stderr
+        assert gc.get_freeze_count() == 0 and gc.isenabled()
+
+
 def _run_with_stderr_on_a_terminal(monkeypatch, *argv: str) -> tuple[int, str]:
     """``main(argv)`` with stderr on a real pseudo-terminal (so ``isatty()`` is true, as in a
     person's shell); returns the exit code and what reached the terminal."""

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from vault_mem.config import PERSONAL, PROJECT, TYPE_FOLDERS, NamedVault, VaultSet
 from vault_mem.errors import MemoryNotFoundError, UsageError, VaultMemError
-from vault_mem.model.fusion import split_key
 from vault_mem.store.finder import resolve_vaults
 
 if TYPE_CHECKING:
@@ -181,6 +180,8 @@ class Vaults:
         """``(vault name, key, other vaults holding the key)`` for ``KEY`` or ``personal:KEY``.
         A bare key held by several vaults is the project's, or refused when ``strict`` (a
         ``forget`` must name which)."""
+        from vault_mem.model.fusion import split_key  # lazy: a write names no vault (start-up time)
+
         name, key = split_key(text, self.names)
         if name is not None:
             return name, key, []

@@ -24,7 +24,7 @@ from vault_mem.model.secret_public import TAILSCALE_PUBLIC_KEYS
 from vault_mem.model.secret_values import PASSWORD_SYMBOLS
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["AND_PAIR", "APP_PASSWORD", "ASSIGN_TAIL", "BARE_TOKEN", "CALL_END", "CJK_CHAR", "COMPOUND",
+__all__ = ["AND_PAIR", "APP_PASSWORD", "ASSIGN_TAIL", "assign_tail", "BARE_TOKEN", "CALL_END", "CJK_CHAR", "COMPOUND",
            "COPULA_WORD", "DASHED_VALUE", "DIGEST", "DIGIT_GROUPS", "FOREIGN_PASSWORD_LABEL", "FSTRING_FIELD",
            "GRANTING_KEY_END", "KEY_QUALIFIERS", "NEXT_LINE", "OWNER", "PAIR", "PAIR_AFTER_WORD",
            "PASSWORD_KEYS", "PROSE_TAIL", "PUSH_WORDS", "PROSE_WORDS", "PUBLIC_KEY_NAMES", "QUOTED_WORDS",
@@ -140,8 +140,10 @@ _CONVERSION = r"(?:\[\][a-z]{1,8}|bytes|str|String|Buffer\.from|Secret(?:Str|Str
 _TYPED_SIGN = (r"|[ \t]{0,4}:?[ \t]{0,4}(?:&(?:'static[ \t]{1,2})?)?(?:str|string|String|SecretStr|SecretString|bytes|Text)\??"
                r"[ \t]{0,4}=[ \t]{0,8}")
 _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`,;]{1,200})"
-# compiled now: a match's ``.re`` is compared with it (``tail.re is ASSIGN_TAIL``)
-ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
+# compiled at its first use, as the other tails (the text of a write rarely reaches it: ~1-3 ms
+# of a one-shot write's start compiled it for nothing, issue 29); a match of it is told from a
+# match of another tail by :func:`assign_tail`
+ASSIGN_TAIL = lazy(r"[*_`'\"\]]{0,3}"
                          # a YAML block scalar (`k: >-`, the value on the next line), then signs
                          r"(?P<op>[ \t]{0,8}:[ \t]{0,4}[>|][-+]?[ \t]{0,4}\r?\n[ \t]{1,16}"
                          # a string type between the name and the sign (`password: str = "X"`,
@@ -163,6 +165,14 @@ ASSIGN_TAIL = re.compile(r"[*_`'\"\]]{0,3}"
                          + r"(?:(?<=:)(?:\*\*|__)[ \t]{1,4})?"
                          # a literal wrapped in a conversion (`[]byte("X")`, `SecretStr("X")`)
                          + r"(?P<wrap>" + _CONVERSION + r"\([ \t]{0,4}(?=[\"'`]))?" + _VALUE)
+
+
+def assign_tail(match: re.Match[str]) -> bool:
+    """Whether ``match`` is one of :data:`ASSIGN_TAIL` (a tail's match is one of it or of
+    :data:`PROSE_TAIL` or :data:`NEXT_LINE`, each its own pattern text)."""
+    return match.re.pattern == ASSIGN_TAIL.pattern
+
+
 # Prose: "the token for staging is X", "pw for the router: X" (up to four words between).
 # Words of any script, a parenthesis around one ("encryption key (AES-256): X") allowed, and an
 # abbreviation inflected after a colon as Swedish and Finnish write it ("Lösenordet till NAS:en är X").

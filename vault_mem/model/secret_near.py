@@ -30,8 +30,9 @@ from vault_mem.model.secret_judge import (
     word_and_number,
 )
 from vault_mem.model.secret_names import (
-    AND_PAIR, APP_PASSWORD, ASSIGN_TAIL, CALL_END, CJK_CHAR, COPULA_WORD, DASHED_VALUE, DIGIT_GROUPS,
-    FSTRING_FIELD, OWNER, PAIR, PAIR_AFTER_WORD, QUOTED_WORDS, SEP, Span, WORD_RUN, is_key_char, is_sentence, key_class,
+    AND_PAIR, APP_PASSWORD, CALL_END, CJK_CHAR, COPULA_WORD, DASHED_VALUE, DIGIT_GROUPS,
+    FSTRING_FIELD, OWNER, PAIR, PAIR_AFTER_WORD, QUOTED_WORDS, SEP, Span, WORD_RUN, assign_tail, is_key_char,
+    is_sentence, key_class,
 )
 from vault_mem.model.secret_public import public_by_design
 from vault_mem.model.secret_values import (
@@ -518,7 +519,7 @@ def judged_value(text: str, tail: re.Match[str], cls: str, *, flag: bool = False
         if app and 3 * sum(c in "aeiouy" for c in app.group()) < 16 and len(set(app.group().replace(" ", ""))) >= 9:
             return "password assignment", app.start(), app.end()
     phrase_named = text[max(0, tail.start() - 6):tail.start()].lower() == "phrase"
-    if cls == "password" and not quoted and op in (":", "is", "=", "->", "→", "-", "–", "—") and (tail.re is ASSIGN_TAIL or phrase_named):
+    if cls == "password" and not quoted and op in (":", "is", "=", "->", "→", "-", "–", "—") and (assign_tail(tail) or phrase_named):
         # right after the label ("passphrase: amber crisp lotus violin"), not after prose
         # ("password manager: bitwarden vault entries" names a tool), except after a passphrase's
         # word, which names words ("the passphrase for ~/.ssh/id_work is salon shed dream 90")
@@ -532,7 +533,7 @@ def judged_value(text: str, tail: re.Match[str], cls: str, *, flag: bool = False
         groups = DIGIT_GROUPS.match(text, tail.start("value"))
         if groups and random_groups(groups.group().split()):
             return "password assignment", groups.start(), groups.start() + len(groups.group().rstrip(" \t."))
-    if cls == "password" and not quoted and op == "" and tail.re is ASSIGN_TAIL:
+    if cls == "password" and not quoted and op == "" and assign_tail(tail):
         # no sign, the words to the end of the line ("cms admin: bakery, pass next exotic embark digital"):
         # four or more, every one of them a generator's common word and no sentence
         phrase = WORD_RUN.match(text, tail.start("value"))
@@ -591,7 +592,7 @@ def judged_value(text: str, tail: re.Match[str], cls: str, *, flag: bool = False
         kind = judge(cls, "--" if flag and op == "" else op, value, quoted=False, code=code, ends=ends, hint=False)
     if not kind:
         return None
-    if tail.re is not ASSIGN_TAIL and not quoted and not credential_like(value) and not OWNER.match(text, tail.start()):
+    if not assign_tail(tail) and not quoted and not credential_like(value) and not OWNER.match(text, tail.start()):
         # a word-and-number value after prose that makes the label a modifier ("the password
         # rotation runbook is Runbook-2291" names a runbook); "the password for the NAS is X" or
         # "the WLAN-Passwort im Büro lautet X" name whose password it is

@@ -35,11 +35,11 @@ chance).
 
 from __future__ import annotations
 
-import base64
-import random
 import re
 import string
 from dataclasses import dataclass
+
+from vault_mem.model.lazy_patterns import lazy
 
 __all__ = ["RULES", "Rule", "expand_example"]
 
@@ -295,12 +295,17 @@ _ALPHABETS = {
     "b": string.ascii_letters + string.digits + "+/",
     "u": string.ascii_letters + string.digits + "-_",
 }
-_RANDOM = re.compile(r"<([aAlhHdbu])([0-9]{1,4})>")
-_ENCODED = re.compile(r"<([=~])([^<>]*)>")
+_RANDOM = lazy(r"<([aAlhHdbu])([0-9]{1,4})>")
+_ENCODED = lazy(r"<([=~])([^<>]*)>")
 
 
 def expand_example(template: str, *, seed: str = "") -> str:
     """A concrete value for an example template (see the module docstring), the same every run."""
+    # here, not at the top: the tests and the benches expand examples, a write never does, and
+    # every write imports this module (random: ~0.8 ms of a one-shot write's start, issue 29)
+    import base64
+    import random
+
     rng = random.Random(seed or template)
 
     def fill(m: re.Match[str]) -> str:

@@ -50,6 +50,8 @@ if TYPE_CHECKING:
     import git
     from git.objects import Commit
 
+    from vault_mem.store.treeshapes import TreeShapes
+
 ZERO_OID = "0" * 40
 BLOB_MODE = 0o100644
 TREE_MODE = 0o040000
@@ -174,6 +176,9 @@ class GitObjects:
     objects: Path
     common_dir: Path
     toplevel: Path
+    #: the shapes of the big folder trees this vault's writes made (set by the vault's
+    #: Workspace): a tree recorded there is read without being parsed (store/treeshapes.py)
+    tree_shapes: TreeShapes | None = None
 
     def _init_objects(self) -> None:
         """Set up the cat-file processes (started at the first read) and the caches."""
@@ -184,6 +189,7 @@ class GitObjects:
         self._tree_entries = 0
         self._tree_at: dict[str, str] = {}  # folder -> the last big tree held there
         self._commit_trees: OrderedDict[str, str] = OrderedDict()
+        self._own_tree_at: dict[str, str] = {}  # folder -> the tree this process's last edit there made
         #: per thread: {oid: (kind, data)} of the objects the commit being made needs
         self._local = threading.local()
 
@@ -192,6 +198,7 @@ class GitObjects:
         self._trees.clear()
         self._tree_entries = 0
         self._tree_at.clear()
+        self._own_tree_at.clear()
         self._commit_trees.clear()
 
     def read_object(self, oid: str) -> tuple[str, bytes]:
@@ -407,24 +414,33 @@ class GitObjects:
                 raise GitError(f"object {oid} is a {kind}, not a tree")
             near = self._trees.get(self._tree_at.get(at, "")) if at is not None else None
             try:
-                tree = (near.rebase(data) if near is not None else None) or ParsedTree.parse(data)
+                tree = ((near.rebase(data) if near is not None else None) or self._shaped(at, oid, data)
+                        or ParsedTree.parse(data))
             except ValueError as exc:
                 raise GitError(f"tree {oid} has an entry vault-mem will not use ({exc}); "
                                "rename that file with git and retry") from exc
             self._remember_tree(oid, tree, at)
             return tree
 
+    def _shaped(self, at: str | None, oid: str, data: bytes) -> ParsedTree | None:
+        """The tree ``oid`` (bytes ``data``) at folder ``at`` read with the shape a write
+        recorded for it, unparsed; None without one."""
+        if not at or self.tree_shapes is None:
+            return None
+        sizes = self.tree_shapes.sizes(at, oid)
+        return ParsedTree.from_sizes(data, sizes) if sizes else None
+
     def _remember_tree(self, oid: str, tree: ParsedTree, at: str | None = None) -> None:
         with self._lock:
-            if at is not None and len(tree.entries) >= _REBASE_MIN_ENTRIES:
+            if at is not None and len(tree) >= _REBASE_MIN_ENTRIES:
                 self._tree_at[at] = oid
             if oid in self._trees:
                 return
             self._trees[oid] = tree
-            self._tree_entries += len(tree.entries)
+            self._tree_entries += len(tree)
             while self._tree_entries > _TREE_CACHE_ENTRIES and len(self._trees) > 1:
                 _, old = self._trees.popitem(last=False)
-                self._tree_entries -= len(old.entries)
+                self._tree_entries -= len(old)
 
     def _remember_commit(self, commit: str, tree: str) -> None:
         with self._lock:
@@ -597,10 +613,17 @@ class GitObjects:
             old = t.get(name)
             new = self._edit(old[1] if old and stat.S_ISDIR(old[0]) else None, sub, f"{at}{name}/")
             t = t.remove(name) if new is None else t.put(name, TREE_MODE, new)
-        if not t.entries:
+        if not len(t):
             return None
         oid = self.write_object("tree", t.raw)
         self._remember_tree(oid, t, at)
+        if at:
+            # for the next process's write here; a warm process (the daemon, an MCP server)
+            # records the first tree it makes on one it read, not each next one (~2 ms a write
+            # at 44k entries): the last it made is parsed once by the next process
+            if self._own_tree_at.get(at) != tree and t.plain and self.tree_shapes is not None:
+                self.tree_shapes.record(at, oid, t.sizes)
+            self._own_tree_at[at] = oid
         return oid
 
     #: the id git gives a blob holding ``data`` (nothing is written): :func:`~vault_mem.store.objectid.blob_id`

@@ -15,7 +15,8 @@ from __future__ import annotations
 import bisect
 import re
 import stat
-from itertools import accumulate
+from itertools import accumulate, repeat
+from operator import itemgetter, sub
 
 #: bytes compared at a time when looking for where an old and a new tree start to differ
 _BLOCK = 65536
@@ -23,6 +24,10 @@ _BLOCK = 65536
 _MODES = {b"100644": 0o100644, b"100755": 0o100755, b"40000": 0o40000, b"120000": 0o120000,
           b"160000": 0o160000}
 _MODE_BYTES = {mode: text for text, mode in _MODES.items()}
+#: the shortest entry: a 5-digit mode, a space, a one-byte name, a NUL and a 20-byte id
+_MIN_ENTRY = 28
+#: the first byte of every mode git writes
+_MODE_FIRST = frozenset(b"14")
 #: a name GitPython's checks always accept: ASCII, starting with a letter, digit or "_", then only
 #: those, "." and "-" (so never "", ".", "..", ".git" or an NTFS/HFS alias of it, a drive, a "/"
 #: or a NUL); every memory file's name is one
@@ -44,22 +49,33 @@ class ParsedTree:
     are copied and edited in C (slicing, ``insert``; a changed entry that keeps its name shares
     the keys), and the bytes are the old bytes with the one entry's ``tree_to_stream`` output
     spliced in at its offset. Entries nobody touched keep their exact bytes, even a name that is
-    not UTF-8 (GitPython would not serialise it back)."""
+    not UTF-8 (GitPython would not serialise it back).
 
-    __slots__ = ("entries", "keys", "raw", "sizes")
+    A tree made from a recorded shape (:meth:`from_sizes`: each entry's length, kept when a write
+    made the tree, :mod:`vault_mem.store.treeshapes`) is not parsed: ``get``/``put``/``remove``
+    read the few entries a binary search visits from its bytes, and ``entries``/``keys`` are
+    parsed only when asked for (a one-shot write into a folder of 50k memories parsed all of them
+    to splice one: issue 29). ``plain``: every entry has a plain name and a mode as git writes it
+    (:func:`_plain_entries`), so its bytes can be read without GitPython's checks; only such a
+    tree's shape is recorded."""
+
+    __slots__ = ("_entries", "_keys", "_starts", "plain", "raw", "sizes")
     EMPTY: ParsedTree
 
-    def __init__(self, raw: bytes, entries: list, keys: list[bytes], sizes: list[int]):
+    def __init__(self, raw: bytes, entries: list | None, keys: list[bytes] | None, sizes: list[int],
+                 *, plain: bool = False):
         self.raw = raw
-        self.entries = entries
-        self.keys = keys  # git's order: a tree sorts as if its name ended in "/"
+        self._entries = entries
+        self._keys = keys  # git's order: a tree sorts as if its name ended in "/"
         self.sizes = sizes
+        self.plain = plain
+        self._starts: list[int] | None = None
 
     @classmethod
     def parse(cls, raw: bytes) -> ParsedTree:
         fast = _plain_entries(raw)
         if fast is not None:
-            return cls(raw, *fast)
+            return cls(raw, *fast, plain=True)
         entries = _entries(raw)
         keys, sizes = [], []
         for _, mode, name in entries:
@@ -74,6 +90,79 @@ class ParsedTree:
                 raise ValueError("tree bytes and parsed entries disagree")
         return cls(raw, entries, keys, sizes)
 
+    @classmethod
+    def from_sizes(cls, raw: bytes, sizes: list[int]) -> ParsedTree | None:
+        """The plain tree ``raw`` whose entries are ``sizes`` bytes long, unparsed; None when the
+        sizes do not add up to ``raw``'s length or its first and last entries do not read as
+        plain entries there (a shape recorded for other bytes). The caller vouches for the
+        shape (a record this machine signed, kept under the tree's object id)."""
+        if not sizes or sum(sizes) != len(raw) or min(sizes) < _MIN_ENTRY:
+            return None
+        tree = cls(raw, None, None, sizes, plain=True)
+        starts = tree._starts = [0, *accumulate(sizes)]
+        # every entry starts with a mode's first digit and has its name's NUL 21 bytes before
+        # its end (read in C, a byte per entry), and the first and last read whole
+        if set(_bytes_at(raw, starts[:-1])) - _MODE_FIRST or any(_bytes_at(raw, map(sub, starts[1:], repeat(21)))):
+            return None
+        for i in {0, len(sizes) - 1}:
+            if tree._entry_at(i) is None:
+                return None
+        return tree
+
+    @property
+    def entries(self) -> list:
+        """GitPython's ``(binsha, mode, name)`` of each entry, in git's order."""
+        if self._entries is None:
+            self._parse_all()
+        return self._entries  # type: ignore[return-value]
+
+    @property
+    def keys(self) -> list[bytes]:
+        """Each entry's sort key (its name's bytes, a folder's with "/" after)."""
+        if self._keys is None:
+            self._parse_all()
+        return self._keys  # type: ignore[return-value]
+
+    def __len__(self) -> int:
+        return len(self.sizes)
+
+    def _parse_all(self) -> None:
+        fast = _plain_entries(self.raw)
+        if fast is None or fast[2] != self.sizes:
+            raise ValueError("tree bytes and their recorded shape disagree")
+        self._entries, self._keys, _ = fast
+
+    def _start(self, i: int) -> int:
+        if self._starts is None:
+            self._starts = [0, *accumulate(self.sizes)]
+        return self._starts[i]
+
+    def _entry_at(self, i: int) -> tuple[bytes, bytes, bytes] | None:
+        """(mode text, name, binsha) of entry ``i`` read from the bytes at its recorded offset,
+        or None when they are not one plain entry exactly that long."""
+        start = self._start(i)
+        found = _ENTRY.match(self.raw, start, start + self.sizes[i])
+        if found is None or found.end() != start + self.sizes[i]:
+            return None
+        mode, name, binsha = found.groups()
+        if name[:1] == b"." and not _plain(name, _MODES[mode]):
+            return None  # an alias of .git: only GitPython's checks may pass on it
+        return mode, name, binsha
+
+    def _key_at(self, i: int) -> bytes:
+        if self._keys is not None:
+            return self._keys[i]
+        found = self._entry_at(i)
+        if found is None:
+            raise ValueError("tree bytes and their recorded shape disagree")
+        mode, name, _ = found
+        return name + b"/" if mode == b"40000" else name
+
+    def _bisect(self, key: bytes) -> int:
+        if self._keys is not None:
+            return bisect.bisect_left(self._keys, key)
+        return bisect.bisect_left(range(len(self.sizes)), key, key=self._key_at)
+
     def rebase(self, raw: bytes) -> ParsedTree | None:
         """The tree whose bytes are ``raw``, parsed as a difference from this one, or None.
 
@@ -81,7 +170,11 @@ class ParsedTree:
         entries' bytes with the version held here: only the bytes from the last entry boundary
         in the common prefix to the first in the common suffix go through GitPython's parser.
         Parsing is sequential, so a boundary inside identical leading bytes is a boundary in
-        both; the middle must parse to exactly its end, and what follows parses as before."""
+        both; the middle must parse to exactly its end, and what follows parses as before. A
+        tree not parsed (:meth:`from_sizes`) answers None: parsing it costs what parsing ``raw``
+        does."""
+        if self._entries is None:
+            return None
         old = self.raw
         prefix = _common_prefix(old, raw)
         suffix = _common_suffix(old, raw, min(len(old), len(raw)) - prefix)
@@ -102,13 +195,13 @@ class ParsedTree:
             if 0 <= at < len(keys) - 1 and not keys[at] < keys[at + 1]:
                 return None
         return ParsedTree(raw, self.entries[:i] + middle.entries + self.entries[j:], keys,
-                     self.sizes[:i] + middle.sizes + self.sizes[j:])
+                          self.sizes[:i] + middle.sizes + self.sizes[j:], plain=self.plain and middle.plain)
 
     def _index(self, name: str) -> int | None:
         key = _name_bytes(name)
         for k in (key, key + b"/"):
-            i = bisect.bisect_left(self.keys, k)
-            if i < len(self.keys) and self.keys[i] == k:
+            i = self._bisect(k)
+            if i < len(self.sizes) and self._key_at(i) == k:
                 return i
         return None
 
@@ -117,7 +210,10 @@ class ParsedTree:
         i = self._index(name)
         if i is None:
             return None
-        binsha, mode, _ = self.entries[i]
+        if self._entries is None:
+            mode, _, binsha = self._entry_at(i)  # type: ignore[misc]  # _index read it whole
+            return _MODES[mode], binsha.hex()
+        binsha, mode, _ = self._entries[i]
         return mode, binsha.hex()
 
     def remove(self, name: str) -> ParsedTree:
@@ -127,30 +223,41 @@ class ParsedTree:
             return self
         at = sum(self.sizes[:i])
         raw = memoryview(self.raw)
-        return ParsedTree(b"".join((raw[:at], raw[at + self.sizes[i]:])), self.entries[:i] + self.entries[i + 1:],
-                     self.keys[:i] + self.keys[i + 1:], self.sizes[:i] + self.sizes[i + 1:])
+        lists = (None, None) if self._entries is None else (self._entries[:i] + self._entries[i + 1:],
+                                                          self.keys[:i] + self.keys[i + 1:])
+        return ParsedTree(b"".join((raw[:at], raw[at + self.sizes[i]:])), *lists,
+                          self.sizes[:i] + self.sizes[i + 1:], plain=self.plain)
 
     def put(self, name: str, mode: int, oid: str) -> ParsedTree:
         """This tree with the entry ``name`` set to ``mode``/``oid`` (added or replaced)."""
         entry = (bytes.fromhex(oid), mode, name)
         data = _entry_bytes(entry)
         key = _name_bytes(name) + (b"/" if stat.S_ISDIR(mode) else b"")
+        plain = self.plain and _MODE_BYTES.get(mode) is not None and _plain(_name_bytes(name), mode)
         i = self._index(name)
-        if i is not None and self.keys[i] == key:  # same name and kind: replace in place
+        if i is not None and self._key_at(i) == key:  # same name and kind: replace in place
             at = sum(self.sizes[:i])
             raw = memoryview(self.raw)
-            entries, sizes = self.entries[:], self.sizes[:]
-            entries[i], sizes[i] = entry, len(data)
-            return ParsedTree(b"".join((raw[:at], data, raw[at + self.sizes[i]:])), entries, self.keys, sizes)
+            sizes = self.sizes[:]
+            sizes[i] = len(data)
+            entries = None
+            if self._entries is not None:
+                entries = self._entries[:]
+                entries[i] = entry
+            return ParsedTree(b"".join((raw[:at], data, raw[at + self.sizes[i]:])), entries, self._keys, sizes,
+                              plain=plain)
         base = self if i is None else self.remove(name)  # a file becomes a folder or back
-        i = bisect.bisect_left(base.keys, key)
+        i = base._bisect(key)
         at = sum(base.sizes[:i])
         raw = memoryview(base.raw)
-        entries, keys, sizes = base.entries[:], base.keys[:], base.sizes[:]
-        entries.insert(i, entry)
-        keys.insert(i, key)
+        sizes = base.sizes[:]
         sizes.insert(i, len(data))
-        return ParsedTree(b"".join((raw[:at], data, raw[at:])), entries, keys, sizes)
+        entries = keys = None
+        if base._entries is not None:
+            entries, keys = base._entries[:], base.keys[:]
+            entries.insert(i, entry)
+            keys.insert(i, key)
+        return ParsedTree(b"".join((raw[:at], data, raw[at:])), entries, keys, sizes, plain=plain)
 
 
 def _plain(name: bytes, mode: int) -> bool:
@@ -261,9 +368,14 @@ def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
     return lo
 
 
+def _bytes_at(raw: bytes, positions) -> bytes:
+    """The bytes of ``raw`` at each of ``positions`` (each inside it)."""
+    return bytes(itemgetter(*positions, 0)(raw))[:-1]  # the extra 0: a tuple even for one position
+
+
 def _name_bytes(name: str) -> bytes:
     # GitPython decodes names with surrogateescape; this gives back git's exact bytes
     return name.encode("utf-8", "surrogateescape")
 
 
-ParsedTree.EMPTY = ParsedTree(b"", [], [], [])
+ParsedTree.EMPTY = ParsedTree(b"", [], [], [], plain=True)

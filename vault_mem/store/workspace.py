@@ -71,6 +71,7 @@ from vault_mem.store.hooks import unsafe_hooks_notice
 from vault_mem.store.locks import SAY_WAITING_AFTER_S, WRITE_LOCK, WriteLock, daemon_pid
 from vault_mem.store.settings import Settings, carry_committed_blob, settings_in_force
 from vault_mem.store.trust import approve_config, approved_config, seal, unseal
+from vault_mem.store.treeshapes import TreeShapes
 
 #: under .vault-mem/: the last HEAD whose tree :meth:`Workspace.check_head_tree` found safe
 HEAD_CHECKED = "checked-head"
@@ -165,6 +166,8 @@ class Workspace:
                 f"{root} has a {CONFIG_FILE} but is not in a git repository; run `git init` there "
                 "or re-create it with `vault-mem init`"
             ) from exc
+        if self.repo.tree_shapes is None:
+            self.repo.tree_shapes = TreeShapes(root, self.state_dir)
         rel = os.path.relpath(root, self.repo.toplevel.resolve())
         #: the vault's folder inside its repository ("" at the top level, else "memory/")
         self.prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"

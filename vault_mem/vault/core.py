@@ -29,7 +29,6 @@ from vault_mem.errors import (
 )
 from vault_mem.index import dupes
 from vault_mem.index.sidecar import Progress, ReconcileReport, Sidecar
-from vault_mem.model.fusion import keep_trusted
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import (
     Memory,
@@ -698,6 +697,8 @@ def _trusted_kept(result, trusted: list, k: int):
     the one rule, also across vaults). At most k: the two searches rank apart (fused ranks move
     when the peers' hits leave), so a memory of the person's in the first top k can be missing
     from the second's."""
+    from vault_mem.model.fusion import keep_trusted  # lazy: a write never merges hits (start-up time)
+
     result.hits = keep_trusted(result.hits, trusted, k, ident=lambda h: h.path, trusted=lambda h: h.trusted,
                                order=lambda h: -h.score)
     return result
