@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -113,16 +114,26 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--texts", type=int, default=256)
     ap.add_argument("--ways", default=",".join(WAYS))
-    ap.add_argument("--scratch", type=Path, default=Path("/tmp/bench-model-load"))
+    ap.add_argument("--scratch", type=Path, default=Path("/tmp/bench-model-load"),
+                    help="where the saved graphs go (removed after, if this run made it)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         child(args.child, args.texts, args.scratch)
         return
+    ways = args.ways.split(",")
+    made = not args.scratch.exists()
+    args.scratch.mkdir(parents=True, exist_ok=True)
+    try:
+        run(args, ways)
+    finally:
+        if made:  # the saved graphs (90 MB each)
+            shutil.rmtree(args.scratch, ignore_errors=True)
+
+
+def run(args, ways: list[str]) -> None:
     from corpus import load_line
 
-    ways = args.ways.split(",")
-    args.scratch.mkdir(parents=True, exist_ok=True)
     print(load_line(), flush=True)
     got: dict[str, list[dict]] = {way: [] for way in ways}
     for r in range(args.rounds + 1):  # the first round (caches made, pages read) not counted
