@@ -17,13 +17,15 @@ not; on a saturated one neither moves. ``--overlap N``: N fresh processes per wa
 each timing a no-change reconcile of the vault (keyword-only) and the local model's load one
 after the other (``seq``, what a one-shot recall did) or the load on a thread meanwhile
 (``thread``, what it does now): wall and CPU ms p50 (min-max). ``--phases N``: N rounds of a
-cold ``vault-mem recall`` without a daemon (keyword-only), each a fresh process running the
+cold ``vault-mem recall`` without a daemon (keyword-only; ``--model``: the bundled model, its
+load on a thread meanwhile, so the process's CPU per phase counts that thread's too), each a fresh process running the
 CLI's ``main`` with marks around its phases: the interpreter's start, the imports of the CLI
 and the read (``adapters.cli``, ``vault.core``, ``index.sidecar``, ``index.search``), opening the
 vault, the stat of every file (``folderscan.scan`` in Python, or GNU find's listing,
 ``listing.list_folders``), the scan sum and its check (with the listing: reading the last one
 kept and comparing), the rows compared, reading the files that changed, and the rest (the
-search, the answer, closing); CPU ms p50 of each (every thread of the process and the programs
+search, the answer, closing), and ``lead``: the main thread's own CPU and the wall from the
+command's start to the stat's (the serial part no other core can take); CPU ms p50 of each (every thread of the process and the programs
 it waited for: find) and wall, and the process's whole CPU from ``getrusage(RUSAGE_CHILDREN)``.
 ``--vault`` given several times (1k, 10k, 100k): the rounds of each vault in turn, the load
 printed after each. With ``--old OLD`` (a checkout's top folder, its ``vault_mem``
@@ -121,8 +123,13 @@ from vault_mem.adapters import cli
 import vault_mem.index.search, vault_mem.index.sidecar, vault_mem.vault.core
 from vault_mem.index import scansum, sidecar
 mark("imports", c, w)
+def thread_cpu():  # the main thread's alone
+    r = resource.getrusage(resource.RUSAGE_THREAD)
+    return r.ru_utime + r.ru_stime
 def timed(name, fn):
     def run(*a, **k):
+        if name == "stat" and "lead" not in marks:  # the main thread's work before the stat began
+            marks["lead"] = [(thread_cpu() - tc0) * 1000, (time.perf_counter() - wc0) * 1000]
         c, w = cpu(), time.perf_counter()
         try:
             return fn(*a, **k)
@@ -147,7 +154,8 @@ else:
     listing.Listed.scan = timed("sum", listing.Listed.scan)
     sidecar.Sidecar._within = timed("rows", sidecar.Sidecar._within)
 sys.argv = ["vault-mem", "--vault", sys.argv[1], "recall", sys.argv[2]]
-c, w = cpu(), time.perf_counter()
+c, w, tc0 = cpu(), time.perf_counter(), thread_cpu()
+wc0 = w
 with redirect_stdout(io.StringIO()):
     try:
         cli.main()
@@ -155,11 +163,11 @@ with redirect_stdout(io.StringIO()):
         if exc.code:
             raise
 total = (cpu() - c) * 1000, (time.perf_counter() - w) * 1000
-marks["rest"] = [total[0] - sum(v[0] for k, v in marks.items() if k not in ("start", "imports")),
-                 total[1] - sum(v[1] for k, v in marks.items() if k not in ("start", "imports"))]
+marks["rest"] = [total[0] - sum(v[0] for k, v in marks.items() if k not in ("start", "imports", "lead")),
+                 total[1] - sum(v[1] for k, v in marks.items() if k not in ("start", "imports", "lead"))]
 print(json.dumps(marks))
 """
-PHASES = ("start", "imports", "open", "stat", "sum", "rows", "read", "rest")
+PHASES = ("start", "imports", "open", "stat", "sum", "rows", "read", "rest", "lead")
 
 
 def edit_one(root: Path, name: str, i: int) -> None:
@@ -170,14 +178,15 @@ def edit_one(root: Path, name: str, i: int) -> None:
         fh.write(f"Edited by hand, round {i}.\n")
 
 
-def phase_rounds(root: Path, rounds: int, old: Path | None, old_vault: Path | None, edit: bool = False) -> None:
+def phase_rounds(root: Path, rounds: int, old: Path | None, old_vault: Path | None, edit: bool = False,
+                 model: bool = False) -> None:
     import compileall
 
     codes = {"new": HERE.parent, **({"old": old.resolve()} if old else {})}
     vaults = {"new": root, "old": old_vault or root}
     for code in codes.values():  # as an install leaves them
         compileall.compile_dir(str(code / "vault_mem"), quiet=1)
-    env = {**os.environ, "VAULT_MEM_DAEMON": "off", "VAULT_MEM_EMBEDDER": "none",
+    env = {**os.environ, "VAULT_MEM_DAEMON": "off", **({} if model else {"VAULT_MEM_EMBEDDER": "none"}),
            "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
            "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}
     got = {name: {k: ([], []) for k in (*PHASES, "process")} for name in codes}
@@ -270,7 +279,7 @@ def main() -> None:
     ap.add_argument("--phases", type=int, default=0, metavar="N", help="N rounds of a cold CLI recall by phase")
     ap.add_argument("--cli", type=int, default=0, metavar="N",
                     help="N rounds of the whole command (nothing imported before it), per --vault")
-    ap.add_argument("--model", action="store_true", help="with --cli: the bundled model, not keyword-only")
+    ap.add_argument("--model", action="store_true", help="with --cli or --phases: the bundled model, not keyword-only")
     ap.add_argument("--get", metavar="KEY", help="with --cli: `get KEY` instead of a recall")
     ap.add_argument("--old", type=Path, help="with --phases or --cli: the checkout to alternate with")
     ap.add_argument("--old-vault", type=Path, action="append",
@@ -293,7 +302,8 @@ def main() -> None:
     if args.phases:
         for n, vault in enumerate(args.vault):
             print(f"{vault}{', a file edited in place before each round' if args.edit else ''}:", flush=True)
-            phase_rounds(vault, args.phases, args.old, args.old_vault[n] if args.old_vault else None, args.edit)
+            phase_rounds(vault, args.phases, args.old, args.old_vault[n] if args.old_vault else None, args.edit,
+                         args.model)
             print(load_line(), flush=True)
         return
     if args.overlap:

@@ -172,6 +172,42 @@ def test_a_one_shot_recall_loads_the_model_on_a_thread_while_it_reconciles(tmp_p
     assert [t for t in embedder.asked_on if t is not threading.main_thread()] == embedder.loaded_on
 
 
+def test_a_one_shot_recall_builds_its_embedder_on_the_load_thread(tmp_path: Path, monkeypatch) -> None:
+    """The embedder ``[embedder]`` names is built on the model's thread, not before the reconcile
+    on the caller's (building the local one imports numpy and onnxruntime: ~70 ms of CPU that
+    held back the stat of every file). The recall asking for it meanwhile waits for it: built
+    slowly, it still answers in full (a recall that saw "no embedder" mid-build would answer
+    keyword-only)."""
+    from vault_mem.embed import registry
+    from vault_mem.vault.core import Vault
+
+    root = tmp_path / "vault"
+    new_vault(root).close()
+    write_memory(root, "editor", "Uses Helix as the main editor")
+    monkeypatch.setenv("VAULT_MEM_EMBEDDER", "local")
+    embedder = LoadingEmbedder()
+    built_on: list[threading.Thread] = []
+    asked = threading.Event()
+
+    def get_embedder(settings):
+        built_on.append(threading.current_thread())
+        asked.wait(10)  # the build outlasts the reconcile: the recall asks meanwhile
+        return embedder
+
+    monkeypatch.setattr(registry, "get_embedder", get_embedder)
+    with Vault(root) as vault:
+        vectors = vault.sidecar.vectors
+        for name in ("vectors_reason", "get_embedder"):  # the recall's first questions for it
+            def asking(*a, _ask=getattr(vectors, name), **kw):
+                asked.set()
+                return _ask(*a, **kw)
+            monkeypatch.setattr(vectors, name, asking)
+        got = vault.recall("which editor")
+    assert built_on and built_on[0] is not threading.main_thread() and len(built_on) == 1
+    assert not got.keyword_only and [h.key for h in got.hits][:1] == ["editor"]
+    assert embedder.loaded_on and embedder.loaded_on[0] is built_on[0]
+
+
 def test_a_model_that_fails_to_load_on_the_thread_is_reported_by_the_recall(tmp_path: Path) -> None:
     """The thread's failure is not lost nor raised there: the recall meets it on its own
     thread, as without the early load, and answers keyword-only saying why."""

@@ -571,6 +571,9 @@ class VectorStore:
         self._embedder_arg = embedder
         self._embedder = None
         self._embedder_ready = False
+        #: held while the embedder is built (:meth:`_get_embedder`): it may be built on the model's
+        #: load thread (:meth:`begin_model_load`) while the caller's thread asks for it
+        self._embedder_lock = threading.Lock()
         self._embedder_reason: str | None = None
         self._embed_retry_at = 0.0
         self._share = threading.local()  # owed_share's [deadline, a batch made], per thread
@@ -615,18 +618,25 @@ class VectorStore:
         self._calibration_cache = {}
 
     def _get_embedder(self):
-        """The embedder, built on first need; None (with a reason) when there is none."""
+        """The embedder, built on first need; None (with a reason) when there is none. Built once,
+        under a lock: another thread asking meanwhile waits for it rather than see none."""
         if self._embedder_ready:
             return self._embedder
-        self._embedder_ready = True
+        with self._embedder_lock:
+            if not self._embedder_ready:
+                self._build_embedder()
+                self._embedder_ready = True
+        return self._embedder
+
+    def _build_embedder(self) -> None:
         if self._embedder_arg is not DEFAULT:
             self._embedder = self._embedder_arg
             if self._embedder is None:
                 self._embedder_reason = "embedder is 'none'"
-            return self._embedder
+            return
         if self.settings.provider == "none":
             self._embedder_reason = "embedder is 'none' (vault.toml [embedder] provider)"
-            return None
+            return
         try:
             # lazy: the providers pull in httpx and the model runtime, which list, get, INDEX.md
             # and a keyword-only vault never need (a lower layer: no cycle is dodged here)
@@ -639,7 +649,16 @@ class VectorStore:
             self._embedder = None
             self._embedder_reason = f"embedder unavailable: {exc}"
             log.warning("vault-mem: %s; recall uses keywords only", self._embedder_reason)
-        return self._embedder
+
+    def _embedder_expected(self) -> bool:
+        """Whether there is (or will be, once built) an embedder, told without building one:
+        building the local one imports numpy and the model's runtime (~70 ms of CPU holding
+        the interpreter's lock), which :meth:`begin_model_load` leaves to its thread."""
+        if self._embedder_ready:
+            return self._embedder is not None
+        if self._embedder_arg is not DEFAULT:
+            return self._embedder_arg is not None
+        return self.settings.provider != "none"
 
     def get_embedder(self):
         """The embedder, built on first need; None when there is none (:meth:`vectors_reason`
@@ -647,20 +666,23 @@ class VectorStore:
         return self._get_embedder()
 
     def begin_model_load(self) -> None:
-        """Begin loading the embedder's model on a thread (a one-shot recall: while its
-        reconcile stats the files, issue 29), when recall would use it and it has one to load.
-        A failure there is dropped: the first embed loads it again on its caller's thread and
-        meets the failure there, as without this. Once per store: a load is once per process."""
-        if self._model_load_begun or self.vectors_reason() is not None:
+        """Begin building the embedder and loading its model on a thread (a one-shot recall:
+        while its reconcile stats the files, issue 29), when recall would use it. The build is
+        the thread's too: the local one imports numpy and onnxruntime, which the caller's
+        thread would otherwise pay before its reconcile began (its wait for GNU find is outside
+        the interpreter's lock). A failure there is dropped: the first embed meets it again on
+        its caller's thread, as without this (a build's failure is kept: the embedder is
+        none, with its reason, as when built there). Once per store: a load is once per process."""
+        if (self._model_load_begun or self.warming is not None or not self.db.vec_ok
+                or not self._embedder_expected()):
             return
         self._model_load_begun = True
-        load = getattr(self._get_embedder(), "load", None)
-        if load is None:
-            return
 
         def run() -> None:
             try:
-                load()
+                load = getattr(self._get_embedder(), "load", None)
+                if load is not None:
+                    load()
             except Exception:  # noqa: BLE001 - met again by the first embed (docstring)
                 pass
 
