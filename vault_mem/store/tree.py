@@ -63,13 +63,13 @@ class ParsedTree:
     EMPTY: ParsedTree
 
     def __init__(self, raw: bytes, entries: list | None, keys: list[bytes] | None, sizes: list[int],
-                 *, plain: bool = False):
+                 *, plain: bool = False, starts: list[int] | None = None):
         self.raw = raw
         self._entries = entries
         self._keys = keys  # git's order: a tree sorts as if its name ended in "/"
         self.sizes = sizes
         self.plain = plain
-        self._starts: list[int] | None = None
+        self._starts = starts  # each entry's offset, then the length (made when first needed)
 
     @classmethod
     def parse(cls, raw: bytes) -> ParsedTree:
@@ -98,16 +98,14 @@ class ParsedTree:
         shape (a record this machine signed, kept under the tree's object id)."""
         if not sizes or sum(sizes) != len(raw) or min(sizes) < _MIN_ENTRY:
             return None
-        tree = cls(raw, None, None, sizes, plain=True)
-        starts = tree._starts = [0, *accumulate(sizes)]
+        starts = [0, *accumulate(sizes)]
         # every entry starts with a mode's first digit and has its name's NUL 21 bytes before
         # its end (read in C, a byte per entry), and the first and last read whole
         if set(_bytes_at(raw, starts[:-1])) - _MODE_FIRST or any(_bytes_at(raw, map(sub, starts[1:], repeat(21)))):
             return None
-        for i in {0, len(sizes) - 1}:
-            if tree._entry_at(i) is None:
-                return None
-        return tree
+        if any(_entry_in(raw, starts[i], sizes[i]) is None for i in {0, len(sizes) - 1}):
+            return None
+        return cls(raw, None, None, sizes, plain=True, starts=starts)
 
     @property
     def entries(self) -> list:
@@ -140,14 +138,7 @@ class ParsedTree:
     def _entry_at(self, i: int) -> tuple[bytes, bytes, bytes] | None:
         """(mode text, name, binsha) of entry ``i`` read from the bytes at its recorded offset,
         or None when they are not one plain entry exactly that long."""
-        start = self._start(i)
-        found = _ENTRY.match(self.raw, start, start + self.sizes[i])
-        if found is None or found.end() != start + self.sizes[i]:
-            return None
-        mode, name, binsha = found.groups()
-        if name[:1] == b"." and not _plain(name, _MODES[mode]):
-            return None  # an alias of .git: only GitPython's checks may pass on it
-        return mode, name, binsha
+        return _entry_in(self.raw, self._start(i), self.sizes[i])
 
     def _key_at(self, i: int) -> bytes:
         if self._keys is not None:
@@ -246,18 +237,31 @@ class ParsedTree:
                 entries[i] = entry
             return ParsedTree(b"".join((raw[:at], data, raw[at + self.sizes[i]:])), entries, self._keys, sizes,
                               plain=plain)
-        base = self if i is None else self.remove(name)  # a file becomes a folder or back
-        i = base._bisect(key)
-        at = sum(base.sizes[:i])
-        raw = memoryview(base.raw)
-        sizes = base.sizes[:]
+        if i is not None:  # a file becomes a folder or back: its old entry goes, then the new one
+            return self.remove(name).put(name, mode, oid)
+        i = self._bisect(key)
+        at = sum(self.sizes[:i])
+        raw = memoryview(self.raw)
+        sizes = self.sizes[:]
         sizes.insert(i, len(data))
         entries = keys = None
-        if base._entries is not None:
-            entries, keys = base._entries[:], base.keys[:]
+        if self._entries is not None:
+            entries, keys = self._entries[:], self.keys[:]
             entries.insert(i, entry)
             keys.insert(i, key)
         return ParsedTree(b"".join((raw[:at], data, raw[at:])), entries, keys, sizes, plain=plain)
+
+
+def _entry_in(raw: bytes, start: int, size: int) -> tuple[bytes, bytes, bytes] | None:
+    """(mode text, name, binsha) of the entry ``size`` bytes long at ``start`` in the tree bytes
+    ``raw``, or None when they are not one plain entry exactly that long."""
+    found = _ENTRY.match(raw, start, start + size)
+    if found is None or found.end() != start + size:
+        return None
+    mode, name, binsha = found.groups()
+    if name[:1] == b"." and not _plain(name, _MODES[mode]):
+        return None  # an alias of .git: only GitPython's checks may pass on it
+    return mode, name, binsha
 
 
 def _plain(name: bytes, mode: int) -> bool:
