@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import struct
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +27,7 @@ from typing import TypeVar
 from vault_mem.errors import GitError, LockTimeoutError
 from vault_mem.platform.logs import Logger
 from vault_mem.store import gitlocks
-from vault_mem.store.gitindexfile import IndexFile
+from vault_mem.store.gitindexfile import GID, INO, MODE, MTIME_S, SIZE, STAGE, UID, IndexFile, entries, u32
 from vault_mem.store.gitobjects import BLOB_MODE, ZERO_OID
 from vault_mem.store.locks import SAY_WAITING_AFTER_S, this_command
 
@@ -45,9 +44,6 @@ _ONE_PROCESS_PATHS = 64
 #: directory", then "failed to insert into database"): git's own race, worth another try
 _FOLDER_PRUNED = ("No such file or directory", "failed to insert into database")
 
-#: an index entry's fixed part (versions 2 and 3): ctime s/ns, mtime s/ns, dev, ino, mode, uid,
-#: gid, size, object id, flags; the name follows (after 2 more flag bytes in an extended entry)
-_ENTRY_HEAD = struct.Struct(">10I20sH")
 #: :meth:`GitIndex._stat_data_stale` compares the files of this many of the index's first entries
 _STALE_SAMPLE = 16
 #: ... and takes git's stat data for stale when this many of them hold their recorded size and
@@ -340,27 +336,19 @@ class GitIndex:
                 head = fh.read(8192)
         except OSError:
             return False
-        if len(head) < 12 or head[:4] != b"DIRC" or int.from_bytes(head[4:8], "big") not in (2, 3):
+        if len(head) < 12 or head[:4] != b"DIRC" or u32(head, 4) not in (2, 3):
             return False
-        top, at, stale = os.fsencode(self.toplevel), 12, 0
-        for _ in range(min(int.from_bytes(head[8:12], "big"), _STALE_SAMPLE)):
-            if at + _ENTRY_HEAD.size > len(head):
-                break
-            _, _, m_sec, _, _, ino, mode, uid, gid, size, _, flags = _ENTRY_HEAD.unpack_from(head, at)
-            name_at = at + _ENTRY_HEAD.size + (2 if flags & 0x4000 else 0)
-            end = head.find(b"\0", name_at)
-            if end < 0:
-                break
-            name = head[name_at:end]
-            at += (name_at - at + len(name) + 8) & ~7  # git pads an entry with 1-8 NULs to 8 bytes
-            if not stat.S_ISREG(mode) or flags & 0x3000:  # a link, a submodule, a conflict stage
+        top, stale = os.fsencode(self.toplevel), 0
+        for at, flags, name in entries(head, min(u32(head, 8), _STALE_SAMPLE)):
+            if not stat.S_ISREG(u32(head, at + MODE)) or flags & STAGE:  # a link, a submodule, a conflict stage
                 continue
             try:
                 st = os.lstat(os.path.join(top, name))
             except OSError:
                 continue
-            if (st.st_size & 0xFFFFFFFF == size and int(st.st_mtime) & 0xFFFFFFFF == m_sec
-                    and (st.st_ino & 0xFFFFFFFF != ino or st.st_uid != uid or st.st_gid != gid)):
+            if (st.st_size & 0xFFFFFFFF == u32(head, at + SIZE) and int(st.st_mtime) & 0xFFFFFFFF == u32(head, at + MTIME_S)
+                    and (st.st_ino & 0xFFFFFFFF != u32(head, at + INO)
+                         or st.st_uid != u32(head, at + UID) or st.st_gid != u32(head, at + GID))):
                 stale += 1
         return stale >= _STALE_MIN
 
