@@ -311,3 +311,30 @@ def test_the_stat_data_sample_walks_extended_link_and_conflict_entries(tmp_path)
     assert GitRepo(copy)._stat_data_stale() is True
     git(copy, "update-index", "--index-version", "4")
     assert GitRepo(copy)._stat_data_stale() is False
+
+
+def test_the_index_a_write_made_in_process_is_kept_as_its_parse(tmp_path, monkeypatch):
+    """A warm process's write installs the index it made in process and keeps that very index as
+    its parse of the file now in place: its next writes parse no index (only the first write
+    after git's own rewrote it reads one), and git reads what they made as its own."""
+    root = _repo(tmp_path / "r")
+    repo = GitRepo(root)
+    parses = []
+    real = IndexFile.parse.__func__
+
+    def counted(cls, data, mtime_s, *, like=None):
+        parses.append(len(data))
+        return real(cls, data, mtime_s, like=like)
+
+    monkeypatch.setattr(IndexFile, "parse", classmethod(counted))
+    for i in range(5):
+        (root / f"facts/w{i}.md").write_text(f"write {i}\n")
+        assert repo.commit_paths({f"facts/w{i}.md": f"write {i}\n".encode()}, f"remember: w{i}", author=AGENT)
+    assert len(parses) == 1  # the first write is git's; the second parses what git wrote; then none
+    git(root, "update-index", "--refresh")  # a person's git rewrites the index
+    (root / "facts/w5.md").write_text("write 5\n")
+    assert repo.commit_paths({"facts/w5.md": b"write 5\n"}, "remember: w5", author=AGENT)
+    assert len(parses) == 2
+    assert git(root, "status", "--porcelain") == ""
+    git(root, "fsck", "--strict")
+    repo.close()

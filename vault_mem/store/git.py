@@ -49,7 +49,7 @@ from vault_mem.platform.programs import program, program_env
 from vault_mem.store import gitindex, gitlocks
 from vault_mem.store.files import checkpoint
 from vault_mem.store.gitdamage import damage_in, damaged_history_message
-from vault_mem.store.gitindex import GitIndex
+from vault_mem.store.gitindex import GitIndex, PreparedIndex
 from vault_mem.store.gitobjects import GitObjects, Identity, commit_time, gitpython_errors
 from vault_mem.store.gitprocs import (
     MAINTENANCE,
@@ -459,14 +459,14 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                 if gc_seen:  # built before a gc that may have removed its objects: stored again first
                     self._store_missing(self._local.written)
                     gc_seen = False
-                staged = self._prepare_index(want, files)
+                staged = self._prepare_index(want)
             outcome = False
             if staged is not None:
                 try:
                     outcome = self._land(branch, commit, parent, staged, f"commit: {first_line}",
                                          committer or author, warnings, on_disk)
                 finally:
-                    Path(staged[0]).unlink(missing_ok=True)
+                    staged.path.unlink(missing_ok=True)
             if outcome:
                 if landed is not None:
                     try:
@@ -582,7 +582,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             wait.pause()
         return False
 
-    def _land(self, branch: str, commit: str, parent: str | None, staged: tuple[str, tuple | None] | None,
+    def _land(self, branch: str, commit: str, parent: str | None, staged: PreparedIndex | None,
               reflog: str, who: Identity, warnings: list[str] | None,
               on_disk: Callable[[], bool] | None = None) -> bool:
         """Under git's index.lock: check HEAD and the index, move ``branch`` from ``parent`` to
@@ -590,14 +590,13 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         up to date itself). False: not landed, try again (index.lock held, the index or the
         branch changed meanwhile); HeadMovedError: HEAD left ``branch``."""
         lock = self.git_dir / "index.lock"
-        tmp, sig = staged or (None, None)
         record = self._take_lock(lock, self.git_dir, f"vault-mem pid {os.getpid()} ({this_command()})\n".encode())
         if record is None:
             return False  # a person's git command is under way: it finishes first
         try:
             checkpoint("holding-index-lock", self.git_dir)
             self._check_head(branch)
-            if staged is not None and self.index_signature() != sig:
+            if staged is not None and self.index_signature() != staged.signature:
                 return False  # someone wrote the index since it was copied: copy it again
             # a person's git commit (or checkout, pull, ...) started since the scan before the lock:
             # it goes first. Only the processes started since are read: the lock is held for a
@@ -611,8 +610,8 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             if not self._swap_ref(branch, commit, parent, who, reflog):
                 return False  # the branch moved (a tool that takes no index.lock): rebuild on it
             try:  # landed: whatever fails from here on is a warning, never a failed write
-                if tmp is not None and Path(tmp).exists():
-                    self.install_prepared_index(Path(tmp))  # while index.lock is held: git's rule
+                if staged is not None and staged.path.exists():
+                    self.install_prepared_index(staged)  # while index.lock is held: git's rule
             except OSError as exc:
                 if warnings is not None:
                     warnings.append(f"committed, but git's staging area was not updated ({exc}); "
