@@ -101,6 +101,23 @@ class _Wait:
         self.delay = min(self.delay * 2, 0.05)
 
 
+def run_git(*args: str, cwd: Path | None = None, input: bytes | None = None, env: dict | None = None,
+            timeout: float | None = None) -> subprocess.CompletedProcess:
+    """Run git in ``cwd`` (None: this process's folder) as vault-mem runs every git: by its
+    absolute path, PATH's relative entries dropped (:mod:`vault_mem.platform.programs`), ``env``
+    over this process's environment, its output captured as bytes. GitError when git cannot
+    start or runs over ``timeout`` seconds; what it said is the caller's to read
+    (:meth:`GitRepo.run`; a question asked before there is a repository: the workspace's)."""
+    full_env = program_env({**os.environ, **env} if env else None)
+    try:
+        return subprocess.run([program("git"), *args], cwd=cwd, input=input, env=full_env,
+                              capture_output=True, check=False, timeout=timeout)
+    except FileNotFoundError as exc:
+        raise GitError("git is not installed or not on PATH; install git and retry") from exc
+    except subprocess.TimeoutExpired as exc:
+        raise GitError(f"git {args[0]} did not finish within {timeout:g} s") from exc
+
+
 class GitRepo(GitObjects, GitRefs, GitIndex):
     """The repository that holds a vault (found from any path inside its work tree).
 
@@ -178,16 +195,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             timeout: float | None = None):
         """Run git; return stdout (text unless ``binary``). Raises GitError with git's words
         (and when it runs over ``timeout`` seconds)."""
-        full_env = program_env({**os.environ, **env} if env else None)
-        try:
-            proc = subprocess.run(
-                [program("git"), *args], cwd=cwd or self.cwd, input=input, env=full_env,
-                capture_output=True, check=False, timeout=timeout,
-            )
-        except FileNotFoundError as exc:
-            raise GitError("git is not installed or not on PATH; install git and retry") from exc
-        except subprocess.TimeoutExpired as exc:
-            raise GitError(f"git {args[0]} did not finish within {timeout:g} s") from exc
+        proc = run_git(*args, cwd=cwd or self.cwd, input=input, env=env, timeout=timeout)
         if check and proc.returncode != 0:
             msg = proc.stderr.decode("utf-8", "replace").strip() or f"exit {proc.returncode}"
             if damage_in(msg):

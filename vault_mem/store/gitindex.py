@@ -65,7 +65,7 @@ class PreparedIndex(NamedTuple):
 
     #: the file (the caller removes it when it is not installed)
     path: Path
-    #: the signature of the index it was made from (:func:`_signature`; None: there was none),
+    #: the signature of the index it was made from (:func:`index_file_signature`; None: there was none),
     #: which must still be in place when it is installed
     signature: tuple | None
     #: the index as made in process (kept as this process's parse of it once installed); None:
@@ -325,7 +325,7 @@ class GitIndex:
         """Put the ``prepared`` index in place of git's index (the caller holds index.lock and
         checked the index is the one it was made from); an index made in process is kept as this
         process's parse of it."""
-        sig = _signature(prepared.path)  # a rename keeps all of it
+        sig = index_file_signature(prepared.path)  # a rename keeps all of it
         os.replace(prepared.path, self.git_dir / "index")
         if prepared.made is not None and sig is not None:  # else git's update-index made it: parsed when needed
             prepared.made.after_written(_seconds(sig))
@@ -378,8 +378,8 @@ class GitIndex:
                 raise GitError(f"git update-index failed: {err}")
 
     def index_signature(self) -> tuple | None:
-        """Which index file is in place (:func:`_signature`); None: there is none."""
-        return _signature(self.git_dir / "index")
+        """Which index file is in place (:func:`index_file_signature`); None: there is none."""
+        return index_file_signature(self.git_dir / "index")
 
     def _copy_index(self, tmp: Path) -> tuple | None:
         """Give git's index the second name ``tmp`` (a hard link; a copy where the file system
@@ -431,7 +431,7 @@ class GitIndex:
             gitlocks.release(lock, record)
 
 
-def _signature(path: Path) -> tuple | None:
+def index_file_signature(path: Path) -> tuple | None:
     """Which index file ``path`` is: its inode, modification time (ns), size and trailing SHA-1
     (git's hash of all the rest); None: there is none. Not its change time, which a hard link
     made or removed moves (:meth:`GitIndex._copy_index`): git and every other writer of an index

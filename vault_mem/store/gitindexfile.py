@@ -4,7 +4,7 @@ Part of :mod:`~vault_mem.store.gitindex`. ``git update-index`` reads, checks and
 whole index for every write: at 100k memories a 13 MB file, ~58 ms of CPU in a git process
 per write, the largest part of a warm write that grows with the vault. A process that writes
 more than once (the daemon, an MCP server, an API caller) keeps the index it parsed, keyed by
-the file's identity (inode, mtime, size and trailing SHA-1: ``gitindex._signature``), and makes
+the file's identity (inode, mtime, size and trailing SHA-1: ``gitindex.index_file_signature``), and makes
 the next index from it: the entries are kept as one ``bytes`` each, so a write replaces one or
 two of them, joins them again and hashes the result (SHA-1, as git's trailer wants).
 
