@@ -370,3 +370,29 @@ def test_a_read_waits_for_the_events_of_a_save_still_on_their_way(vault, monkeyp
         (root / "facts" / "kite.md").write_text("---\ndescription: Flies a kite called Zephyrine\n---\n")
         result, _ = protocol.ask(root, "recall", {"query": "Zephyrine"})
         assert [h["key"] for h in result["hits"]] == ["kite"]
+
+
+def test_a_framed_message_is_read_or_drained_by_one_reading_of_its_frame():
+    """The framing (a 32-bit length, then that many bytes): read_message parses a message and
+    drain_message reads one and drops it, each stopping at its end (the next is read whole);
+    both refuse a length over the limit, read_message bytes that are not JSON, and a frame cut
+    short."""
+    a, b = socket.socketpair()
+    with a, b:
+        protocol.send_message(a, {"op": "list"})
+        protocol.send_message(a, ["dropped", "x" * 1000])
+        protocol.send_message(a, {"op": "get", "args": {"key": "car"}})
+        assert protocol.read_message(b, 4096) == {"op": "list"}
+        protocol.drain_message(b, 4096)
+        assert protocol.read_message(b, 4096, within=5) == {"op": "get", "args": {"key": "car"}}
+    cases = [(read, struct.pack(">I", 5000) + b"{}", "over the limit of 4096")
+             for read in (protocol.read_message, protocol.drain_message)]
+    cases += [(protocol.read_message, struct.pack(">I", 9) + b"not json!", "not a JSON message")]
+    cases += [(read, struct.pack(">I", 100) + b'{"op":', "connection closed after 6 of 100 bytes") for read in (protocol.read_message, protocol.drain_message)]
+    for read, sent, said in cases:
+        a, b = socket.socketpair()
+        with a, b:
+            a.sendall(sent)
+            a.shutdown(socket.SHUT_WR)
+            with pytest.raises(protocol.ProtocolError, match=said):
+                read(b, 4096)

@@ -106,12 +106,9 @@ def read_message(sock: socket.socket, limit: int, *, within: float | None = None
     ``limit`` or bytes that are not JSON. ``within``: the whole message must arrive in that many
     seconds (``TimeoutError`` otherwise): a socket's own timeout bounds each ``recv`` only, so a
     peer sending a byte at a time would hold the reader for as long as it likes."""
-    deadline = None if within is None else time.monotonic() + within
-    (size,) = _HEADER.unpack(_read_exactly(sock, _HEADER.size, deadline))
-    if size > limit:
-        raise ProtocolError(f"message of {size} bytes is over the limit of {limit}")
+    data = _read_frame(sock, limit, within)
     try:
-        return json.loads(_read_exactly(sock, size, deadline).decode("utf-8"))
+        return json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # RecursionError: "[[[[..."
         raise ProtocolError(f"not a JSON message ({type(exc).__name__}: {str(exc)[:200]})") from None
 
@@ -119,11 +116,18 @@ def read_message(sock: socket.socket, limit: int, *, within: float | None = None
 def drain_message(sock: socket.socket, limit: int, *, within: float | None = None) -> None:
     """Read one framed message from ``sock`` and throw it away, unparsed (a refused peer's);
     ``within`` as :func:`read_message`'s."""
+    _read_frame(sock, limit, within)
+
+
+def _read_frame(sock: socket.socket, limit: int, within: float | None) -> bytes:
+    """The bytes of one framed message from ``sock``: its 32-bit length, then that many bytes,
+    all within ``within`` seconds; :class:`ProtocolError` on a short read or a length past
+    ``limit`` (refused before any of it is read). The one reader of the framing."""
     deadline = None if within is None else time.monotonic() + within
     (size,) = _HEADER.unpack(_read_exactly(sock, _HEADER.size, deadline))
     if size > limit:
         raise ProtocolError(f"message of {size} bytes is over the limit of {limit}")
-    _read_exactly(sock, size, deadline)
+    return _read_exactly(sock, size, deadline)
 
 
 def _read_exactly(sock: socket.socket, n: int, deadline: float | None = None) -> bytes:
