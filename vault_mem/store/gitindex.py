@@ -27,7 +27,7 @@ from typing import NamedTuple, TypeVar
 from vault_mem.errors import GitError, LockTimeoutError
 from vault_mem.platform.logs import Logger
 from vault_mem.store import gitlocks
-from vault_mem.store.gitindexfile import GID, INO, MODE, MTIME_S, SIZE, STAGE, UID, IndexFile, entries, u32
+from vault_mem.store.gitindexfile import GID, INO, MODE, MTIME_S, SIZE, STAGE, UID, IndexFile, entries, stat_matches, u32
 from vault_mem.store.gitobjects import BLOB_MODE, ZERO_OID
 from vault_mem.store.locks import SAY_WAITING_AFTER_S, this_command
 
@@ -357,9 +357,7 @@ class GitIndex:
                 st = os.lstat(os.path.join(top, name))
             except OSError:
                 continue
-            if (st.st_size & 0xFFFFFFFF == u32(head, at + SIZE) and int(st.st_mtime) & 0xFFFFFFFF == u32(head, at + MTIME_S)
-                    and (st.st_ino & 0xFFFFFFFF != u32(head, at + INO)
-                         or st.st_uid != u32(head, at + UID) or st.st_gid != u32(head, at + GID))):
+            if stat_matches(head, at, st, SIZE, MTIME_S) and not stat_matches(head, at, st, INO, UID, GID):
                 stale += 1
         return stale >= _STALE_MIN
 

@@ -85,6 +85,18 @@ def u32(data: bytes | memoryview, at: int) -> int:
     return int.from_bytes(data[at:at + 4], "big")
 
 
+#: how each stat field an entry records is read from an ``lstat`` (git's ``fill_stat_cache_info``)
+_FROM_STAT = {MTIME_S: lambda st: int(st.st_mtime), SIZE: lambda st: st.st_size, INO: lambda st: st.st_ino,
+              UID: lambda st: st.st_uid, GID: lambda st: st.st_gid}
+
+
+def stat_matches(data: bytes | memoryview, at: int, st: os.stat_result, *fields: int) -> bool:
+    """Whether the file's ``lstat`` ``st`` holds what the entry at ``at`` of ``data`` records for
+    each of ``fields`` (``MTIME_S``, ``SIZE``, ``INO``, ``UID``, ``GID``), each cut to 32 bits as git
+    records it."""
+    return all(_FROM_STAT[f](st) & _MASK == u32(data, at + f) for f in fields)
+
+
 def read_entry(data: bytes, at: int, end: int) -> tuple[int, bytes, int] | None:
     """The entry that starts at ``at`` of ``data``: (its flags, its name, where the next one
     starts); None when it does not end by ``end`` (cut short). An entry is padded with 1-8 NULs
@@ -464,8 +476,7 @@ def _changed_under_same_stat(entry: bytes, path: bytes) -> bool:
         return False  # gone (deleted, skip-worktree outside a sparse checkout): git smudges nothing
     link = u32(entry, MODE) == LINK_MODE
     if not ((stat.S_ISLNK(st.st_mode) if link else stat.S_ISREG(st.st_mode))
-            and int(st.st_mtime) & _MASK == u32(entry, MTIME_S)
-            and st.st_size & _MASK == u32(entry, SIZE) and st.st_ino & _MASK == u32(entry, INO)):
+            and stat_matches(entry, 0, st, MTIME_S, SIZE, INO)):
         return False
     try:
         if link:
