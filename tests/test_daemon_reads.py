@@ -15,9 +15,11 @@ import re
 import signal
 import socket
 import stat
+import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -396,3 +398,30 @@ def test_a_framed_message_is_read_or_drained_by_one_reading_of_its_frame():
             a.shutdown(socket.SHUT_WR)
             with pytest.raises(protocol.ProtocolError, match=said):
                 read(b, 4096)
+
+
+@pytest.mark.parametrize("planted", ["link", "file"])
+def test_neither_client_talks_to_a_socket_that_is_not_ours(vault, tmp_path, planted, monkeypatch):
+    """The rule of which socket a client talks to, for a read (``ask``) and a write (``submit``)
+    alike: at the socket's path a link to a listening socket, or a planted file, is never
+    connected to; the read does the work here, the write is not taken (written here)."""
+    monkeypatch.delenv(protocol.USE_ENV, raising=False)
+    root = vault.root
+    elsewhere = Path(tempfile.mkdtemp(prefix="vm-sock-", dir="/tmp"))
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        listener.bind(str(elsewhere / "trap.sock"))
+        listener.listen()
+        listener.settimeout(0.2)
+        (root / SOCK).unlink(missing_ok=True)
+        if planted == "link":
+            (root / SOCK).symlink_to(elsewhere / "trap.sock")
+        else:
+            (root / SOCK).write_text("not a socket\n")
+        assert protocol.ask(root, "list", {}) is None
+        assert protocol.submit(root, "remember", {}, protocol.writer(None)) == (protocol.NOT_TAKEN, "no socket of ours")
+        with pytest.raises(TimeoutError):
+            listener.accept()
+    finally:
+        listener.close()
+        shutil.rmtree(elsewhere)

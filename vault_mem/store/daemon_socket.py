@@ -179,6 +179,28 @@ def socket_address(dir_fd: int, root: Path) -> str:
     return peers.socket_address(dir_fd, Path(root) / STATE_DIR, SOCKET_FILE)
 
 
+def _connect_ours(dir_fd: int, root: Path, timeout: float) -> socket.socket | str:
+    """A connection (``timeout`` on each call) to the daemon socket of the vault at ``root``, whose
+    state folder is open as ``dir_fd``, when it is ours: a socket (no link, no planted file) this
+    user owns, whose peer is this user's process (:func:`peer_is_owner`); else why it is not (it
+    is never talked to). OSError when it cannot be reached (gone, refused, timed out). The one
+    rule of which socket a client talks to."""
+    st = os.stat(SOCKET_FILE, dir_fd=dir_fd, follow_symlinks=False)
+    if not stat.S_ISSOCK(st.st_mode) or st.st_uid != os.getuid():
+        return "no socket of ours"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(timeout)
+        sock.connect(socket_address(dir_fd, root))
+        if peer_is_owner(sock, dir_fd):
+            return sock
+    except BaseException:
+        sock.close()
+        raise
+    sock.close()
+    return "the socket's peer is not ours"
+
+
 def ask(root: Path, op: str, args: dict[str, Any], *,
         timeout: float | None = None) -> tuple[Any, list[str]] | None:
     """``(result, notices)``: the daemon's answer to ``op(args)`` for the vault at ``root``; None
@@ -199,20 +221,15 @@ def ask(root: Path, op: str, args: dict[str, Any], *,
         return None  # no state folder (or a link there): nothing to ask
     sock = None
     try:
-        st = os.stat(SOCKET_FILE, dir_fd=dir_fd, follow_symlinks=False)
-        if not stat.S_ISSOCK(st.st_mode) or st.st_uid != os.getuid():
-            return None  # a link, a planted file or someone else's socket: never talked to
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(timeout)
-        sock.connect(socket_address(dir_fd, root))
-        if not peer_is_owner(sock, dir_fd):
-            return None
+        sock = _connect_ours(dir_fd, root, timeout)
+        if isinstance(sock, str):
+            return None  # a link, a planted file, someone else's socket or peer: never talked to
         send_message(sock, request)
         reply = read_message(sock, MAX_REPLY_BYTES)
     except (OSError, ProtocolError, struct.error):
         return None  # gone, refused (a killed daemon's socket), timed out, too big: do it here
     finally:
-        if sock is not None:
+        if isinstance(sock, socket.socket):
             sock.close()
         os.close(dir_fd)
     if not isinstance(reply, dict) or reply.get("v") != PROTOCOL or reply.get("version") != VERSION:
@@ -294,14 +311,9 @@ def submit(root: Path, op: str, args: dict[str, Any], who: dict[str, Any]) -> tu
     sock = None
     sent = False
     try:
-        st = os.stat(SOCKET_FILE, dir_fd=dir_fd, follow_symlinks=False)
-        if not stat.S_ISSOCK(st.st_mode) or st.st_uid != os.getuid():
-            return NOT_TAKEN, "no socket of ours"
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(DEFAULT_TIMEOUT_S)
-        sock.connect(socket_address(dir_fd, root))
-        if not peer_is_owner(sock, dir_fd):
-            return NOT_TAKEN, "the socket's peer is not ours"
+        sock = _connect_ours(dir_fd, root, DEFAULT_TIMEOUT_S)
+        if isinstance(sock, str):
+            return NOT_TAKEN, sock
         try:
             sock.sendall(_HEADER.pack(len(data)) + data)
         except OSError as exc:
@@ -320,7 +332,7 @@ def submit(root: Path, op: str, args: dict[str, Any], who: dict[str, Any]) -> tu
             raise
         return UNKNOWN, "the command was interrupted while the daemon had it (the daemon finishes it)"
     finally:
-        if sock is not None:
+        if isinstance(sock, socket.socket):
             sock.close()
         os.close(dir_fd)
     if not isinstance(reply, dict):
