@@ -84,3 +84,20 @@ def test_whether_a_link_is_committed_is_asked_of_git_once_per_command(tmp_path, 
     git(proj, "add", "memory")  # a commit's again: refused again
     r = cli("--vault", proj / "memory", "list")
     assert r.returncode == 1 and "the repository holds" in r.stderr, r.stdout + r.stderr
+
+
+def test_a_committed_link_in_a_worktree_is_refused_and_the_persons_own_followed(tmp_path):
+    """In a ``git worktree`` (its ``.git`` a file naming its git folder, where its own index is)
+    the same rule holds, and the answer follows that index: a link its index holds is refused,
+    and once removed from it the link is the person's own."""
+    vault, proj = _vault_and_project(tmp_path)
+    other = tmp_path / "other"
+    git(proj, "worktree", "add", "-q", "-b", "other", str(other))
+    assert (other / ".git").is_file()
+    os.symlink(vault / "facts", other / "memory")
+    git(other, "add", "memory")
+    r = cli("--vault", other / "memory", "list")
+    assert r.returncode == 1 and "the repository holds" in r.stderr, r.stdout + r.stderr
+    git(other, "rm", "-q", "--cached", "memory")
+    r = cli("--vault", other / "memory", "list")
+    assert r.returncode == 0 and "ci-runner" in r.stdout, r.stdout + r.stderr

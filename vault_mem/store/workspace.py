@@ -157,15 +157,18 @@ def _index_key(named: Path) -> tuple | None:
         git_dir = os.environ.get("GIT_DIR")
         if not git_dir:
             dot = top / ".git"
-            try:
-                if dot.is_dir():
-                    git_dir = str(dot)
-                else:
-                    text = dot.read_text(encoding="utf-8", errors="replace").strip()
-                    if not text.startswith("gitdir: "):
-                        return None
-                    git_dir = text.removeprefix("gitdir: ")
-            except OSError:
+            if dot.is_dir():
+                git_dir = str(dot)
+            elif dot.is_file():  # a regular file, never a FIFO or device: read, and only its head
+                try:
+                    with open(dot, "rb") as fh:
+                        text = fh.read(4096).decode("utf-8", "replace").strip()
+                except OSError:
+                    return None
+                if not text.startswith("gitdir: "):
+                    return None
+                git_dir = text.removeprefix("gitdir: ")
+            else:
                 return None
         index = os.path.join(git_dir, "index")
     path = top / index  # a relative one is git's folder's, as git reads it (run in ``top``)
