@@ -44,6 +44,7 @@ import time
 from pathlib import Path
 
 import pytest
+from suite_args import split_pytest_args  # bench/ is on sys.path: run as a script, or loaded as a plugin
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -157,12 +158,8 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print the runs as JSON as well")
     parser.add_argument("--tests", type=int, default=0, metavar="N",
                         help="also print the N tests that cost the most CPU")
-    argv = sys.argv[1:]
-    pytest_args: list[str] = []
-    if "--" in argv:
-        at = argv.index("--")
-        argv, pytest_args = argv[:at], argv[at + 1:]
-    args, tests = parser.parse_known_args(argv)
+    own, pytest_args = split_pytest_args(sys.argv[1:])
+    args, tests = parser.parse_known_args(own)
     trees = [args.tree.resolve()] + ([args.against.resolve()] if args.against else [])
     runs: dict[Path, list[dict]] = {tree: [] for tree in trees}
     for i in range(args.rounds):

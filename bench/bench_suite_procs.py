@@ -31,6 +31,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from suite_args import split_pytest_args  # bench/ is on sys.path when run as a script
+
 ROOT = Path(__file__).resolve().parent.parent
 _EXEC = re.compile(r'^\d+\s+execve\("([^"]*)", \[(.*?)\](?:, 0x[0-9a-f]+| /\*)')
 _ARG = re.compile(r'"((?:[^"\\]|\\.)*)"')
@@ -82,12 +84,8 @@ def main() -> int:
                                      usage="%(prog)s [options] [test files] [-- pytest options]")
     parser.add_argument("--top", type=int, default=40, help="print this many kinds (default 40)")
     parser.add_argument("--trace", type=Path, help="count this strace output instead of running pytest")
-    argv = sys.argv[1:]
-    pytest_args: list[str] = []
-    if "--" in argv:
-        at = argv.index("--")
-        argv, pytest_args = argv[:at], argv[at + 1:]
-    args, tests = parser.parse_known_args(argv)
+    own, pytest_args = split_pytest_args(sys.argv[1:])
+    args, tests = parser.parse_known_args(own)
     if args.trace:
         kinds = count(args.trace)
     else:

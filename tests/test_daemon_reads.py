@@ -15,9 +15,11 @@ import re
 import signal
 import socket
 import stat
+import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -370,3 +372,56 @@ def test_a_read_waits_for_the_events_of_a_save_still_on_their_way(vault, monkeyp
         (root / "facts" / "kite.md").write_text("---\ndescription: Flies a kite called Zephyrine\n---\n")
         result, _ = protocol.ask(root, "recall", {"query": "Zephyrine"})
         assert [h["key"] for h in result["hits"]] == ["kite"]
+
+
+def test_a_framed_message_is_read_or_drained_by_one_reading_of_its_frame():
+    """The framing (a 32-bit length, then that many bytes): read_message parses a message and
+    drain_message reads one and drops it, each stopping at its end (the next is read whole);
+    both refuse a length over the limit, read_message bytes that are not JSON, and a frame cut
+    short."""
+    a, b = socket.socketpair()
+    with a, b:
+        protocol.send_message(a, {"op": "list"})
+        protocol.send_message(a, ["dropped", "x" * 1000])
+        protocol.send_message(a, {"op": "get", "args": {"key": "car"}})
+        assert protocol.read_message(b, 4096) == {"op": "list"}
+        protocol.drain_message(b, 4096)
+        assert protocol.read_message(b, 4096, within=5) == {"op": "get", "args": {"key": "car"}}
+    cases = [(read, struct.pack(">I", 5000) + b"{}", "over the limit of 4096")
+             for read in (protocol.read_message, protocol.drain_message)]
+    cases += [(protocol.read_message, struct.pack(">I", 9) + b"not json!", "not a JSON message")]
+    cases += [(read, struct.pack(">I", 100) + b'{"op":', "connection closed after 6 of 100 bytes") for read in (protocol.read_message, protocol.drain_message)]
+    for read, sent, said in cases:
+        a, b = socket.socketpair()
+        with a, b:
+            a.sendall(sent)
+            a.shutdown(socket.SHUT_WR)
+            with pytest.raises(protocol.ProtocolError, match=said):
+                read(b, 4096)
+
+
+@pytest.mark.parametrize("planted", ["link", "file"])
+def test_neither_client_talks_to_a_socket_that_is_not_ours(vault, tmp_path, planted, monkeypatch):
+    """The rule of which socket a client talks to, for a read (``ask``) and a write (``submit``)
+    alike: at the socket's path a link to a listening socket, or a planted file, is never
+    connected to; the read does the work here, the write is not taken (written here)."""
+    monkeypatch.delenv(protocol.USE_ENV, raising=False)
+    root = vault.root
+    elsewhere = Path(tempfile.mkdtemp(prefix="vm-sock-", dir="/tmp"))
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        listener.bind(str(elsewhere / "trap.sock"))
+        listener.listen()
+        listener.settimeout(0.2)
+        (root / SOCK).unlink(missing_ok=True)
+        if planted == "link":
+            (root / SOCK).symlink_to(elsewhere / "trap.sock")
+        else:
+            (root / SOCK).write_text("not a socket\n")
+        assert protocol.ask(root, "list", {}) is None
+        assert protocol.submit(root, "remember", {}, protocol.writer(None)) == (protocol.NOT_TAKEN, "no socket of ours")
+        with pytest.raises(TimeoutError):
+            listener.accept()
+    finally:
+        listener.close()
+        shutil.rmtree(elsewhere)

@@ -265,3 +265,77 @@ def test_two_writers_of_one_repository_in_a_process_share_the_index_they_keep(tm
     git(root, "fsck", "--strict")
     one.close()
     two.close()
+
+
+def test_an_entry_whose_name_is_4095_bytes_or_more_is_read_to_its_nul(tmp_path):
+    """git stores a name of 4095 bytes or more with the length 0xFFF in its flags, the name then
+    ending at its NUL: such an entry (staged as a blob, as a deep path) is read whole, the
+    entries after it too, and a write beside it is what `git update-index` writes."""
+    root = _repo(tmp_path / "r")
+    long_path = "/".join(["d" * 200] * 21) + "/long.md"  # 4,228 bytes
+    blob = _git_bytes(root, "hash-object", "-w", "--stdin", input_bytes=b"long\n").decode().strip()
+    git(root, "update-index", "--add", "--cacheinfo", f"100644,{blob},{long_path}")
+    index = root / ".git" / "index"
+    parsed = IndexFile.parse(index.read_bytes(), int(os.stat(index).st_mtime))
+    assert parsed is not None
+    names = [n for block in parsed.names for n in block]
+    assert names == [n.encode() for n in git(root, "ls-files").split("\n") if n]
+    time.sleep(1.1)  # no entry racy
+    theirs, mine = _both(root, {"z-after.md": b"after the long one\n", "a-before.md": b"before\n"})
+    assert mine == theirs
+
+
+def test_the_stat_data_sample_walks_extended_link_and_conflict_entries(tmp_path):
+    """git's stat data is found stale in a ``cp -a`` copy (the inodes moved under the same sizes
+    and mtimes) from a sample of the index's first entries, which steps over an extended entry
+    (intent-to-add: two more flag bytes, a version 3 index), a link and a path in conflict
+    (neither sampled), and is not found stale in the original; an index of another version says
+    no."""
+    root = tmp_path / "r"
+    root.mkdir()
+    git(root, "init", "-q")
+    for i in range(5):
+        (root / f"f{i}.md").write_text(f"file {i}\n")
+    os.symlink("f0.md", root / "b-link")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "first")
+    (root / "a-new.md").write_text("intended\n")
+    git(root, "add", "-N", "a-new.md")  # first in the index, extended flags
+    blob = git(root, "rev-parse", "HEAD:f0.md").strip()
+    _git_bytes(root, "update-index", "--index-info", input_bytes=(
+        f"0 {'0' * 40}\tc-conflict.md\n100644 {blob} 1\tc-conflict.md\n100644 {blob} 2\tc-conflict.md\n").encode())
+    assert (root / ".git" / "index").read_bytes()[4:8] == (3).to_bytes(4, "big")
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-a", str(root), str(copy)], check=True)
+    assert GitRepo(root)._stat_data_stale() is False
+    assert GitRepo(copy)._stat_data_stale() is True
+    git(copy, "update-index", "--index-version", "4")
+    assert GitRepo(copy)._stat_data_stale() is False
+
+
+def test_the_index_a_write_made_in_process_is_kept_as_its_parse(tmp_path, monkeypatch):
+    """A warm process's write installs the index it made in process and keeps that very index as
+    its parse of the file now in place: its next writes parse no index (only the first write
+    after git's own rewrote it reads one), and git reads what they made as its own."""
+    root = _repo(tmp_path / "r")
+    repo = GitRepo(root)
+    parses = []
+    real = IndexFile.parse.__func__
+
+    def counted(cls, data, mtime_s, *, like=None):
+        parses.append(len(data))
+        return real(cls, data, mtime_s, like=like)
+
+    monkeypatch.setattr(IndexFile, "parse", classmethod(counted))
+    for i in range(5):
+        (root / f"facts/w{i}.md").write_text(f"write {i}\n")
+        assert repo.commit_paths({f"facts/w{i}.md": f"write {i}\n".encode()}, f"remember: w{i}", author=AGENT)
+    assert len(parses) == 1  # the first write is git's; the second parses what git wrote; then none
+    git(root, "rm", "-q", "--cached", "facts/w0.md")  # a person's git rewrites the index (twice: as it was)
+    git(root, "add", "facts/w0.md")
+    (root / "facts/w5.md").write_text("write 5\n")
+    assert repo.commit_paths({"facts/w5.md": b"write 5\n"}, "remember: w5", author=AGENT)
+    assert len(parses) == 2
+    assert git(root, "status", "--porcelain") == ""
+    git(root, "fsck", "--strict")
+    repo.close()

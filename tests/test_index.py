@@ -229,6 +229,42 @@ def test_meta_roundtrip(vault: Path) -> None:
     sc.set_meta("head", "abc123")
     sc.set_meta("head", "def456")
     assert sc.get_meta("head") == "def456"
+    sc.set_meta("head", None)  # None removes the row
+    assert sc.get_meta("head") is None
+    assert sc.db.execute("SELECT count(*) FROM meta WHERE name = 'head'").fetchone()[0] == 0
+
+
+def test_the_authors_rows_kept_in_meta_read_as_none_when_absent_or_damaged(vault: Path) -> None:
+    """index/authors.py keeps derived JSON in ``meta`` rows (peer lineage, moves, the refs scanned
+    for origins, path histories, adoption states): each reads as "nothing kept" when its row is
+    absent, damaged or of another shape, and as what was kept otherwise; an empty lineage or
+    move set removes its row."""
+    from vault_mem.index import authors
+
+    db = open_sidecar(vault).db
+    readers = {authors.LINEAGE: lambda: authors.lineage_paths(db), authors.MOVED: lambda: authors.moved_from(db),
+               authors.ORIGINS_TIPS: lambda: authors.origins_state(db, "stamp"),
+               authors.PATH_HISTORIES: lambda: authors.path_histories(db),
+               authors.ADOPTION: lambda: authors.adoption_states(db)}
+    nothing = {authors.LINEAGE: set(), authors.MOVED: {}, authors.ORIGINS_TIPS: [],
+               authors.PATH_HISTORIES: (None, {}), authors.ADOPTION: {}}
+    for name, read in readers.items():
+        assert read() == nothing[name], name
+        for bad in ('{"a": [1, 2', '"a string"', "7"):
+            db.set_meta(name, bad)
+            assert read() == nothing[name], (name, bad)
+    authors.replace(db, "c1", {"facts/a.md": ("c1", "a@x", "A", "b1")}, {"facts/a.md"},
+                    {"facts/b.md": ("c1", "facts/a.md")})
+    assert authors.stored_head(db) == "c1"
+    assert authors.lineage_paths(db) == {"facts/a.md"}
+    assert authors.moved_from(db) == {"facts/b.md": ("c1", "facts/a.md")}
+    authors.keep_path_histories(db, "c1", {"facts/a.md": [["c1", "a@x", "A", "b1"]]})
+    assert authors.path_histories(db) == ("c1", {"facts/a.md": [["c1", "a@x", "A", "b1"]]})
+    authors.keep_adoption_states(db, {"facts/a.md": ["k", "s"]})
+    assert authors.adoption_states(db) == {"facts/a.md": ["k", "s"]}
+    authors.replace(db, "c2", {}, set(), {})
+    assert db.execute("SELECT count(*) FROM meta WHERE name IN (?, ?)",
+                      (authors.LINEAGE, authors.MOVED)).fetchone()[0] == 0
 
 
 def _bad(root: Path, rel: str, data: bytes) -> None:

@@ -253,9 +253,10 @@ def test_a_tool_that_breaks_returns_an_error_result_and_logs_no_stack_trace(vaul
     assert any(r.exc_info for r in caplog.records if r.levelno == logging.DEBUG)
 
 
-@pytest.mark.parametrize("name", ["history", "worktree"])
+@pytest.mark.parametrize("name", ["history", "worktree", "workspace"])
 def test_store_git_modules_run_git_only_through_the_repo(name):
-    """The store's new read/staging modules call ``repo.run`` (the one way to run git), never
+    """The store's read/staging modules and the workspace call ``repo.run`` or
+    ``store.git.run_git`` (the one way to run git, with its environment rules), never
     subprocess: the git layer can change how it runs git in one place."""
     tree = ast.parse((PACKAGE / "store" / f"{name}.py").read_text(encoding="utf-8"))
     assert not any("subprocess" in _imported(n) for n in ast.walk(tree))

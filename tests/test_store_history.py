@@ -147,3 +147,66 @@ def test_whose_change_reads_the_path_literally(tmp_path):
     git(root, "commit", "-q", "--author=Other One <other@example.com>", "-m", "plain")
     assert history.last_change_by(repo, "HEAD", ["facts/[ab].gitignore"]) == (bracketed, "Pat Peer", "pat@example.com")
     assert history.newest_touch(repo, "HEAD", bracketed, "facts/[ab].gitignore") is None  # not since then
+
+
+def test_the_raw_log_readers_on_adds_changes_moves_deletions_and_a_merge(tmp_path):
+    """The four readers of ``git log --raw`` (blob_versions, last_authors, path_histories,
+    introductions) on one history: a file added, changed, moved (added and deleted in one commit),
+    deleted, INDEX.md changed beside them, and a merge that differs from both of its parents."""
+    root, repo = _repo(tmp_path)
+
+    def commit(message: str, email: str) -> str:
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", message, f"--author=N {email[0]} <{email}>")
+        return git(root, "rev-parse", "HEAD").strip()
+
+    def blob(rev: str, path: str) -> str:
+        return git(root, "rev-parse", f"{rev}:{path}").strip()
+
+    (root / "a.md").write_text("a\n")
+    (root / "INDEX.md").write_text("i1\n")
+    c1 = commit("add a", "x@e")
+    (root / "a.md").write_text("a2\n")
+    (root / "b.md").write_text("b\n")
+    (root / "INDEX.md").write_text("i2\n")
+    c2 = commit("change a, add b", "y@e")
+    (root / "b.md").rename(root / "c.md")
+    c3 = commit("move b to c", "x@e")
+    git(root, "switch", "-q", "-c", "side", c2)
+    (root / "a.md").write_text("side\n")
+    c4 = commit("side edit", "z@e")
+    git(root, "switch", "-q", "main")
+    git(root, "merge", "-q", "--no-ff", "--no-commit", "side", check=False)
+    (root / "a.md").write_text("merged\n")
+    c5 = commit("merge side", "y@e")
+    (root / "c.md").unlink()
+    c6 = commit("delete c", "z@e")
+
+    versions = dict(history.blob_versions(repo, "."))
+    assert versions[c6] == [] and versions[c3] == [(blob(c3, "c.md"), "c.md")]
+    assert sorted(versions[c2]) == sorted([(blob(c2, "INDEX.md"), "INDEX.md"), (blob(c2, "a.md"), "a.md"),
+                                           (blob(c2, "b.md"), "b.md")])
+
+    touched: dict = {}
+    moves: dict = {}
+    found = history.last_authors(repo, c6, None, ["."], touched=touched, moves=moves)
+    # the merge's own text: no commit gave it, so the newest commit that touched it stands
+    assert found["a.md"] == (c4, "z@e", "N z", blob(c5, "a.md"))
+    assert found["INDEX.md"] == (c2, "y@e", "N y", blob(c2, "INDEX.md")) and "c.md" not in found
+    assert touched["c.md"] == {c3, c6} and touched["b.md"] == {c2, c3}
+    assert moves == {c3: ([("c.md", blob(c3, "c.md"))], [("b.md", blob(c2, "b.md"))])}
+    since = history.last_authors(repo, c6, c3, ["a.md"], given_only=True)
+    assert since == {"a.md": ("", "", "", blob(c5, "a.md"))}  # no commit vouches for the merge's text
+
+    walks, parents = history.path_histories(repo, c6, ["a.md", "b.md"])
+    assert parents[c5] == [c3, c4]
+    assert [e[0] for e in walks["a.md"]] == [c5, c4, c2, c1]
+    assert walks["b.md"][0] == (c3, "x@e", "N x", "") and walks["b.md"][1][3] == blob(c2, "b.md")
+
+    intro = history.introductions(repo, [c6], [c1])
+    assert [i[0] for i in intro][0] == c2 and [i[0] for i in intro][-1] == c6
+    by = {i[0]: i for i in intro}
+    assert sorted(by[c2][5]) == sorted([blob(c2, "a.md"), blob(c2, "b.md")])  # INDEX.md left out
+    assert by[c5][5] == [blob(c5, "a.md")] and by[c5][4] == [c3, c4] and by[c6][5] == []
+    assert by[c3][1:3] == ("x@e", "N x")
+    repo.close()

@@ -254,10 +254,18 @@ def test_a_journal_this_machine_did_not_write_is_ignored_never_committed(vault):
     (vault.state_dir / "pending.json").write_text(json.dumps(journal))
     vault.reconcile()
     notices = vault.take_notices()
-    assert any("pending.json: this machine did not write it" in n for n in notices), notices
+    assert ("ignored and removed .vault-mem/pending.json: this machine did not write it (a file planted through "
+            "a commit or copied from elsewhere?); nothing of it was applied or committed") in notices, notices
     assert "planted" not in (vault.root / "facts/fact-01.md").read_text()
     assert git(vault.root, "rev-parse", "HEAD").strip() == head
     assert not (vault.state_dir / "pending.json").exists()
+    # a sync's journal of the same kind: removed, with the same notice
+    (vault.state_dir / "sync.json").write_text(json.dumps({"old": head, "new": head, "paths": ["facts/fact-01.md"]}))
+    vault.reconcile()
+    notices = vault.take_notices()
+    assert ("ignored and removed .vault-mem/sync.json: this machine did not write it (a file planted through "
+            "a commit or copied from elsewhere?); nothing of it was applied") in notices, notices
+    assert not (vault.state_dir / "sync.json").exists()
     # signed for another vault on this machine: not accepted either
     other = Vault.init(vault.root.parent / "other")
     (vault.state_dir / "pending.json").write_bytes(seal(other.root, "pending.json", journal))

@@ -23,13 +23,11 @@ HEAD_META = "authors_head"
 
 def stored_head(db: Database) -> str | None:
     """The commit the rows were worked out for, or None (never worked out)."""
-    row = db.execute("SELECT value FROM meta WHERE name = ?", (HEAD_META,)).fetchone()
-    return row[0] if row else None
+    return db.get_meta(HEAD_META)
 
 
 def _set_head(db: Database, head: str) -> None:
-    db.execute("INSERT INTO meta(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
-               (HEAD_META, head))
+    db.set_meta(HEAD_META, head)
 
 
 def replace(db: Database, head: str, rows: dict[str, tuple[str, str, str, str]], lineage: set[str] = frozenset(),
@@ -74,11 +72,7 @@ def lineage_paths(db: Database) -> set[str]:
     files, besides those last changed elsewhere, whose lines a peer may have added and the
     person kept (:func:`vault_mem.vault.authors._adopted` asks git about these alone). A
     person's own vault has none: one small row read."""
-    row = db.execute("SELECT value FROM meta WHERE name = ?", (LINEAGE,)).fetchone()
-    try:
-        found = json.loads(row[0]) if row else []
-    except ValueError:
-        return set()
+    found = _kept(db, LINEAGE)
     return {p for p in found if isinstance(p, str)} if isinstance(found, list) else set()
 
 
@@ -91,11 +85,7 @@ def moved_from(db: Database) -> dict[str, tuple[str, str]]:
     moved from a path whose history holds a commit not made here (that commit added the path and
     deleted the other, whose text shares lines with it): the adoption walk follows the path's
     history on at the other (:func:`vault_mem.vault.authors._adopted`)."""
-    row = db.execute("SELECT value FROM meta WHERE name = ?", (MOVED,)).fetchone()
-    try:
-        found = json.loads(row[0]) if row else {}
-    except ValueError:
-        return {}
+    found = _kept(db, MOVED)
     if not isinstance(found, dict):
         return {}
     return {p: (str(m[0]), str(m[1])) for p, m in found.items()
@@ -103,11 +93,7 @@ def moved_from(db: Database) -> dict[str, tuple[str, str]]:
 
 
 def _set_moved(db: Database, moved: dict[str, tuple[str, str]]) -> None:
-    if not moved:
-        db.execute("DELETE FROM meta WHERE name = ?", (MOVED,))
-        return
-    db.execute("INSERT INTO meta(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
-               (MOVED, json.dumps({p: list(m) for p, m in sorted(moved.items())})))
+    db.set_meta(MOVED, json.dumps({p: list(m) for p, m in sorted(moved.items())}) if moved else None)
 
 
 def lineage_rows(db: Database) -> dict[str, tuple[str, str, str, str]]:
@@ -122,11 +108,7 @@ def lineage_rows(db: Database) -> dict[str, tuple[str, str, str, str]]:
 
 
 def _set_lineage(db: Database, paths: set[str]) -> None:
-    if not paths:
-        db.execute("DELETE FROM meta WHERE name = ?", (LINEAGE,))
-        return
-    db.execute("INSERT INTO meta(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
-               (LINEAGE, json.dumps(sorted(paths))))
+    db.set_meta(LINEAGE, json.dumps(sorted(paths)) if paths else None)
 
 
 def authors_of(db: Database, paths: list[str]) -> dict[str, tuple[str, str, str, str]]:
@@ -173,14 +155,9 @@ def origins_state(db: Database, stamp: str) -> list[str] | None:
     """None when the ``origins`` rows reflect the refs whose stamp is ``stamp``; else the
     commits scanned up to (empty: never scanned). The list is read only when needed: it holds
     the reflogs' commits."""
-    row = db.execute("SELECT value FROM meta WHERE name = ?", (ORIGINS_STAMP,)).fetchone()
-    if row is not None and row[0] == stamp:
+    if db.get_meta(ORIGINS_STAMP) == stamp:
         return None
-    row = db.execute("SELECT value FROM meta WHERE name = ?", (ORIGINS_TIPS,)).fetchone()
-    try:
-        tips = json.loads(row[0]) if row else []
-    except ValueError:
-        tips = []
+    tips = _kept(db, ORIGINS_TIPS)
     return [t for t in tips if isinstance(t, str)] if isinstance(tips, list) else []
 
 
@@ -199,9 +176,8 @@ def add_origins(db: Database, found: dict[str, tuple[str, str]], stamp: str, tip
     with db.write():
         db.executemany("INSERT OR IGNORE INTO origins(blob, commit_id, email) VALUES (?, ?, ?)",
                        [(b, c, e) for b, (c, e) in found.items()])
-        for name, value in ((ORIGINS_STAMP, stamp), (ORIGINS_TIPS, json.dumps(tips))):
-            db.execute("INSERT INTO meta(name, value) VALUES (?, ?) "
-                       "ON CONFLICT(name) DO UPDATE SET value = excluded.value", (name, value))
+        db.set_meta(ORIGINS_STAMP, stamp)
+        db.set_meta(ORIGINS_TIPS, json.dumps(tips))
 
 
 def foreign_paths(db: Database) -> dict[str, tuple[str, str, str, str]]:
@@ -230,11 +206,7 @@ PATH_HISTORIES = "path_histories"
 def path_histories(db: Database) -> tuple[str | None, dict[str, list]]:
     """``(commit, {path: history})`` that :func:`keep_path_histories` kept (``(None, {})``: none,
     or a damaged row): each history as :mod:`vault_mem.vault.authors` made it for that commit."""
-    row = db.execute("SELECT value FROM meta WHERE name = ?", (PATH_HISTORIES,)).fetchone()
-    try:
-        kept = json.loads(row[0]) if row else {}
-    except ValueError:
-        return None, {}  # a damaged row: read again from git
+    kept = _kept(db, PATH_HISTORIES)  # none, or a damaged row: read again from git
     if not isinstance(kept, dict) or not isinstance(kept.get("head"), str) or not isinstance(kept.get("paths"), dict):
         return None, {}
     return kept["head"], kept["paths"]
@@ -244,9 +216,7 @@ def keep_path_histories(db: Database, head: str, histories: dict[str, list]) -> 
     """Keep ``histories`` (``{path: history}``) for the commit ``head``, in place of any kept
     for another commit: one row, which a new commit makes out of date."""
     value = json.dumps({"head": head, "paths": histories})
-    with db.write():
-        db.execute("INSERT INTO meta(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
-                   (PATH_HISTORIES, value))
+    db.set_meta(PATH_HISTORIES, value)
 
 
 #: the ``meta`` row of :func:`adoption_states`: ``{path: [key, state]}``
@@ -257,12 +227,20 @@ def adoption_states(db: Database) -> dict[str, list]:
     """``{path: [key, state]}`` that :func:`keep_adoption_states` kept (``{}``: none, or a damaged
     row): each as :func:`vault_mem.vault.authors._adopted` worked it out for the history ``key``
     names."""
-    row = db.execute("SELECT value FROM meta WHERE name = ?", (ADOPTION,)).fetchone()
-    try:
-        kept = json.loads(row[0]) if row else {}
-    except ValueError:
-        return {}  # a damaged row: worked out again from git
+    kept = _kept(db, ADOPTION)  # none, or a damaged row: worked out again from git
     return kept if isinstance(kept, dict) else {}
+
+
+def _kept(db: Database, name: str) -> object:
+    """The JSON value the ``meta`` row ``name`` holds; None when there is none or it is damaged
+    (each reader then answers as if nothing were kept, and it is worked out again from git)."""
+    text = db.get_meta(name)
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
 
 
 def keep_adoption_states(db: Database, states: dict[str, list]) -> None:
@@ -276,5 +254,4 @@ def keep_adoption_states(db: Database, states: dict[str, list]) -> None:
 def _set_adoption_states(db: Database, states: dict[str, list]) -> None:
     """The :func:`adoption_states` row made ``states`` (a deleted path's state goes with its row:
     :func:`update`)."""
-    db.execute("INSERT INTO meta(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
-               (ADOPTION, json.dumps(states, sort_keys=True)))
+    db.set_meta(ADOPTION, json.dumps(states, sort_keys=True))

@@ -27,13 +27,11 @@ AT_META = "committed_at"
 
 def stored_at(db: Database) -> str | None:
     """The commit the view reflects, or None (never built)."""
-    row = db.execute("SELECT value FROM meta WHERE name = ?", (AT_META,)).fetchone()
-    return row[0] if row else None
+    return db.get_meta(AT_META)
 
 
 def _set_at(db: Database, commit: str) -> None:
-    db.execute("INSERT INTO meta(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
-               (AT_META, commit))
+    db.set_meta(AT_META, commit)
 
 
 def replace(db: Database, commit: str, blobs: dict[str, str]) -> None:

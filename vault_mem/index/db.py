@@ -660,10 +660,15 @@ class Database:
         r = self.conn.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
         return r[0] if r else None
 
-    def set_meta(self, name: str, value: str) -> None:
+    def set_meta(self, name: str, value: str | None) -> None:
+        """Set the ``meta`` table's ``name`` to ``value`` (None: remove it), in the caller's write
+        transaction or one of its own. The one writer of that table's rows."""
         with self.write():
-            self.conn.execute("INSERT INTO meta(name, value) VALUES (?, ?) "
-                              "ON CONFLICT(name) DO UPDATE SET value = excluded.value", (name, value))
+            if value is None:
+                self.conn.execute("DELETE FROM meta WHERE name = ?", (name,))
+            else:
+                self.conn.execute("INSERT INTO meta(name, value) VALUES (?, ?) "
+                                  "ON CONFLICT(name) DO UPDATE SET value = excluded.value", (name, value))
 
     def map_file(self, on: bool) -> None:
         """Read the database through a memory map (the default: fastest for vec0's scans) or

@@ -122,8 +122,7 @@ def record(db: Database, gen: int, count: int, value: int) -> None:
 
 
 def _store(db: Database, gen: int, count: int, value: int) -> None:
-    db.execute("INSERT INTO meta(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value",
-               (META_NAME, f"{gen} {count} {value % Q}"))
+    db.set_meta(META_NAME, f"{gen} {count} {value % Q}")
 
 
 def sigs(db: Database, paths: Iterable[str]) -> dict[str, Sig]:

@@ -321,8 +321,7 @@ class Sidecar:
             # so a file those rules let through is quarantined now (unchanged text is not re-embedded)
             with self.db.write():
                 self.db.execute("UPDATE files SET mtime_ns = -1")
-                self.db.execute("INSERT INTO meta(name, value) VALUES ('secret_gate', ?) "
-                                "ON CONFLICT(name) DO UPDATE SET value = excluded.value", (gate,))
+                self.db.set_meta("secret_gate", gate)
         # the no-change check: GNU find's listing against the last one where it can, else a stat
         # of every file here (index/listing.py); then the rows' scan sum (index/scansum.py)
         listed = listing.list_folders(self.root)
@@ -696,7 +695,7 @@ class Sidecar:
     def get_meta(self, name: str) -> str | None:
         return self.db.get_meta(name)
 
-    def set_meta(self, name: str, value: str) -> None:
+    def set_meta(self, name: str, value: str | None) -> None:
         self.db.set_meta(name, value)
 
     # -- recall ----------------------------------------------------------------------------

@@ -106,12 +106,9 @@ def read_message(sock: socket.socket, limit: int, *, within: float | None = None
     ``limit`` or bytes that are not JSON. ``within``: the whole message must arrive in that many
     seconds (``TimeoutError`` otherwise): a socket's own timeout bounds each ``recv`` only, so a
     peer sending a byte at a time would hold the reader for as long as it likes."""
-    deadline = None if within is None else time.monotonic() + within
-    (size,) = _HEADER.unpack(_read_exactly(sock, _HEADER.size, deadline))
-    if size > limit:
-        raise ProtocolError(f"message of {size} bytes is over the limit of {limit}")
+    data = _read_frame(sock, limit, within)
     try:
-        return json.loads(_read_exactly(sock, size, deadline).decode("utf-8"))
+        return json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # RecursionError: "[[[[..."
         raise ProtocolError(f"not a JSON message ({type(exc).__name__}: {str(exc)[:200]})") from None
 
@@ -119,11 +116,18 @@ def read_message(sock: socket.socket, limit: int, *, within: float | None = None
 def drain_message(sock: socket.socket, limit: int, *, within: float | None = None) -> None:
     """Read one framed message from ``sock`` and throw it away, unparsed (a refused peer's);
     ``within`` as :func:`read_message`'s."""
+    _read_frame(sock, limit, within)
+
+
+def _read_frame(sock: socket.socket, limit: int, within: float | None) -> bytes:
+    """The bytes of one framed message from ``sock``: its 32-bit length, then that many bytes,
+    all within ``within`` seconds; :class:`ProtocolError` on a short read or a length past
+    ``limit`` (refused before any of it is read). The one reader of the framing."""
     deadline = None if within is None else time.monotonic() + within
     (size,) = _HEADER.unpack(_read_exactly(sock, _HEADER.size, deadline))
     if size > limit:
         raise ProtocolError(f"message of {size} bytes is over the limit of {limit}")
-    _read_exactly(sock, size, deadline)
+    return _read_exactly(sock, size, deadline)
 
 
 def _read_exactly(sock: socket.socket, n: int, deadline: float | None = None) -> bytes:
@@ -175,6 +179,28 @@ def socket_address(dir_fd: int, root: Path) -> str:
     return peers.socket_address(dir_fd, Path(root) / STATE_DIR, SOCKET_FILE)
 
 
+def _connect_ours(dir_fd: int, root: Path, timeout: float) -> socket.socket | str:
+    """A connection (``timeout`` on each call) to the daemon socket of the vault at ``root``, whose
+    state folder is open as ``dir_fd``, when it is ours: a socket (no link, no planted file) this
+    user owns, whose peer is this user's process (:func:`peer_is_owner`); else why it is not (it
+    is never talked to). OSError when it cannot be reached (gone, refused, timed out). The one
+    rule of which socket a client talks to."""
+    st = os.stat(SOCKET_FILE, dir_fd=dir_fd, follow_symlinks=False)
+    if not stat.S_ISSOCK(st.st_mode) or st.st_uid != os.getuid():
+        return "no socket of ours"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(timeout)
+        sock.connect(socket_address(dir_fd, root))
+        if peer_is_owner(sock, dir_fd):
+            return sock
+    except BaseException:
+        sock.close()
+        raise
+    sock.close()
+    return "the socket's peer is not ours"
+
+
 def ask(root: Path, op: str, args: dict[str, Any], *,
         timeout: float | None = None) -> tuple[Any, list[str]] | None:
     """``(result, notices)``: the daemon's answer to ``op(args)`` for the vault at ``root``; None
@@ -195,20 +221,15 @@ def ask(root: Path, op: str, args: dict[str, Any], *,
         return None  # no state folder (or a link there): nothing to ask
     sock = None
     try:
-        st = os.stat(SOCKET_FILE, dir_fd=dir_fd, follow_symlinks=False)
-        if not stat.S_ISSOCK(st.st_mode) or st.st_uid != os.getuid():
-            return None  # a link, a planted file or someone else's socket: never talked to
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(timeout)
-        sock.connect(socket_address(dir_fd, root))
-        if not peer_is_owner(sock, dir_fd):
-            return None
+        sock = _connect_ours(dir_fd, root, timeout)
+        if isinstance(sock, str):
+            return None  # a link, a planted file, someone else's socket or peer: never talked to
         send_message(sock, request)
         reply = read_message(sock, MAX_REPLY_BYTES)
     except (OSError, ProtocolError, struct.error):
         return None  # gone, refused (a killed daemon's socket), timed out, too big: do it here
     finally:
-        if sock is not None:
+        if isinstance(sock, socket.socket):
             sock.close()
         os.close(dir_fd)
     if not isinstance(reply, dict) or reply.get("v") != PROTOCOL or reply.get("version") != VERSION:
@@ -290,14 +311,9 @@ def submit(root: Path, op: str, args: dict[str, Any], who: dict[str, Any]) -> tu
     sock = None
     sent = False
     try:
-        st = os.stat(SOCKET_FILE, dir_fd=dir_fd, follow_symlinks=False)
-        if not stat.S_ISSOCK(st.st_mode) or st.st_uid != os.getuid():
-            return NOT_TAKEN, "no socket of ours"
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(DEFAULT_TIMEOUT_S)
-        sock.connect(socket_address(dir_fd, root))
-        if not peer_is_owner(sock, dir_fd):
-            return NOT_TAKEN, "the socket's peer is not ours"
+        sock = _connect_ours(dir_fd, root, DEFAULT_TIMEOUT_S)
+        if isinstance(sock, str):
+            return NOT_TAKEN, sock
         try:
             sock.sendall(_HEADER.pack(len(data)) + data)
         except OSError as exc:
@@ -316,7 +332,7 @@ def submit(root: Path, op: str, args: dict[str, Any], who: dict[str, Any]) -> tu
             raise
         return UNKNOWN, "the command was interrupted while the daemon had it (the daemon finishes it)"
     finally:
-        if sock is not None:
+        if isinstance(sock, socket.socket):
             sock.close()
         os.close(dir_fd)
     if not isinstance(reply, dict):

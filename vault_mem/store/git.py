@@ -49,7 +49,7 @@ from vault_mem.platform.programs import program, program_env
 from vault_mem.store import gitindex, gitlocks
 from vault_mem.store.files import checkpoint
 from vault_mem.store.gitdamage import damage_in, damaged_history_message
-from vault_mem.store.gitindex import GitIndex
+from vault_mem.store.gitindex import GitIndex, PreparedIndex
 from vault_mem.store.gitobjects import GitObjects, Identity, commit_time, gitpython_errors
 from vault_mem.store.gitprocs import (
     MAINTENANCE,
@@ -99,6 +99,23 @@ class _Wait:
     def pause(self) -> None:
         time.sleep(self.delay)
         self.delay = min(self.delay * 2, 0.05)
+
+
+def run_git(*args: str, cwd: Path | None = None, input: bytes | None = None, env: dict | None = None,
+            timeout: float | None = None) -> subprocess.CompletedProcess:
+    """Run git in ``cwd`` (None: this process's folder) as vault-mem runs every git: by its
+    absolute path, PATH's relative entries dropped (:mod:`vault_mem.platform.programs`), ``env``
+    over this process's environment, its output captured as bytes. GitError when git cannot
+    start or runs over ``timeout`` seconds; what it said is the caller's to read
+    (:meth:`GitRepo.run`; a question asked before there is a repository: the workspace's)."""
+    full_env = program_env({**os.environ, **env} if env else None)
+    try:
+        return subprocess.run([program("git"), *args], cwd=cwd, input=input, env=full_env,
+                              capture_output=True, check=False, timeout=timeout)
+    except FileNotFoundError as exc:
+        raise GitError("git is not installed or not on PATH; install git and retry") from exc
+    except subprocess.TimeoutExpired as exc:
+        raise GitError(f"git {args[0]} did not finish within {timeout:g} s") from exc
 
 
 class GitRepo(GitObjects, GitRefs, GitIndex):
@@ -178,16 +195,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             timeout: float | None = None):
         """Run git; return stdout (text unless ``binary``). Raises GitError with git's words
         (and when it runs over ``timeout`` seconds)."""
-        full_env = program_env({**os.environ, **env} if env else None)
-        try:
-            proc = subprocess.run(
-                [program("git"), *args], cwd=cwd or self.cwd, input=input, env=full_env,
-                capture_output=True, check=False, timeout=timeout,
-            )
-        except FileNotFoundError as exc:
-            raise GitError("git is not installed or not on PATH; install git and retry") from exc
-        except subprocess.TimeoutExpired as exc:
-            raise GitError(f"git {args[0]} did not finish within {timeout:g} s") from exc
+        proc = run_git(*args, cwd=cwd or self.cwd, input=input, env=env, timeout=timeout)
         if check and proc.returncode != 0:
             msg = proc.stderr.decode("utf-8", "replace").strip() or f"exit {proc.returncode}"
             if damage_in(msg):
@@ -459,14 +467,14 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                 if gc_seen:  # built before a gc that may have removed its objects: stored again first
                     self._store_missing(self._local.written)
                     gc_seen = False
-                staged = self._prepare_index(want, files)
+                staged = self._prepare_index(want)
             outcome = False
             if staged is not None:
                 try:
                     outcome = self._land(branch, commit, parent, staged, f"commit: {first_line}",
                                          committer or author, warnings, on_disk)
                 finally:
-                    Path(staged[0]).unlink(missing_ok=True)
+                    staged.path.unlink(missing_ok=True)
             if outcome:
                 if landed is not None:
                     try:
@@ -582,7 +590,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             wait.pause()
         return False
 
-    def _land(self, branch: str, commit: str, parent: str | None, staged: tuple[str, tuple | None] | None,
+    def _land(self, branch: str, commit: str, parent: str | None, staged: PreparedIndex | None,
               reflog: str, who: Identity, warnings: list[str] | None,
               on_disk: Callable[[], bool] | None = None) -> bool:
         """Under git's index.lock: check HEAD and the index, move ``branch`` from ``parent`` to
@@ -590,14 +598,13 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         up to date itself). False: not landed, try again (index.lock held, the index or the
         branch changed meanwhile); HeadMovedError: HEAD left ``branch``."""
         lock = self.git_dir / "index.lock"
-        tmp, sig = staged or (None, None)
         record = self._take_lock(lock, self.git_dir, f"vault-mem pid {os.getpid()} ({this_command()})\n".encode())
         if record is None:
             return False  # a person's git command is under way: it finishes first
         try:
             checkpoint("holding-index-lock", self.git_dir)
             self._check_head(branch)
-            if staged is not None and self.index_signature() != sig:
+            if staged is not None and self.index_signature() != staged.signature:
                 return False  # someone wrote the index since it was copied: copy it again
             # a person's git commit (or checkout, pull, ...) started since the scan before the lock:
             # it goes first. Only the processes started since are read: the lock is held for a
@@ -611,8 +618,8 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             if not self._swap_ref(branch, commit, parent, who, reflog):
                 return False  # the branch moved (a tool that takes no index.lock): rebuild on it
             try:  # landed: whatever fails from here on is a warning, never a failed write
-                if tmp is not None and Path(tmp).exists():
-                    self.install_prepared_index(Path(tmp))  # while index.lock is held: git's rule
+                if staged is not None and staged.path.exists():
+                    self.install_prepared_index(staged)  # while index.lock is held: git's rule
             except OSError as exc:
                 if warnings is not None:
                     warnings.append(f"committed, but git's staging area was not updated ({exc}); "

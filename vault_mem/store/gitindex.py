@@ -19,16 +19,15 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import struct
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from vault_mem.errors import GitError, LockTimeoutError
 from vault_mem.platform.logs import Logger
 from vault_mem.store import gitlocks
-from vault_mem.store.gitindexfile import IndexFile
+from vault_mem.store.gitindexfile import GID, INO, MODE, MTIME_S, SIZE, STAGE, UID, IndexFile, entries, stat_matches, u32
 from vault_mem.store.gitobjects import BLOB_MODE, ZERO_OID
 from vault_mem.store.locks import SAY_WAITING_AFTER_S, this_command
 
@@ -45,9 +44,6 @@ _ONE_PROCESS_PATHS = 64
 #: directory", then "failed to insert into database"): git's own race, worth another try
 _FOLDER_PRUNED = ("No such file or directory", "failed to insert into database")
 
-#: an index entry's fixed part (versions 2 and 3): ctime s/ns, mtime s/ns, dev, ino, mode, uid,
-#: gid, size, object id, flags; the name follows (after 2 more flag bytes in an extended entry)
-_ENTRY_HEAD = struct.Struct(">10I20sH")
 #: :meth:`GitIndex._stat_data_stale` compares the files of this many of the index's first entries
 _STALE_SAMPLE = 16
 #: ... and takes git's stat data for stale when this many of them hold their recorded size and
@@ -61,6 +57,20 @@ _PARSED: dict[Path, tuple[tuple, IndexFile | None]] = {}
 
 # the git store's one logger (shared by its modules)
 log = Logger("vault_mem.store.git")  # logging imported at the first message (start-up time)
+
+
+class PreparedIndex(NamedTuple):
+    """A copy of git's index with a write's blobs staged, made without index.lock
+    (:meth:`GitIndex._prepare_index`), for :meth:`GitIndex.install_prepared_index` to put in place."""
+
+    #: the file (the caller removes it when it is not installed)
+    path: Path
+    #: the signature of the index it was made from (:func:`index_file_signature`; None: there was none),
+    #: which must still be in place when it is installed
+    signature: tuple | None
+    #: the index as made in process (kept as this process's parse of it once installed); None:
+    #: ``git update-index`` made it (parsed when needed)
+    made: IndexFile | None
 
 
 class _IndexLocked(Exception):
@@ -190,15 +200,14 @@ class GitIndex:
                 staged[path.decode("utf-8", "surrogateescape")] = fields[1].decode()
         return staged
 
-    def _prepare_index(self, blobs: dict[str, str | None], files: dict[str, bytes | None]
-                       ) -> tuple[str, tuple | None]:
-        """A copy of git's index with ``blobs`` staged, made without taking index.lock; returns
-        (its path, the real index's stat signature when copied). A path whose work-tree file
-        holds the committed bytes is staged from the file (git records its stat), others as the
-        blob itself (INDEX.md of a commit that leaves a person's edits out, a deletion)."""
+    def _prepare_index(self, blobs: dict[str, str | None]) -> PreparedIndex:
+        """A copy of git's index with ``blobs`` staged, made without taking index.lock. A path
+        whose work-tree file holds the committed bytes is staged from the file (git records its
+        stat), others as the blob itself (INDEX.md of a commit that leaves a person's edits out,
+        a deletion)."""
         tmp = gitlocks.index_copy(self.git_dir)
         try:
-            return str(tmp), self._stage_on(tmp, blobs)
+            return PreparedIndex(tmp, *self._stage_on(tmp, blobs))
         except BaseException:
             # (a failed git update-index: a corrupt index, a full disk; the name is no one's
             # once this returns: left, it kept the index it named alive for as long as this
@@ -206,12 +215,13 @@ class GitIndex:
             tmp.unlink(missing_ok=True)
             raise
 
-    def _stage_on(self, tmp: Path, blobs: dict[str, str | None]) -> tuple | None:
-        """:meth:`_prepare_index`'s work on the index's second name ``tmp``: the signature."""
+    def _stage_on(self, tmp: Path, blobs: dict[str, str | None]) -> tuple[tuple | None, IndexFile | None]:
+        """:meth:`_prepare_index`'s work on the index's second name ``tmp``: (the signature of the
+        index it was made from, the index made in process or None: git made it)."""
         made = self._stage_in_process(tmp, blobs)
         self._index_warm = True
         if made is not None:
-            return made[0]
+            return made
         sig = self._copy_index(tmp)
         if self._stat_data_stale():
             # git's stat data is a copy's (``cp -a``, a restore): every `git status` re-hashes
@@ -241,7 +251,7 @@ class GitIndex:
             # must come last, so they take two)
             args = [a for p in [*as_blob, *from_disk] for a in ("--cacheinfo", f"{BLOB_MODE:o},{blobs[p]},{p}")]
             self._update_index("--add", "--remove", *args, "--", *from_disk, input=b"", index=tmp)
-            return sig
+            return sig, None
         if as_blob or from_disk:
             info = "".join(f"{BLOB_MODE:o} {blobs[p]}\t{p}\n" if blobs[p] else f"0 {ZERO_OID}\t{p}\n"
                            for p in [*as_blob, *from_disk])
@@ -249,12 +259,12 @@ class GitIndex:
         if from_disk:
             self._update_index("--add", "--remove", "-z", "--stdin", index=tmp,
                                input=b"".join(p.encode() + b"\x00" for p in from_disk))
-        return sig
+        return sig, None
 
-    def _stage_in_process(self, tmp: Path, blobs: dict[str, str | None]) -> tuple[tuple] | None:
+    def _stage_in_process(self, tmp: Path, blobs: dict[str, str | None]) -> tuple[tuple, IndexFile] | None:
         """The new index written to ``tmp`` by :mod:`~vault_mem.store.gitindexfile` from the index
         this process parsed before (keyed by its signature: the file is the one parsed), as git
-        would write it; returns (the signature of the index it was made from,). None: ``git
+        would write it; returns (the signature of the index it was made from, the new index). None: ``git
         update-index`` makes it (a process's first write, which a one-shot command makes alone,
         pays no parse: that costs about what git does; an index this writer leaves to git; git's
         stat data stale, which git refreshes)."""
@@ -294,8 +304,7 @@ class GitIndex:
             raise
         finally:
             os.close(fd)
-        self._index_made = (tmp, new)
-        return (sig,)
+        return sig, new
 
     def _stat_if_holds(self, path: str, oid: str) -> os.stat_result | None:
         """The ``lstat`` of the work tree's file ``path`` when it holds the blob ``oid`` and did not
@@ -312,17 +321,15 @@ class GitIndex:
             (after.st_ino, after.st_size, after.st_mtime_ns, after.st_ctime_ns)
         return after if same else None
 
-    def install_prepared_index(self, tmp: Path) -> None:
-        """Put the prepared index ``tmp`` in place of git's index (the caller holds index.lock
-        and checked the index is the one it was made from); the index made in process is kept
-        as this process's parse of it."""
-        made = getattr(self, "_index_made", None)
-        sig = _signature(tmp)  # a rename keeps all of it
-        os.replace(tmp, self.git_dir / "index")
-        self._index_made = None
-        if made is not None and made[0] == tmp and sig is not None:  # else git's update-index made it: parsed when needed
-            made[1].after_written(_seconds(sig))
-            _PARSED[self.git_dir] = (sig, made[1])
+    def install_prepared_index(self, prepared: PreparedIndex) -> None:
+        """Put the ``prepared`` index in place of git's index (the caller holds index.lock and
+        checked the index is the one it was made from); an index made in process is kept as this
+        process's parse of it."""
+        sig = index_file_signature(prepared.path)  # a rename keeps all of it
+        os.replace(prepared.path, self.git_dir / "index")
+        if prepared.made is not None and sig is not None:  # else git's update-index made it: parsed when needed
+            prepared.made.after_written(_seconds(sig))
+            _PARSED[self.git_dir] = (sig, prepared.made)
 
     def _stat_data_stale(self) -> bool:
         """Whether git's index records stat data the files no longer have though they were not
@@ -340,27 +347,17 @@ class GitIndex:
                 head = fh.read(8192)
         except OSError:
             return False
-        if len(head) < 12 or head[:4] != b"DIRC" or int.from_bytes(head[4:8], "big") not in (2, 3):
+        if len(head) < 12 or head[:4] != b"DIRC" or u32(head, 4) not in (2, 3):
             return False
-        top, at, stale = os.fsencode(self.toplevel), 12, 0
-        for _ in range(min(int.from_bytes(head[8:12], "big"), _STALE_SAMPLE)):
-            if at + _ENTRY_HEAD.size > len(head):
-                break
-            _, _, m_sec, _, _, ino, mode, uid, gid, size, _, flags = _ENTRY_HEAD.unpack_from(head, at)
-            name_at = at + _ENTRY_HEAD.size + (2 if flags & 0x4000 else 0)
-            end = head.find(b"\0", name_at)
-            if end < 0:
-                break
-            name = head[name_at:end]
-            at += (name_at - at + len(name) + 8) & ~7  # git pads an entry with 1-8 NULs to 8 bytes
-            if not stat.S_ISREG(mode) or flags & 0x3000:  # a link, a submodule, a conflict stage
+        top, stale = os.fsencode(self.toplevel), 0
+        for at, flags, name in entries(head, min(u32(head, 8), _STALE_SAMPLE)):
+            if not stat.S_ISREG(u32(head, at + MODE)) or flags & STAGE:  # a link, a submodule, a conflict stage
                 continue
             try:
                 st = os.lstat(os.path.join(top, name))
             except OSError:
                 continue
-            if (st.st_size & 0xFFFFFFFF == size and int(st.st_mtime) & 0xFFFFFFFF == m_sec
-                    and (st.st_ino & 0xFFFFFFFF != ino or st.st_uid != uid or st.st_gid != gid)):
+            if stat_matches(head, at, st, SIZE, MTIME_S) and not stat_matches(head, at, st, INO, UID, GID):
                 stale += 1
         return stale >= _STALE_MIN
 
@@ -379,8 +376,8 @@ class GitIndex:
                 raise GitError(f"git update-index failed: {err}")
 
     def index_signature(self) -> tuple | None:
-        """Which index file is in place (:func:`_signature`); None: there is none."""
-        return _signature(self.git_dir / "index")
+        """Which index file is in place (:func:`index_file_signature`); None: there is none."""
+        return index_file_signature(self.git_dir / "index")
 
     def _copy_index(self, tmp: Path) -> tuple | None:
         """Give git's index the second name ``tmp`` (a hard link; a copy where the file system
@@ -432,7 +429,7 @@ class GitIndex:
             gitlocks.release(lock, record)
 
 
-def _signature(path: Path) -> tuple | None:
+def index_file_signature(path: Path) -> tuple | None:
     """Which index file ``path`` is: its inode, modification time (ns), size and trailing SHA-1
     (git's hash of all the rest); None: there is none. Not its change time, which a hard link
     made or removed moves (:meth:`GitIndex._copy_index`): git and every other writer of an index

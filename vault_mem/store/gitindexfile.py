@@ -4,7 +4,7 @@ Part of :mod:`~vault_mem.store.gitindex`. ``git update-index`` reads, checks and
 whole index for every write: at 100k memories a 13 MB file, ~58 ms of CPU in a git process
 per write, the largest part of a warm write that grows with the vault. A process that writes
 more than once (the daemon, an MCP server, an API caller) keeps the index it parsed, keyed by
-the file's identity (inode, mtime, size and trailing SHA-1: ``gitindex._signature``), and makes
+the file's identity (inode, mtime, size and trailing SHA-1: ``gitindex.index_file_signature``), and makes
 the next index from it: the entries are kept as one ``bytes`` each, so a write replaces one or
 two of them, joins them again and hashes the result (SHA-1, as git's trailer wants).
 
@@ -50,11 +50,29 @@ import bisect
 import hashlib
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-#: the fixed part of an entry (versions 2 and 3): 10 x 32-bit stat fields and mode, a 20-byte
-#: object id, 16 bits of flags; an extended entry has 16 bits more
-_FIXED = 62
+from vault_mem.store.gitobjects import BLOB_MODE
+
+# -- the layout of an index file (versions 2 and 3: git's ``ondisk_cache_entry``), its one home ----
+#: the header: ``DIRC``, the version and the number of entries, 32 bits each; the entries follow
+HEADER = 12
+#: where each field of an entry starts: ten 32-bit big-endian numbers (the stat data and the mode),
+#: the 20-byte object id, 16 bits of flags; then the name (after 16 bits more in an extended entry)
+CTIME_S, CTIME_NS, MTIME_S, MTIME_NS, DEV, INO, MODE, UID, GID, SIZE = range(0, 40, 4)
+OID = 40
+FLAGS = 60
+#: the fixed part of an entry, up to its name (an extended entry's 2 more flag bytes not counted)
+FIXED = 62
+#: flags: an extended entry (16 more bits of flags: skip-worktree, intent-to-add)
+EXTENDED = 0x4000
+#: flags: the merge stage (1-3: a path in conflict)
+STAGE = 0x3000
+#: flags: the name's length, this value meaning 4095 bytes or more (the name then ends at its NUL)
+NAME_LENGTH = 0xFFF
+#: an entry of a symbolic link
+LINK_MODE = 0o120000
 #: extensions kept as they are
 _KEPT = (b"REUC",)
 #: extensions dropped: offset tables an edit invalidates, optional to git's reader
@@ -62,8 +80,54 @@ _DROPPED = (b"EOIE", b"IEOT")
 _MASK = 0xFFFFFFFF
 
 
-def _u32(data: bytes | memoryview, at: int) -> int:
+def u32(data: bytes | memoryview, at: int) -> int:
+    """The 32-bit big-endian number at ``at`` of ``data`` (an entry's field: ``u32(data, entry + SIZE)``)."""
     return int.from_bytes(data[at:at + 4], "big")
+
+
+#: how each stat field an entry records is read from an ``lstat`` (git's ``fill_stat_cache_info``)
+_FROM_STAT = {MTIME_S: lambda st: int(st.st_mtime), SIZE: lambda st: st.st_size, INO: lambda st: st.st_ino,
+              UID: lambda st: st.st_uid, GID: lambda st: st.st_gid}
+
+
+def stat_matches(data: bytes | memoryview, at: int, st: os.stat_result, *fields: int) -> bool:
+    """Whether the file's ``lstat`` ``st`` holds what the entry at ``at`` of ``data`` records for
+    each of ``fields`` (``MTIME_S``, ``SIZE``, ``INO``, ``UID``, ``GID``), each cut to 32 bits as git
+    records it."""
+    return all(_FROM_STAT[f](st) & _MASK == u32(data, at + f) for f in fields)
+
+
+def read_entry(data: bytes, at: int, end: int) -> tuple[int, bytes, int] | None:
+    """The entry that starts at ``at`` of ``data``: (its flags, its name, where the next one
+    starts); None when it does not end by ``end`` (cut short). An entry is padded with 1-8 NULs
+    to a multiple of 8 bytes. The one reader of git's entry layout."""
+    if at + FIXED > end:
+        return None
+    flags = _u16(data, at + FLAGS)
+    name_at = at + FIXED + (2 if flags & EXTENDED else 0)
+    length = flags & NAME_LENGTH
+    if length == NAME_LENGTH:  # a name of 4095 bytes or more: its length is where its NUL is
+        nul = data.find(b"\0", name_at, end)
+        if nul < 0:
+            return None
+        length = nul - name_at
+    after = at + ((name_at - at + length + 8) & ~7)
+    if after > end:
+        return None
+    return flags, data[name_at:name_at + length], after
+
+
+def entries(data: bytes, count: int) -> Iterator[tuple[int, int, bytes]]:
+    """(where it starts, its flags, its name) of each of the first ``count`` entries of the index
+    ``data`` (or of its head: the entries that end in it)."""
+    at = HEADER
+    for _ in range(count):
+        entry = read_entry(data, at, len(data))
+        if entry is None:
+            return
+        flags, name, after = entry
+        yield at, flags, name
+        at = after
 
 
 #: entries per block as parsed (a block grows with the files written into it, and is split in two past 4x)
@@ -106,87 +170,33 @@ class IndexFile:
         process's write costs a walk of the blocks it changed."""
         if len(data) < 32 or data[:4] != b"DIRC":
             return None
-        version = _u32(data, 4)
+        version = u32(data, 4)
         if version not in (2, 3) or hashlib.sha1(memoryview(data)[:-20]).digest() != data[-20:]:
             return None
-        count, at, end = _u32(data, 8), 12, len(data) - 20
-        blocks: list[bytes] = []
-        names: list[list[bytes]] = []
-        offsets: list[list[int]] = []
-        newest: list[int] = []
-        block_names: list[bytes] = []
-        block_offsets: list[int] = []
-        block_at, block_newest = at, 0
-        racy: set[bytes] = set()
-        fr = int.from_bytes
-        known = {first: k for k, first in enumerate(like.firsts)} if like is not None else {}
-        seen, last = 0, None
+        count, end = u32(data, 8), len(data) - 20
+        blocks = _Blocks(data, mtime_s, HEADER)
+        reuse = _Reuse(like, data, count) if like is not None else None
+        at, seen, last = HEADER, 0, None
         while seen < count:
-            flags = fr(data[at + 60:at + 62], "big")
-            name_at = at + _FIXED + (2 if flags & 0x4000 else 0)
-            length = flags & 0xFFF
-            if length == 0xFFF:  # a name of 4095 bytes or more: its length is where its NUL is
-                length = data.index(b"\0", name_at) - name_at
-            size = (name_at - at + length + 8) & ~7  # padded with 1-8 NULs to a multiple of 8
-            if at + size > end:
+            entry = read_entry(data, at, end)
+            if entry is None:
                 return None
-            name = data[name_at:name_at + length]
-            k = known.get(name) if name != last else None
-            if k is not None and like is not None:
-                block = like.blocks[k]
-                if seen + len(like.names[k]) <= count and data[at:at + len(block)] == block:
-                    if block_names:
-                        blocks.append(data[block_at:at])
-                        names.append(block_names)
-                        offsets.append(block_offsets)
-                        newest.append(block_newest)
-                    blocks.append(block)
-                    names.append(like.names[k])
-                    offsets.append(like.offsets[k])
-                    newest.append(like.newest[k])
-                    if like.newest[k] >= mtime_s:
-                        racy.update(n for i, n in enumerate(like.names[k])
-                                    if _u32(block, like.offsets[k][i] + 8) >= mtime_s)
-                    at += len(block)
-                    seen += len(like.names[k])
-                    last = like.names[k][-1]
-                    block_names, block_offsets, block_at, block_newest = [], [], at, 0
-                    continue
-            if not block_names and name == last:
+            _, name, after = entry
+            k = reuse.block_at(name, at, seen) if reuse is not None and name != last else None
+            if k is not None and reuse is not None:
+                taken = reuse.like.names[k]
+                at, seen, last = blocks.take(reuse.like, k, at), seen + len(taken), taken[-1]
+                continue
+            if blocks.between() and name == last:
                 return cls.parse(data, mtime_s)  # a name's entries on both sides of a block taken over
-            if len(block_names) >= _BLOCK and name != block_names[-1]:
-                blocks.append(data[block_at:at])
-                names.append(block_names)
-                offsets.append(block_offsets)
-                newest.append(block_newest)
-                block_names, block_offsets, block_at, block_newest = [], [], at, 0
-            block_names.append(name)
-            block_offsets.append(at - block_at)
-            mtime = fr(data[at + 8:at + 12], "big")
-            block_newest = max(block_newest, mtime)
-            if mtime >= mtime_s:
-                racy.add(name)
-            at += size
-            seen += 1
-            last = name
-        if block_names:
-            blocks.append(data[block_at:at])
-            names.append(block_names)
-            offsets.append(block_offsets)
-            newest.append(block_newest)
-        extensions: list[tuple[bytes, bytes]] = []
-        while at + 8 <= end:
-            sig, size = data[at:at + 4], _u32(data, at + 4)
-            if at + 8 + size > end:
-                return None
-            if sig not in (b"TREE", *_KEPT, *_DROPPED):
-                return None  # UNTR, FSMN, link, sdir, anything newer: git's to write
-            if sig not in _DROPPED:
-                extensions.append((sig, data[at + 8:at + 8 + size]))
-            at += 8 + size
-        if at != end:
+            blocks.add(name, at)
+            at, seen, last = after, seen + 1, name
+        blocks.cut(at)
+        extensions = _extensions(data, at, end)
+        if extensions is None:
             return None
-        return cls(version, blocks, names, offsets, extensions, racy, newest=newest)
+        return cls(version, blocks.blocks, blocks.names, blocks.offsets, extensions, blocks.racy,
+                   newest=blocks.newest)
 
     def __len__(self) -> int:
         return sum(len(n) for n in self.names)
@@ -236,7 +246,7 @@ class IndexFile:
             starts.append(at)
             at += len(e)
         offsets = offs[:i] + starts + [o + shift for o in offs[j:]]
-        newest = max([self.newest[k], *(_u32(e, 8) for _, e in new)])
+        newest = max([self.newest[k], *(u32(e, MTIME_S) for _, e in new)])
         if not names:
             del self.blocks[k], self.names[k], self.offsets[k], self.firsts[k], self.newest[k]
             return
@@ -270,12 +280,12 @@ class IndexFile:
         touched: set[bytes] = set()
         for path, (oid, st) in changes.items():
             name = path.encode("utf-8", "surrogateescape")
-            if not name or len(name) >= 0xFFF or b"\0" in name:
+            if not name or len(name) >= NAME_LENGTH or b"\0" in name:
                 return False
             k, i, j = self._find(name)
-            if j - i > 1 or (j > i and (_flags(self._entry(k, i)) & 0x7000)):
+            if j - i > 1 or (j > i and (_u16(self._entry(k, i), FLAGS) & (EXTENDED | STAGE))):
                 return False  # in conflict, or an extended entry (skip-worktree, intent-to-add)
-            if j > i and _u32(self._entry(k, i), 24) != 0o100644:
+            if j > i and u32(self._entry(k, i), MODE) != BLOB_MODE:
                 return False  # executable, a link, a submodule: git keeps or takes the mode by its settings
             after = self._name_after(*self._find(name + b"/")[:2])
             if after is not None and after.startswith(name + b"/"):
@@ -297,11 +307,11 @@ class IndexFile:
             if j == i:
                 continue
             e = self._entry(k, i)
-            if _u32(e, 8) < index_mtime_s:
+            if u32(e, MTIME_S) < index_mtime_s:
                 continue
             self.racy.add(name)
             if _changed_under_same_stat(e, root + b"/" + name):
-                self._splice(k, i, i + 1, [(name, e[:36] + b"\0\0\0\0" + e[40:])])  # the size 0: hashed again
+                self._splice(k, i, i + 1, [(name, e[:SIZE] + bytes(4) + e[SIZE + 4:])])  # the size 0: hashed again
         self.racy |= touched
         self.extensions = [(sig, _invalidated(body, touched) if sig == b"TREE" else body)
                           for sig, body in self.extensions]
@@ -312,7 +322,7 @@ class IndexFile:
         keep = set()
         for name in self.racy:
             k, i, j = self._find(name)
-            if j > i and _u32(self._entry(k, i), 8) >= mtime_s:
+            if j > i and u32(self._entry(k, i), MTIME_S) >= mtime_s:
                 keep.add(name)
         self.racy = keep
 
@@ -336,28 +346,122 @@ class IndexFile:
         return body + hashlib.sha1(body).digest()
 
 
+class _Blocks:
+    """The blocks of an index being parsed (:meth:`IndexFile.parse`): its entries walked one by
+    one, a block cut after :data:`_BLOCK` of them (never between two entries of one name), or
+    whole blocks taken over from an earlier parse; with the racy entries' names."""
+
+    def __init__(self, data: bytes, mtime_s: int, at: int) -> None:
+        self.data, self.mtime_s = data, mtime_s
+        self.blocks: list[bytes] = []
+        self.names: list[list[bytes]] = []
+        self.offsets: list[list[int]] = []
+        self.newest: list[int] = []
+        self.racy: set[bytes] = set()
+        self._start(at)
+
+    def _start(self, at: int) -> None:
+        self.block_names: list[bytes] = []
+        self.block_offsets: list[int] = []
+        self.block_at, self.block_newest = at, 0
+
+    def between(self) -> bool:
+        """Whether no entry was walked since the last block ended (or none yet)."""
+        return not self.block_names
+
+    def cut(self, at: int) -> None:
+        """End the block being walked (if it holds an entry) at ``at``; the next starts there."""
+        if self.block_names:
+            self.blocks.append(self.data[self.block_at:at])
+            self.names.append(self.block_names)
+            self.offsets.append(self.block_offsets)
+            self.newest.append(self.block_newest)
+        self._start(at)
+
+    def add(self, name: bytes, at: int) -> None:
+        """The entry ``name`` at ``at``, walked."""
+        if len(self.block_names) >= _BLOCK and name != self.block_names[-1]:
+            self.cut(at)
+        self.block_names.append(name)
+        self.block_offsets.append(at - self.block_at)
+        mtime = u32(self.data, at + MTIME_S)
+        self.block_newest = max(self.block_newest, mtime)
+        if mtime >= self.mtime_s:
+            self.racy.add(name)
+
+    def take(self, like: IndexFile, k: int, at: int) -> int:
+        """Block ``k`` of ``like``, found whole at ``at``, taken over as it is; returns where it ends."""
+        self.cut(at)
+        block = like.blocks[k]
+        self.blocks.append(block)
+        self.names.append(like.names[k])
+        self.offsets.append(like.offsets[k])
+        self.newest.append(like.newest[k])
+        if like.newest[k] >= self.mtime_s:
+            self.racy.update(n for i, n in enumerate(like.names[k])
+                             if u32(block, like.offsets[k][i] + MTIME_S) >= self.mtime_s)
+        self._start(at + len(block))
+        return at + len(block)
+
+
+class _Reuse:
+    """Which blocks of an earlier parse ``like`` an index ``data`` of ``count`` entries holds
+    whole (:meth:`IndexFile.parse`)."""
+
+    def __init__(self, like: IndexFile, data: bytes, count: int) -> None:
+        self.like, self.data, self.count = like, data, count
+        self.known = {first: k for k, first in enumerate(like.firsts)}
+
+    def block_at(self, name: bytes, at: int, seen: int) -> int | None:
+        """The block of ``like`` whose first entry, ``name``, starts at ``at`` (the entry after
+        ``seen`` others) and whose bytes all stand there; None: walk on."""
+        k = self.known.get(name)
+        if k is None:
+            return None
+        block = self.like.blocks[k]
+        if seen + len(self.like.names[k]) <= self.count and self.data[at:at + len(block)] == block:
+            return k
+        return None
+
+
+def _extensions(data: bytes, at: int, end: int) -> list[tuple[bytes, bytes]] | None:
+    """The extensions from ``at`` to ``end`` (the trailing SHA-1), those dropped left out: (signature,
+    body) in file order; None when one is left to git or they do not end at ``end``."""
+    extensions: list[tuple[bytes, bytes]] = []
+    while at + 8 <= end:
+        sig, size = data[at:at + 4], u32(data, at + 4)
+        if at + 8 + size > end:
+            return None
+        if sig not in (b"TREE", *_KEPT, *_DROPPED):
+            return None  # UNTR, FSMN, link, sdir, anything newer: git's to write
+        if sig not in _DROPPED:
+            extensions.append((sig, data[at + 8:at + 8 + size]))
+        at += 8 + size
+    return extensions if at == end else None
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
 
 
-def _flags(entry: bytes) -> int:
-    return int.from_bytes(entry[60:62], "big")
+def _u16(data: bytes, at: int) -> int:
+    return int.from_bytes(data[at:at + 2], "big")
 
 
 def _entry(name: bytes, oid: str, st: os.stat_result | None) -> bytes:
     """One stage-0 entry, version 2 layout: ``st`` as git records it (None: no stat data, as
     ``--cacheinfo`` stages a blob), mode 100644, no extended flags."""
     if st is None:
-        stat_part = bytes(24) + (0o100644).to_bytes(4, "big") + bytes(12)
+        stat_part = bytes(MODE) + BLOB_MODE.to_bytes(4, "big") + bytes(OID - MODE - 4)
     else:
         fields = (int(st.st_ctime), st.st_ctime_ns % 1_000_000_000, int(st.st_mtime), st.st_mtime_ns % 1_000_000_000,
-                  st.st_dev, st.st_ino, 0o100644, st.st_uid, st.st_gid, st.st_size)
+                  st.st_dev, st.st_ino, BLOB_MODE, st.st_uid, st.st_gid, st.st_size)
         stat_part = b"".join((v & _MASK).to_bytes(4, "big") for v in fields)
     head = stat_part + bytes.fromhex(oid) + len(name).to_bytes(2, "big")
-    size = (_FIXED + len(name) + 8) & ~7
-    return head + name + bytes(size - _FIXED - len(name))
+    size = (FIXED + len(name) + 8) & ~7
+    return head + name + bytes(size - FIXED - len(name))
 
 
 def _changed_under_same_stat(entry: bytes, path: bytes) -> bool:
@@ -370,10 +474,9 @@ def _changed_under_same_stat(entry: bytes, path: bytes) -> bool:
         st = os.lstat(path)
     except OSError:
         return False  # gone (deleted, skip-worktree outside a sparse checkout): git smudges nothing
-    link = _u32(entry, 24) == 0o120000
+    link = u32(entry, MODE) == LINK_MODE
     if not ((stat.S_ISLNK(st.st_mode) if link else stat.S_ISREG(st.st_mode))
-            and int(st.st_mtime) & _MASK == _u32(entry, 8)
-            and st.st_size & _MASK == _u32(entry, 36) and st.st_ino & _MASK == _u32(entry, 20)):
+            and stat_matches(entry, 0, st, MTIME_S, SIZE, INO)):
         return False
     try:
         if link:
@@ -384,7 +487,7 @@ def _changed_under_same_stat(entry: bytes, path: bytes) -> bool:
                 data = fh.read()
     except OSError:
         return True  # unreadable: git would find it changed too; hashed again
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).digest() != entry[40:60]
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).digest() != entry[OID:OID + 20]
 
 
 def _invalidated(tree: bytes, names: set[bytes]) -> bytes:

@@ -13,7 +13,7 @@ import hashlib
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from vault_mem.config import CONFIG_FILE, STATE_DIR, TYPE_FOLDERS, disk_name, is_state_dir_name
 from vault_mem.errors import GitError, HistoryDamagedError
@@ -134,13 +134,44 @@ def _walk(repo: GitRepo, *args: str, **kwargs) -> str:
         return repo.answer_from_what_is_there(exc)
 
 
+class _RawChange(NamedTuple):
+    """One path a commit changed, as ``git log --raw`` prints it (``:old-mode new-mode old-blob
+    new-blob status<TAB>path``; the blobs in full with ``--no-abbrev``)."""
+
+    old_blob: str
+    new_blob: str
+    status: str
+    path: str
+
+
+def _raw_log(out: str, rs: str, fs: str, fields: int) -> Iterator[tuple[list[str], list[_RawChange]]]:
+    """Each commit's record in the output of a ``git log --raw`` whose ``--format`` starts every
+    record with ``rs`` (:func:`separators`) and writes ``fields`` fields separated by ``fs``: (those
+    fields, the paths it changed). A record of another shape, and a line that is no raw change,
+    are passed over. The one reader of that output."""
+    for rec in out.split(rs):
+        lines = rec.strip("\n").split("\n")
+        head = lines[0].split(fs)
+        if not lines[0] or len(head) != fields:
+            continue
+        changes = []
+        for line in lines[1:]:
+            if not line.startswith(":"):
+                continue
+            meta, _, path = line.partition("\t")
+            parts = meta.split()  # :old-mode new-mode old-blob new-blob status
+            if len(parts) >= 5:
+                changes.append(_RawChange(parts[2], parts[3], parts[4], path))
+        yield head, changes
+
+
 def blob_versions(repo: GitRepo, pathspec: str) -> Iterator[tuple[str, list[tuple[str, str]]]]:
     """Every commit reachable from any ref or the reflog that touches ``pathspec`` (relative to
     the top level), newest first, as ``(commit, [(blob id, top-level path), ...])``: the blob
     each changed path holds after that commit. Deleted paths are left out; a merge is diffed
     against each parent (git's ``-m``), so it may come once per parent. An unborn branch (no
     commit yet) has no history: nothing is yielded."""
-    rs, _ = separators()
+    rs, fs = separators()
     try:
         raw = repo.run("log", "--all", "--reflog", "--topo-order", "-m", "--no-renames", "--raw",
                        "--no-abbrev", f"--format={rs}%H", "--", pathspec, cwd=repo.toplevel)
@@ -148,20 +179,8 @@ def blob_versions(repo: GitRepo, pathspec: str) -> Iterator[tuple[str, list[tupl
         if "does not have any commits" in str(exc) or "bad default revision" in str(exc):
             return
         raise
-    for block in raw.split(rs):
-        lines = block.strip("\n").split("\n")
-        if not lines or not lines[0]:
-            continue
-        changes: list[tuple[str, str]] = []
-        for line in lines[1:]:
-            if not line.startswith(":"):
-                continue
-            meta, _, path = line.partition("\t")
-            parts = meta.split()  # :old-mode new-mode old-blob new-blob status
-            if len(parts) < 5 or parts[3] == _ZERO_OID:
-                continue
-            changes.append((parts[3], path))
-        yield lines[0].strip(), changes
+    for head, changes in _raw_log(raw, rs, fs, 1):
+        yield head[0].strip(), [(c.new_blob, c.path) for c in changes if c.new_blob != _ZERO_OID]
 
 
 def all_commits(repo: GitRepo) -> list[str]:
@@ -314,25 +333,19 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
         out = _walk(repo, "--literal-pathspecs", "-c", "core.quotePath=false", "log", "--no-renames", "--raw",
                     "--no-abbrev", f"--format={rs}%H{fs}{_who('%ae')}{fs}{_who('%an')}", new, *([f"^{old}"] if old else []),
                     *spec, cwd=repo.toplevel)
-        for rec in out.split(rs):
-            lines = rec.strip("\n").split("\n")
-            head = lines[0].split(fs)
-            if len(head) != 3:
-                continue
+        for head, changes in _raw_log(out, rs, fs, 3):
             who = (head[0], head[1].rstrip(" "), head[2].rstrip(" "))
             added: list[tuple[str, str]] = []
             deleted: list[tuple[str, str]] = []
-            for line in lines[1:]:
-                meta, _, path = line.partition("\t")
-                parts = meta.split()  # :old-mode new-mode old-blob new-blob status
-                if not line.startswith(":") or len(parts) < 5:
-                    continue
-                newest.setdefault(path, who)
-                by_blob.setdefault((path, parts[3]), who)
+            for c in changes:
+                newest.setdefault(c.path, who)
+                by_blob.setdefault((c.path, c.new_blob), who)
                 if touched is not None:
-                    touched.setdefault(path, set()).add(who[0])
-                if moves is not None and parts[4][:1] in ("A", "D"):
-                    (added if parts[4][0] == "A" else deleted).append((path, parts[3] if parts[4][0] == "A" else parts[2]))
+                    touched.setdefault(c.path, set()).add(who[0])
+                if moves is not None and c.status[:1] == "A":
+                    added.append((c.path, c.new_blob))
+                elif moves is not None and c.status[:1] == "D":
+                    deleted.append((c.path, c.old_blob))
             if moves is not None and added and deleted:
                 moves[who[0]] = (added, deleted)
     if not newest:
@@ -365,24 +378,18 @@ def path_histories(repo: GitRepo, tip: str, paths: list[str]) -> tuple[dict[str,
     found: dict[str, list[tuple[str, str, str, str]]] = {}
     parents: dict[str, list[str]] = {}
     differs: dict[tuple[str, str], int] = {}  # (commit, path): how many of its parents it differs from
-    for rec in out.split(rs):
-        lines = rec.strip("\n").split("\n")
-        head = lines[0].split(fs)
-        if len(head) != 3:
-            continue
+    for head, changes in _raw_log(out, rs, fs, 3):
         ids = head[0].split()
         if not ids:
             continue
         commit = ids[0]
         parents[commit] = ids[1:]
-        for line in lines[1:]:
-            meta, _, name = line.partition("\t")
-            parts = meta.split()  # :old-mode new-mode old-blob new-blob status
-            if line.startswith(":") and len(parts) >= 5 and name in wanted:
-                differs[(commit, name)] = differs.get((commit, name), 0) + 1
-                if differs[(commit, name)] == 1:  # a merge: once, whichever parent it differs from
-                    blob = "" if parts[4].startswith("D") else parts[3]
-                    found.setdefault(name, []).append((commit, head[1].rstrip(" "), head[2].rstrip(" "), blob))
+        for c in changes:
+            if c.path in wanted:
+                differs[(commit, c.path)] = differs.get((commit, c.path), 0) + 1
+                if differs[(commit, c.path)] == 1:  # a merge: once, whichever parent it differs from
+                    blob = "" if c.status.startswith("D") else c.new_blob
+                    found.setdefault(c.path, []).append((commit, head[1].rstrip(" "), head[2].rstrip(" "), blob))
     # git diffs a merge against its rewritten parents (two that rewrite to one commit: once; a
     # line that never had the file: none): one that differs from fewer kept a parent's text
     found = {name: [e for e in walk if differs[(e[0], name)] >= len(parents.get(e[0], []))] for name, walk in found.items()}
@@ -605,19 +612,8 @@ def introductions(repo: GitRepo, tips: list[str], seen: list[str]
                    f"--format={rs}%H{fs}{_who('%ae')}{fs}%ct{fs}%P{fs}{_who('%an')}", input=revs.encode("ascii"),
                    cwd=repo.toplevel)
     found = []
-    for rec in out.split(rs):
-        lines = rec.strip("\n").split("\n")
-        head = lines[0].split(fs)
-        if len(head) != 5:
-            continue
-        blobs = []
-        for line in lines[1:]:
-            meta, _, path = line.partition("\t")
-            parts = meta.split()  # :old-mode new-mode old-blob new-blob status
-            if not line.startswith(":") or len(parts) < 5 or parts[4][:1] not in "AMT":
-                continue
-            if path.rsplit("/", 1)[-1] != INDEX_FILE:
-                blobs.append(parts[3])
+    for head, changes in _raw_log(out, rs, fs, 5):
+        blobs = [c.new_blob for c in changes if c.status[:1] in "AMT" and c.path.rsplit("/", 1)[-1] != INDEX_FILE]
         found.append((head[0], head[1].rstrip(" "), head[4].rstrip(" "), int(head[2]) if head[2].isdigit() else 0,
                       head[3].split(), blobs))
     return found

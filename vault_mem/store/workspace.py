@@ -10,7 +10,6 @@ transaction, recovery, history, creation) and the sync layer take a workspace, n
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -41,7 +40,6 @@ from vault_mem.model.memory import Memory, key_type_from_path, memory_from_bytes
 from vault_mem.model.names import shell_word, shown
 from vault_mem.model.policy import WritePolicy
 from vault_mem.platform.logs import Logger
-from vault_mem.platform.programs import program, program_env
 from vault_mem.store.files import (
     PRIVATE_FILE,
     atomic_write,
@@ -52,8 +50,9 @@ from vault_mem.store.files import (
     read_own,
     replace_file,
 )
-from vault_mem.store.git import GitRepo, Identity
+from vault_mem.store.git import GitRepo, Identity, run_git
 from vault_mem.store.gitfiles import ignore_files_signature, ignored_memory_folders
+from vault_mem.store.gitindex import index_file_signature
 from vault_mem.store.health import (
     close_to_others,
     exposed_to_others,
@@ -90,16 +89,12 @@ DEFAULT_BRANCH = "main"
 def init_repository(root: Path) -> None:
     """``git init`` a new repository at ``root``: on the person's ``init.defaultBranch``, else
     :data:`DEFAULT_BRANCH`."""
-    try:
-        chosen = subprocess.run([program("git"), "config", "--get", "init.defaultBranch"], capture_output=True,
-                                text=True, check=False, env=program_env()).stdout.strip()
-        branch = () if chosen else (f"--initial-branch={DEFAULT_BRANCH}",)
-        proc = subprocess.run([program("git"), "init", "-q", *branch, str(root)], capture_output=True, text=True,
-                              check=False, env=program_env())
-    except FileNotFoundError as exc:
-        raise GitError("git is not installed or not on PATH; install git and retry") from exc
+    chosen = run_git("config", "--get", "init.defaultBranch").stdout.strip()
+    branch = () if chosen else (f"--initial-branch={DEFAULT_BRANCH}",)
+    proc = run_git("init", "-q", *branch, str(root))
     if proc.returncode != 0:
-        raise GitError(f"git init failed: {proc.stderr.strip()}; check that {root} is writable")
+        err = proc.stderr.decode("utf-8", "replace").strip()
+        raise GitError(f"git init failed: {err}; check that {root} is writable")
 
 
 def committed_link(named: Path) -> str | None:
@@ -108,20 +103,8 @@ def committed_link(named: Path) -> str | None:
     which any commit can point at a folder of its author's choosing. A link of this machine's
     own that no commit holds (``memory -> ../notes``) is followed as before."""
     named = Path(os.path.abspath(named))
-    if not project_link(named):
+    if not project_link(named) or not _link_in_index(named):
         return None
-    try:
-        proc = subprocess.run([program("git"), "ls-files", "-s", "-z", "--", named.name], cwd=named.parent,
-                              capture_output=True, check=False, env=program_env())
-    except (FileNotFoundError, OSError):
-        proc = None  # git cannot say: refused, as a committed link would be
-    if proc is not None:
-        # the link is a commit's only when git holds an entry at `memory` itself; files under
-        # `memory/` are the folder the person moved away and linked back (nothing committed). A
-        # git that fails lists nothing, as before: opening the vault names its error
-        entries = (rec.partition(b"\t") for rec in proc.stdout.split(b"\0"))
-        if not any(path == named.name.encode() and meta.startswith(b"120000 ") for meta, _, path in entries):
-            return None
     try:  # text its committer chose, in a note an agent reads: escaped, and cut
         target = os.readlink(named)
         target = shell_word(target if len(target) <= 60 else target[:60] + "...")
@@ -132,6 +115,69 @@ def committed_link(named: Path) -> str | None:
             f"vault; nothing was read or written through it. See whose commit made it (`git log -- "
             f"{shell_word(str(named))}`), then restore the folder (`git checkout <commit before> -- "
             f"{shell_word(named.name)}` in {shell_word(str(named.parent))}) or name a vault with --vault PATH")
+
+
+#: :func:`_link_in_index`'s answers, by the link's path and the index file git read
+#: (:func:`~vault_mem.store.gitindex.index_file_signature`: its content's hash included)
+_LINKS_IN_INDEX: dict[tuple, bool] = {}
+
+
+def _link_in_index(named: Path) -> bool:
+    """Whether git's index in the repository at ``named.parent`` holds a link at ``named.name``
+    (a commit's, or one staged to be: :func:`committed_link`); True when git cannot say. One
+    ``git ls-files`` per state of the index: the finder asks first, the vault asks again when it
+    opens (and a command resolves its vaults more than once), so the answer is kept for as long
+    as the index git reads is the same file with the same content."""
+    key = _index_key(named)
+    if key is not None and key in _LINKS_IN_INDEX:
+        return _LINKS_IN_INDEX[key]
+    try:
+        proc = run_git("ls-files", "-s", "-z", "--", named.name, cwd=named.parent)
+    except (GitError, OSError):
+        return True  # git cannot say: refused, as a committed link would be
+    # the link is a commit's only when git holds an entry at `memory` itself; files under
+    # `memory/` are the folder the person moved away and linked back (nothing committed). A
+    # git that fails lists nothing, as before: opening the vault names its error
+    entries = (rec.partition(b"\t") for rec in proc.stdout.split(b"\0"))
+    held = any(path == named.name.encode() and meta.startswith(b"120000 ") for meta, _, path in entries)
+    if key is not None and proc.returncode == 0 and key == _index_key(named):  # not replaced meanwhile
+        if len(_LINKS_IN_INDEX) >= 64:
+            _LINKS_IN_INDEX.clear()
+        _LINKS_IN_INDEX[key] = held
+    return held
+
+
+def _index_key(named: Path) -> tuple | None:
+    """(``named``, the index file git reads for the repository at ``named.parent``, its
+    signature), or None where that file is not found here (nothing is kept then): git's
+    ``GIT_INDEX_FILE``, else ``index`` in ``GIT_DIR``, in ``.git`` or where a ``.git`` file
+    (a worktree's, a submodule's) points."""
+    top = named.parent
+    index = os.environ.get("GIT_INDEX_FILE")
+    if not index:
+        git_dir = os.environ.get("GIT_DIR")
+        if not git_dir:
+            dot = top / ".git"
+            if dot.is_dir():
+                git_dir = str(dot)
+            elif dot.is_file():  # a regular file, never a FIFO or device: read, and only its head
+                try:
+                    with open(dot, "rb") as fh:
+                        text = fh.read(4096).decode("utf-8", "replace").strip()
+                except OSError:
+                    return None
+                if not text.startswith("gitdir: "):
+                    return None
+                git_dir = text.removeprefix("gitdir: ")
+            else:
+                return None
+        index = os.path.join(git_dir, "index")
+    path = top / index  # a relative one is git's folder's, as git reads it (run in ``top``)
+    try:
+        sig = index_file_signature(path)
+    except OSError:
+        return None
+    return None if sig is None else (str(named), str(path), sig)
 
 
 class Workspace:

@@ -74,6 +74,16 @@ class Identities:
     def __init__(self, person: set[str], agents: set[str], approved: set[str], local: frozenset[str] = frozenset()):
         self.person, self.agents, self.approved, self.local = person, agents, approved, local
 
+    def author(self, who: tuple[str, ...] | None) -> Author:
+        """The author of a committed text whose giver is ``who`` (its ``(commit, email, ...)``, as
+        :func:`~vault_mem.store.history.last_authors` finds it): a peer's, whom no one vouches
+        for, when there is none (a deletion, git cannot say) or its commit is ``""`` (beyond
+        damaged history, or no commit gave that text); else the email, standing as
+        :meth:`standing` says."""
+        if who is None or not who[0]:
+            return Author(None, "peer")
+        return Author(who[1], self.standing(who[1], who[0]))
+
     def standing(self, email: str, commit: str) -> str:
         """'person', 'agent', 'approved' or 'peer' for a commit ``commit`` by ``email``."""
         e = email.lower()
@@ -389,14 +399,12 @@ def _judge(ws: Workspace, ids: Identities, known: dict[str, tuple[str, str, str,
         if who is None or (check_disk and (rel in dirty if dirty is not None
                                            else not _committed_as_is(ws, rel, who[3]))):
             changed.append(rel)
-        elif not who[0]:
-            out[rel] = Author(None, "peer")  # its commit lies beyond damaged history: no one vouches
-        else:
-            out[rel] = Author(who[1], ids.standing(who[1], who[0]))
+        else:  # a commit beyond damaged history (""): no one vouches
+            out[rel] = ids.author(who)
     back = _given_back(ws, ids, origins, known, out)
     if back:  # judged as the trusted commit whose text the peer's put back
         known = {**known, **back}
-        out.update({rel: Author(who[1], ids.standing(who[1], who[0])) for rel, who in back.items()})
+        out.update({rel: ids.author(who) for rel, who in back.items()})
     out = origins.first_authors(out, {rel: (who[3], who[0]) for rel, who in known.items() if rel in out})
     if changed:
         out.update((uncommitted or _Uncommitted(ws, ids, origins)).authors(changed))
@@ -486,7 +494,7 @@ def _adopted(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, 
         if who is None:
             fresh.append(rel)  # a new file: no text was at its path before here, unless moved
             continue
-        heads[rel] = Author(None, "peer") if not who[0] else Author(who[1], ids.standing(who[1], who[0]))
+        heads[rel] = ids.author(who)
     if heads:
         heads = origins.first_authors(heads, {rel: (known[rel][3], known[rel][0] or None) for rel in heads})
         for rel, head in heads.items():
@@ -844,7 +852,7 @@ class _Uncommitted:
             for rel in brought:
                 who = found.get(prefix + rel)
                 # None: it deletes the file, or git cannot say: no one vouches for the text
-                out[rel] = Author(None, "peer") if who is None else Author(who[1], self.ids.standing(who[1], who[0]))
+                out[rel] = self.ids.author(who)
             self._merged(commit, [rel for rel in brought if out[rel].trusted], theirs, ours, out)
             left = [rel for rel in left if rel not in out]
         # changed here, but maybe to a text a peer wrote (`git merge --squash`, a file copied)
@@ -883,7 +891,7 @@ class _Uncommitted:
             found = {}
         for rel in merged:
             who = found.get(prefix + rel)
-            side = Author(None, "peer") if who is None else Author(who[1], self.ids.standing(who[1], who[0]))
+            side = self.ids.author(who)
             side = self.origins.first_authors({rel: side}, {rel: (ours[prefix + rel], who[0] if who else None)})[rel]
             if not side.trusted:
                 out[rel] = side

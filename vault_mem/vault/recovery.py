@@ -86,6 +86,13 @@ def put_back(ws: Workspace, sidecar: Sidecar, commit: str, paths: Iterable[str])
     write_index(ws, sidecar)
 
 
+def _foreign(name: str, done: str) -> str:
+    """The notice for the journal ``name`` that :func:`~vault_mem.vault.steps.read_journal` found
+    this machine did not write (and removed): nothing of it was ``done``."""
+    return (f"ignored and removed {STATE_DIR}/{name}: this machine did not write it (a file planted "
+            f"through a commit or copied from elsewhere?); nothing of it was {done}")
+
+
 def recover_sync(ws: Workspace, sidecar: Sidecar) -> str | None:
     """Finish or roll back a sync that a crash interrupted (caller holds the write lock).
 
@@ -96,8 +103,7 @@ def recover_sync(ws: Workspace, sidecar: Sidecar) -> str | None:
     if entry is None:
         return None
     if entry is FOREIGN:
-        return (f"ignored and removed {STATE_DIR}/{SYNC_JOURNAL}: this machine did not write it (a file "
-                "planted through a commit or copied from elsewhere?); nothing of it was applied")
+        return _foreign(SYNC_JOURNAL, "applied")
     try:
         old, new, paths = entry["old"], entry.get("new"), list(entry["paths"])
         if not all(isinstance(p, str) for p in paths):
@@ -195,8 +201,7 @@ def recover_journal(ws: Workspace, sidecar: Sidecar) -> str | None:
     if journal is None:
         return None
     if journal is FOREIGN:
-        return (f"ignored and removed {STATE_DIR}/{JOURNAL}: this machine did not write it (a file "
-                "planted through a commit or copied from elsewhere?); nothing of it was applied or committed")
+        return _foreign(JOURNAL, "applied or committed")
     try:
         files: dict[str, str | None] = journal["files"]
         message: str = journal["message"]
