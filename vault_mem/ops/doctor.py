@@ -74,15 +74,16 @@ class Diagnosis:
 
 def _replay_notice(vault: Vault) -> str | None:
     """A squash, pick or revert git merged and no commit concludes (:meth:`GitRepo.concluding_replay`),
-    said with its effect and its way out: the files it changed are no one's edit and the daemon
-    commits no hand edit meanwhile; one undone with `git restore` leaves git's MERGE_MSG behind,
+    said with its effect and its way out: the files it changed are no one's edit and neither the
+    daemon nor `vault-mem edit` commits a hand edit meanwhile; one undone with `git restore` leaves git's MERGE_MSG behind,
     and that state lasts until the person's next commit or reset (lastread)."""
     if not vault.repo.concluding_replay():
         return None
     return ("git holds a squash, cherry-pick or revert that no commit concludes yet (SQUASH_MSG, "
             "CHERRY_PICK_HEAD, REVERT_HEAD or MERGE_MSG in the git folder): the memory files it changed "
-            "count as no one's edit and the daemon commits no hand edit until it ends. Conclude it with "
-            "`git commit`, or, if you undid it, `git reset --merge` (it keeps your unstaged edits)")
+            "count as no one's edit, and neither the daemon nor `vault-mem edit` commits a hand edit until "
+            "it ends. Conclude it with `git commit`, or, if you undid it, `git reset --merge` (it keeps "
+            "your unstaged edits)")
 
 
 def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
