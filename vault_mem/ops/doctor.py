@@ -20,6 +20,7 @@ from vault_mem.ops.review import quarantined
 from vault_mem.store.attributes import replace_older_driver
 from vault_mem.store.hooks import missing_hooks_notice, unsafe_hooks_notice
 from vault_mem.store.locks import daemon_pid
+from vault_mem.store.upstream import replaced_upstream
 from vault_mem.store.worktree import index_format_notice
 
 if TYPE_CHECKING:
@@ -110,8 +111,10 @@ def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
         vault.notices.remove(hooks_note)
     # and git's index in a format other programs that read the vault cannot read (its fix said)
     # and memories the embedder refused (too long for its model): found by keywords only
+    # and a remote branch whose history a peer replaced: sync stops in every clone (its one step)
     warnings = [w for w in (hooks_note, vault.ws.exposure(), index_format_notice(vault.repo),
-                            vault.sidecar.vectors.refused_notice(), _replay_notice(vault)) if w]
+                            vault.sidecar.vectors.refused_notice(), _replay_notice(vault),
+                            replaced_upstream(repo, vault.config.sync_remote or "origin", vault.root)) if w]
     return Diagnosis(differences=diffs, problems=problems, quarantined=held, blockers=blockers, history=history,
                      index_md_current=index_ok, ignored_folders=ignored, warnings=warnings,
                      daemon_pid=daemon_pid(vault.state_dir))
