@@ -80,3 +80,24 @@ def test_the_daemons_log_gives_the_same_one_step(tmp_path, caplog):
         stop.set()
         thread.join(30)
     assert _command_in(caplog.text)[0] == "git"
+
+
+def test_every_command_says_sync_stopped_until_a_sync_works_again(tmp_path):
+    """Before: once a sync failed on a replaced history, no other command said so: a person whose
+    daemon syncs in the background (and the agent they work with) heard nothing while nothing
+    written here reached any clone. Every command now names it, with where to find the one step
+    (doctor), without itself naming a command that rewrites the remote (an agent reads it too);
+    the note goes once a sync works again."""
+    mine, peer = person_and_peer(tmp_path)
+    _peer_replaces_the_history(peer)
+    assert cli("--vault", str(mine), "sync").returncode == 1
+    for args in (("list",), ("recall", "which editor do I use")):
+        r = cli("--vault", str(mine), *args)
+        assert r.returncode == 0, r.stderr
+        assert "sync has stopped" in r.stderr and "vault-mem doctor" in r.stderr, (args, r.stderr)
+        assert "--force" not in r.stderr
+    told = cli("--vault", str(mine), "doctor")
+    subprocess.run(_command_in(told.stdout + told.stderr), cwd=mine, check=True, capture_output=True)
+    assert cli("--vault", str(mine), "sync").returncode == 0
+    r = cli("--vault", str(mine), "list")
+    assert "sync has stopped" not in r.stderr, r.stderr

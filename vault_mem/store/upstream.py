@@ -10,13 +10,16 @@ that puts this vault's history back. Read from the refs a fetch wrote, never fro
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+from vault_mem.errors import VaultMemError
+from vault_mem.store.files import PRIVATE_FILE, read_own, replace_file
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import current_branch, merge_base, resolve_commit
 from vault_mem.store.worktree import config_values
 
-__all__ = ["replaced_history", "replaced_upstream"]
+__all__ = ["STOPPED", "note_stopped", "replaced_history", "replaced_upstream", "stopped_notice"]
 
 
 def replaced_history(remote: str, branch: str, tip: str, root: Path) -> str:
@@ -48,3 +51,38 @@ def replaced_upstream(repo: GitRepo, remote: str, root: Path) -> str | None:
     if tip is None or tip == head or merge_base(repo, head, tip):
         return None
     return replaced_history(remote, rbranch, tip, root)
+
+
+#: the file in ``.vault-mem/`` a sync that met a replaced history leaves, until a sync succeeds
+STOPPED = "sync-stopped"
+
+
+def note_stopped(state_dir: Path, remote: str | None, branch: str = "") -> None:
+    """Keep (``remote``/``branch``) or drop (None: a sync worked) the mark that sync stopped on a
+    replaced history, which every command then names (:func:`stopped_notice`): a daemon syncing
+    in the background says it only in its log, so the person, and the agent they work with,
+    heard nothing while nothing written here reached any other clone."""
+    path = state_dir / STOPPED
+    if remote is None:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+        return
+    replace_file(path, f"{remote}/{branch}".encode(), mode=PRIVATE_FILE)
+
+
+def stopped_notice(state_dir: Path) -> str | None:
+    """What every command says while :func:`note_stopped`'s mark is there (one failed open when
+    it is not). It names no command that rewrites the remote: an agent reads it too, and putting
+    the history back is the person's choice, which `vault-mem doctor` and `vault-mem sync` state."""
+    try:
+        data = read_own(state_dir / STOPPED, max_bytes=4096)
+    except (OSError, VaultMemError):
+        return None
+    if not data:
+        return None
+    where = data.decode("utf-8", "replace").strip()
+    return (f"sync has stopped: '{where}' shares no history with this vault (a force-push replaced it, or "
+            "it is another vault's); nothing here is lost, but nothing written here reaches any other clone "
+            "until the person puts it back: `vault-mem doctor` names the one command")

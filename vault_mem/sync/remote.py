@@ -75,7 +75,7 @@ from vault_mem.store.network import (
     run_remote,
     upload_pack_args,
 )
-from vault_mem.store.upstream import replaced_history
+from vault_mem.store.upstream import note_stopped, replaced_history
 from vault_mem.store.worktree import ensure_upstream
 from vault_mem.sync.replay import Replay
 from vault_mem.sync.report import SyncReport
@@ -132,7 +132,9 @@ def sync(vault: Vault, *, remote: str | None = None, timeout_s: float = NET_TIME
     # the checks ask git the same questions of the same commits (what changed, their merge
     # base, the commits of each side): one git process per question for the whole sync
     with remembered(repo):
-        return _attempts(vault, name, url, branch, rbranch, tracking, had_upstream, report, timeout_s)
+        report = _attempts(vault, name, url, branch, rbranch, tracking, had_upstream, report, timeout_s)
+    note_stopped(vault.state_dir, None)
+    return report
 
 
 def _attempts(vault: Vault, name: str, url: str, branch: str, rbranch: str, tracking: str, had_upstream: bool,
@@ -287,6 +289,7 @@ def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport) -> str 
     if remote_tip is not None:
         base = merge_base(repo, local, remote_tip)
         if not base:
+            note_stopped(vault.state_dir, report.remote, report.branch)  # every command says so
             raise SyncError("unsafe", replaced_history(report.remote, report.branch, remote_tip, vault.root))
     if vault.prefix:
         # inside a larger repository: integrate and publish vault-only history, nothing else
