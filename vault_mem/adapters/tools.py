@@ -34,7 +34,7 @@ from vault_mem.index import queries
 from vault_mem.model import render, verdict, views
 from vault_mem.model.indexmd import CHARS_PER_TOKEN
 from vault_mem.model.fusion import merge_recall
-from vault_mem.model.memory import SOURCES
+from vault_mem.model.memory import SOURCES, as_date
 from vault_mem.model.terms import MAX_QUERIES
 
 if TYPE_CHECKING:
@@ -325,9 +325,9 @@ def get_view(vault: Vault, key: str, *, today: dt.date | None = None) -> dict[st
     today = today or dt.date.today()
     direct = queries.superseded_by(vault.sidecar.db, mem.key, today=today)
     chain = queries.supersession_chain(vault.sidecar.db, mem.key, today=today) if direct else []
-    changed = queries.change_date(vault.sidecar.db, mem.path)
+    dated = as_date(queries.memory_date(vault.sidecar.db, mem.path))
     view = views.memory_view(mem, stale_after=vault.config.stale_after_days, superseded_by=direct,
-                             chain=chain, today=today, changed=dt.date.fromisoformat(changed) if changed else None)
+                             chain=chain, today=today, dated=dated)
     found = vault.find_file(mem.key)
     who = vault.authors([found[1]])[found[1]] if found else render.Author(None, "local")
     view["author"], view["trusted"] = who.email, who.trusted

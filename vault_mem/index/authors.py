@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from vault_mem.index.db import Database
 
 __all__ = ["HEAD_META", "LINEAGE", "add_origins", "all_authors", "author_pairs", "authors_of", "foreign_changes", "foreign_paths",
-           "adoption_states", "keep_adoption_states", "keep_path_histories", "lineage_paths", "lineage_rows", "moved_from", "origins_of", "origins_state", "path_histories", "paths_by", "replace", "stored_head", "update"]
+           "adoption_states", "keep_adoption_states", "keep_path_histories", "deleted_here", "lineage_paths", "lineage_rows", "moved_from", "origins_of", "origins_state", "path_histories", "paths_by", "replace", "stored_head", "update"]
 
 HEAD_META = "authors_head"
 
@@ -31,9 +31,11 @@ def _set_head(db: Database, head: str) -> None:
 
 
 def replace(db: Database, head: str, rows: dict[str, tuple[str, str, str, str]], lineage: set[str] = frozenset(),
-            moved: dict[str, tuple[str, str]] | None = None) -> None:
+            moved: dict[str, tuple[str, str, str]] | None = None,
+            deleted: dict[str, tuple[str, str]] | None = None) -> None:
     """All rows anew for ``head``: ``{vault-relative path: (commit, email, name, blob)}``;
-    ``lineage``: the paths :func:`lineage_paths` names, anew; ``moved``: :func:`moved_from`, anew."""
+    ``lineage``: the paths :func:`lineage_paths` names, anew; ``moved``: :func:`moved_from`, anew;
+    ``deleted``: :func:`deleted_here`, anew."""
     with db.write():
         db.execute("DELETE FROM authors")
         db.executemany("INSERT INTO authors(path, commit_id, email, name, blob) VALUES (?, ?, ?, ?, ?)",
@@ -41,13 +43,16 @@ def replace(db: Database, head: str, rows: dict[str, tuple[str, str, str, str]],
         _set_head(db, head)
         _set_lineage(db, set(lineage))
         _set_moved(db, dict(moved or {}))
+        _set_deleted(db, deleted or {})
 
 
 def update(db: Database, head: str, rows: dict[str, tuple[str, str, str, str]], gone: list[str],
-           lineage: set[str] = frozenset(), moved: dict[str, tuple[str, str]] | None = None) -> None:
+           lineage: set[str] = frozenset(), moved: dict[str, tuple[str, str, str]] | None = None,
+           deleted: dict[str, tuple[str, str]] | None = None) -> None:
     """Rows for the paths the commits since :func:`stored_head` changed, now at ``head``;
     ``gone``: paths those commits deleted; ``lineage``: paths to add to :func:`lineage_paths`;
-    ``moved``: entries to add to :func:`moved_from`."""
+    ``moved``: entries to add to :func:`moved_from`; ``deleted``: :func:`deleted_here` anew (None:
+    as it was)."""
     with db.write():
         db.executemany("DELETE FROM authors WHERE path = ?", [(p,) for p in gone])
         db.executemany("INSERT OR REPLACE INTO authors(path, commit_id, email, name, blob) VALUES (?, ?, ?, ?, ?)",
@@ -58,6 +63,8 @@ def update(db: Database, head: str, rows: dict[str, tuple[str, str, str, str]], 
             _set_lineage(db, (kept | lineage) - set(gone))
         if moved:  # kept when the path is gone: a later move from it follows on through it
             _set_moved(db, {**moved_from(db), **moved})
+        if deleted is not None and deleted != deleted_here(db):
+            _set_deleted(db, deleted)
         if gone and (states := adoption_states(db)) and states.keys() & set(gone):
             _set_adoption_states(db, {p: state for p, state in states.items() if p not in set(gone)})
 
@@ -80,20 +87,42 @@ def lineage_paths(db: Database) -> set[str]:
 MOVED = "peer_moved_from"
 
 
-def moved_from(db: Database) -> dict[str, tuple[str, str]]:
-    """``{vault-relative path: (commit, vault-relative path)}``: the memories a commit made here
-    moved from a path whose history holds a commit not made here (that commit added the path and
-    deleted the other, whose text shares lines with it): the adoption walk follows the path's
-    history on at the other (:func:`vault_mem.vault.authors._adopted`)."""
+def moved_from(db: Database) -> dict[str, tuple[str, str, str]]:
+    """``{vault-relative path: (commit, vault-relative path, commit)}``: the memories a commit
+    made here moved from a path whose history holds a commit not made here (the first commit
+    added the path; the last, the same or an earlier one made here, deleted the other, whose
+    text shares lines with it): the adoption walk follows the path's history on at the other,
+    from before that deletion (:func:`vault_mem.vault.authors._adopted`). An entry kept before
+    moves split over two commits were followed names one commit: both."""
     found = _kept(db, MOVED)
+    if not isinstance(found, dict):
+        return {}
+    return {p: (str(m[0]), str(m[1]), str(m[-1] if len(m) == 3 else m[0])) for p, m in found.items()
+            if isinstance(p, str) and isinstance(m, list) and len(m) in (2, 3) and all(isinstance(x, str) for x in m)}
+
+
+def _set_moved(db: Database, moved: dict[str, tuple[str, ...]]) -> None:
+    db.set_meta(MOVED, json.dumps({p: list(m) for p, m in sorted(moved.items())}) if moved else None)
+
+
+#: the ``meta`` row of :func:`deleted_here` (a JSON object, in order; absent: none)
+DELETED = "peer_deleted_here"
+
+
+def deleted_here(db: Database) -> dict[str, tuple[str, str]]:
+    """``{vault-relative path: (commit, blob)}``, oldest first: the latest deletions made here of
+    memories whose history holds a commit not made here, each with the commit that deleted it and
+    the text it had (at most 64, :func:`vault_mem.vault.authors._moved`): a later commit made
+    here that adds a text sharing lines with one is a move split over two commits."""
+    found = _kept(db, DELETED)
     if not isinstance(found, dict):
         return {}
     return {p: (str(m[0]), str(m[1])) for p, m in found.items()
             if isinstance(p, str) and isinstance(m, list) and len(m) == 2 and all(isinstance(x, str) for x in m)}
 
 
-def _set_moved(db: Database, moved: dict[str, tuple[str, str]]) -> None:
-    db.set_meta(MOVED, json.dumps({p: list(m) for p, m in sorted(moved.items())}) if moved else None)
+def _set_deleted(db: Database, deleted: dict[str, tuple[str, str]]) -> None:
+    db.set_meta(DELETED, json.dumps({p: list(m) for p, m in deleted.items()}) if deleted else None)
 
 
 def lineage_rows(db: Database) -> dict[str, tuple[str, str, str, str]]:

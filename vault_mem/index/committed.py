@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from vault_mem.index.db import Database
 
-__all__ = ["AT_META", "differing", "missing_blobs", "replace", "set_blobs", "stored_at", "update"]
+__all__ = ["AT_META", "differing", "gone", "missing_blobs", "replace", "set_blobs", "stored_at", "update"]
 
 AT_META = "committed_at"
 
@@ -61,6 +61,14 @@ def differing(db: Database) -> list[str]:
     blob counts as differing), and those the commit holds that have no row."""
     # ``differs`` is kept by triggers on both tables (index/db.py, m012): no pass over every row
     return [r[0] for r in db.execute("SELECT path FROM differs ORDER BY path")]
+
+
+def gone(db: Database) -> list[str]:
+    """The paths the view's commit holds that have no row (gone from the disk, as the last
+    reconcile saw it): read from ``differs``, never by a pass over every row."""
+    return [r[0] for r in db.execute(
+        "SELECT d.path FROM differs d WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.path = d.path) "
+        "AND EXISTS (SELECT 1 FROM committed c WHERE c.path = d.path) ORDER BY d.path")]
 
 
 #: every write asks it: answered from the partial index ``files_blob_missing`` (m013), never by

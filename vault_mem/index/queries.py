@@ -151,8 +151,11 @@ def usable_files(db: Database) -> list[Any]:
     ))
 
 
-def change_date(db: Database, path: str) -> str | None:
-    """When the memory at vault-relative ``path`` last changed, where that is later than its own
-    date (a hand edit that kept an old ``updated:``), else None."""
-    row = db.execute("SELECT changed FROM changes WHERE path = ?", (path,)).fetchone()
-    return row[0] if row is not None else None
+def memory_date(db: Database, path: str) -> str | None:
+    """The date the sidecar holds for the memory at vault-relative ``path``: its own date, no
+    later than its file was written here (:func:`~vault_mem.index.sidecar.written_by`), or the
+    later date its content changed (``changes``: a hand edit that kept an old ``updated:``);
+    None when it has none."""
+    row = db.execute("SELECT sort_date, (SELECT c.changed FROM changes c WHERE c.path = files.path) "
+                     "FROM files WHERE path = ?", (path,)).fetchone()
+    return (max(row[0] or "", row[1] or "") or None) if row is not None else None

@@ -58,7 +58,25 @@ Progress = Callable[[int, int], None]
 #: :attr:`Sidecar.change_dates`
 ChangeDates = Callable[[list[tuple[str, int, bool]]], dict[str, str | None]]
 
-__all__ = ["DEFAULT", "Hit", "IndexEntry", "Problem", "RecallResult", "ReconcileReport", "Sidecar"]
+__all__ = ["DEFAULT", "Hit", "IndexEntry", "Problem", "RecallResult", "ReconcileReport", "Sidecar", "written_by"]
+
+
+def written_by(dated: str | None, mtime_ns: int) -> str | None:
+    """A memory's date as every reader takes it (INDEX.md's order and the budget, the session
+    context, recall's and ``list``'s date, age and staleness, ``get``'s age): its ``updated:``
+    (else ``created:``) date ``dated``, but no later than the day its file was written here
+    (``mtime_ns``: this machine's clock; -1, bytes not on disk yet: today). Those lines are the
+    writer's text: a peer's ``updated: 2099-12-31`` led its INDEX.md section above every memory
+    the person's agent would write until 2099, and was never "may be outdated" (trust24). A file's
+    time is when a checkout, a sync or an editor wrote it here, never earlier than the truth of a
+    date written honestly; a clone dates a date from the future to its own day."""
+    if not dated:
+        return dated
+    try:
+        written = (dt.date.fromtimestamp(mtime_ns / 1e9) if mtime_ns >= 0 else dt.date.today()).isoformat()
+    except (OverflowError, OSError, ValueError):
+        return dated  # a file time no calendar holds (held at SQLite's bound): the date stands
+    return min(dated, written)
 
 
 def __getattr__(name: str):
@@ -197,7 +215,7 @@ class Sidecar:
             return
         m = st.memory
         created, updated = iso(m.created), iso(m.updated)  # type: ignore[attr-defined]
-        sort_date = updated or created
+        sort_date = written_by(updated or created, st.mtime_ns)
         expires = iso(m.expires)  # type: ignore[attr-defined]
         tags, supersedes = m.tags, m.supersedes  # type: ignore[attr-defined]
         desc, body = m.description, m.body  # type: ignore[attr-defined]

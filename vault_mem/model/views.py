@@ -37,20 +37,21 @@ def memory_flags(*, type_: str, updated: dt.date | None, expires: dt.date | None
 
 
 def memory_view(mem: Memory, *, stale_after: dict[str, int], superseded_by: list[str],
-                chain: list[str], today: dt.date | None = None, changed: dt.date | None = None) -> dict[str, Any]:
+                chain: list[str], today: dt.date | None = None, dated: dt.date | None = None) -> dict[str, Any]:
     """The whole memory as a JSON-ready dict with ``age_days``, ``flags`` and reading notes.
 
     Also ``superseded_by`` (direct successors), ``current`` (the end of the supersession chain,
     None unless superseded) and ``supersedes`` (what this one replaces). The caller looks up
     what supersedes ``mem`` (``superseded_by``, its direct successors, and ``chain``, its
     successors up to the current one; see :mod:`vault_mem.index.queries`): this module does no
-    I/O. ``stale_after`` is the vault's ``stale_after_days``; ``changed`` is when the memory's
-    content last changed, if later than its ``updated:`` (a hand edit): its age counts from then."""
+    I/O. ``stale_after`` is the vault's ``stale_after_days``; ``dated`` is the memory's date as the
+    sidecar holds it (its ``updated:``, no later than its file was written here, or when its
+    content last changed if later: a hand edit), which its age counts from; without it, ``updated:``."""
     today = today or dt.date.today()
     direct = superseded_by
     chain = chain if direct else []
     view = mem.to_dict()
-    dated = changed if changed is not None and (mem.updated is None or changed > mem.updated) else mem.updated
+    dated = dated if dated is not None else mem.updated
     view["age_days"] = age_days(dated, today)
     view["flags"] = memory_flags(type_=mem.type, updated=dated, expires=mem.expires, today=today,
                                  stale_after=stale_after, superseded=bool(direct))

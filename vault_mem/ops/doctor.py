@@ -20,6 +20,7 @@ from vault_mem.ops.review import quarantined
 from vault_mem.store.attributes import replace_older_driver
 from vault_mem.store.hooks import missing_hooks_notice, unsafe_hooks_notice
 from vault_mem.store.locks import daemon_pid
+from vault_mem.store.upstream import replaced_upstream
 from vault_mem.store.worktree import index_format_notice
 
 if TYPE_CHECKING:
@@ -74,15 +75,16 @@ class Diagnosis:
 
 def _replay_notice(vault: Vault) -> str | None:
     """A squash, pick or revert git merged and no commit concludes (:meth:`GitRepo.concluding_replay`),
-    said with its effect and its way out: the files it changed are no one's edit and the daemon
-    commits no hand edit meanwhile; one undone with `git restore` leaves git's MERGE_MSG behind,
+    said with its effect and its way out: the files it changed are no one's edit and neither the
+    daemon nor `vault-mem edit` commits a hand edit meanwhile; one undone with `git restore` leaves git's MERGE_MSG behind,
     and that state lasts until the person's next commit or reset (lastread)."""
     if not vault.repo.concluding_replay():
         return None
     return ("git holds a squash, cherry-pick or revert that no commit concludes yet (SQUASH_MSG, "
             "CHERRY_PICK_HEAD, REVERT_HEAD or MERGE_MSG in the git folder): the memory files it changed "
-            "count as no one's edit and the daemon commits no hand edit until it ends. Conclude it with "
-            "`git commit`, or, if you undid it, `git reset --merge` (it keeps your unstaged edits)")
+            "count as no one's edit, and neither the daemon nor `vault-mem edit` commits a hand edit until "
+            "it ends. Conclude it with `git commit`, or, if you undid it, `git reset --merge` (it keeps "
+            "your unstaged edits)")
 
 
 def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
@@ -109,8 +111,10 @@ def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
         vault.notices.remove(hooks_note)
     # and git's index in a format other programs that read the vault cannot read (its fix said)
     # and memories the embedder refused (too long for its model): found by keywords only
+    # and a remote branch whose history a peer replaced: sync stops in every clone (its one step)
     warnings = [w for w in (hooks_note, vault.ws.exposure(), index_format_notice(vault.repo),
-                            vault.sidecar.vectors.refused_notice(), _replay_notice(vault)) if w]
+                            vault.sidecar.vectors.refused_notice(), _replay_notice(vault),
+                            replaced_upstream(repo, vault.config.sync_remote or "origin", vault.root)) if w]
     return Diagnosis(differences=diffs, problems=problems, quarantined=held, blockers=blockers, history=history,
                      index_md_current=index_ok, ignored_folders=ignored, warnings=warnings,
                      daemon_pid=daemon_pid(vault.state_dir))

@@ -47,6 +47,7 @@ __all__ = [
     "head_ref",
     "is_ancestor",
     "last_authors",
+    "merge_changes",
     "log_entries",
     "merge_base",
     "paths_in_range",
@@ -306,7 +307,7 @@ def log_entries(repo: GitRepo, paths: list[str], *, limit: int) -> list[tuple[st
 
 def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, given_only: bool = False,
                  touched: dict[str, set[str]] | None = None,
-                 moves: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]] | None = None
+                 moves: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]] | None] | None = None
                  ) -> dict[str, tuple[str, str, str, str]]:
     """``{top-level path: (commit, author email, author name, blob)}`` for each file under ``paths``
     (folders or files, taken literally) that ``new`` holds and the commits of ``new`` not in
@@ -321,8 +322,10 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
     gets ``("", "", "", blob)``: no commit vouches for it. ``touched`` (filled in when given):
     ``{top-level path: the ids of every commit of the range that changed it}``, from the same walk.
     ``moves`` (filled in when given): ``{commit: ([(path, blob) it added], [(path, old blob) it
-    deleted])}`` for each commit of the range (not a merge) that did both: a move, seen without
-    git's guess of renames, from the same walk."""
+    deleted])}`` for each commit of the range (not a merge) that added or deleted a file, newest
+    first, from the same walk (moves, seen without git's guess of renames, in one commit or split
+    over two); a merge of the range is named with ``None`` (git's walk diffs no merge:
+    :func:`merge_changes` says what one added and deleted)."""
     by_blob: dict[tuple[str, str], tuple[str, str, str]] = {}
     newest: dict[str, tuple[str, str, str]] = {}
     for i in range(0, len(paths), 2000):
@@ -331,10 +334,12 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
         spec = [] if paths == ["."] else ["--", *paths[i:i + 2000]]
         rs, fs = separators()
         out = _walk(repo, "--literal-pathspecs", "-c", "core.quotePath=false", "log", "--no-renames", "--raw",
-                    "--no-abbrev", f"--format={rs}%H{fs}{_who('%ae')}{fs}{_who('%an')}", new, *([f"^{old}"] if old else []),
-                    *spec, cwd=repo.toplevel)
-        for head, changes in _raw_log(out, rs, fs, 3):
+                    "--no-abbrev", f"--format={rs}%H{fs}{_who('%ae')}{fs}{_who('%an')}{fs}%P", new,
+                    *([f"^{old}"] if old else []), *spec, cwd=repo.toplevel)
+        for head, changes in _raw_log(out, rs, fs, 4):
             who = (head[0], head[1].rstrip(" "), head[2].rstrip(" "))
+            if moves is not None and len(head[3].split()) > 1:
+                moves.setdefault(who[0], None)  # a merge: its changes are asked apart
             added: list[tuple[str, str]] = []
             deleted: list[tuple[str, str]] = []
             for c in changes:
@@ -346,7 +351,7 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
                     added.append((c.path, c.new_blob))
                 elif moves is not None and c.status[:1] == "D":
                     deleted.append((c.path, c.old_blob))
-            if moves is not None and added and deleted:
+            if moves is not None and (added or deleted):
                 moves[who[0]] = (added, deleted)
     if not newest:
         return {}
@@ -355,6 +360,26 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
         return {path: (*by_blob[(path, blob)], blob) if by_blob.get((path, blob)) == newest[path] else ("", "", "", blob)
                 for path, blob in held.items()}
     return {path: (*by_blob.get((path, blob), newest[path]), blob) for path, blob in held.items()}
+
+
+def merge_changes(repo: GitRepo, merges: list[str], pathspec: str
+                  ) -> dict[str, tuple[tuple[str, str, str], list[tuple[str, str]], list[tuple[str, str]]]]:
+    """``{merge: ((commit, author email, author name), [(path, blob) it added], [(path, old blob)
+    it deleted])}`` against its first parent, under ``pathspec``, for each of ``merges`` (what
+    :func:`last_authors`' walk diffs for no merge: a file a merge commit itself added, or a move
+    made inside one): one ``git diff-tree --stdin`` for all of them."""
+    if not merges:
+        return {}
+    rs, fs = separators()
+    out = _walk(repo, "-c", "core.quotePath=false", "diff-tree", "--stdin", "-r", "--raw", "--no-renames",
+                "--no-abbrev", "--diff-merges=first-parent", f"--format={rs}%H{fs}{_who('%ae')}{fs}{_who('%an')}",
+                "--", pathspec, input="".join(f"{m}\n" for m in merges).encode("ascii"), cwd=repo.toplevel)
+    found: dict[str, tuple[tuple[str, str, str], list[tuple[str, str]], list[tuple[str, str]]]] = {}
+    for head, changes in _raw_log(out, rs, fs, 3):
+        added = [(c.path, c.new_blob) for c in changes if c.status[:1] == "A"]
+        deleted = [(c.path, c.old_blob) for c in changes if c.status[:1] == "D"]
+        found[head[0]] = ((head[0], head[1].rstrip(" "), head[2].rstrip(" ")), added, deleted)
+    return found
 
 
 def path_histories(repo: GitRepo, tip: str, paths: list[str]) -> tuple[dict[str, list[tuple[str, str, str, str]]],

@@ -71,6 +71,7 @@ from vault_mem.store.locks import SAY_WAITING_AFTER_S, WRITE_LOCK, WriteLock, da
 from vault_mem.store.settings import Settings, carry_committed_blob, settings_in_force
 from vault_mem.store.trust import approve_config, approved_config, seal, unseal
 from vault_mem.store.treeshapes import TreeShapes
+from vault_mem.store.upstream import stopped_notice
 
 #: under .vault-mem/: the last HEAD whose tree :meth:`Workspace.check_head_tree` found safe
 HEAD_CHECKED = "checked-head"
@@ -238,6 +239,9 @@ class Workspace:
             raise StateError(f"cannot create {self.state_dir} ({exc.strerror}); make {root} writable "
                              "for you, or create that folder, and retry") from exc
         self.lock = WriteLock(self.state_dir / WRITE_LOCK)
+        stopped = stopped_notice(self.state_dir)  # a sync that met a replaced history (store/upstream)
+        if stopped:
+            self.notices.append(stopped)
         ignored = self.ignored_folders()
         if ignored:
             self.notices.append(

@@ -75,6 +75,7 @@ from vault_mem.store.network import (
     run_remote,
     upload_pack_args,
 )
+from vault_mem.store.upstream import note_stopped, replaced_history
 from vault_mem.store.worktree import ensure_upstream
 from vault_mem.sync.replay import Replay
 from vault_mem.sync.report import SyncReport
@@ -131,7 +132,9 @@ def sync(vault: Vault, *, remote: str | None = None, timeout_s: float = NET_TIME
     # the checks ask git the same questions of the same commits (what changed, their merge
     # base, the commits of each side): one git process per question for the whole sync
     with remembered(repo):
-        return _attempts(vault, name, url, branch, rbranch, tracking, had_upstream, report, timeout_s)
+        report = _attempts(vault, name, url, branch, rbranch, tracking, had_upstream, report, timeout_s)
+    note_stopped(vault.state_dir, None)
+    return report
 
 
 def _attempts(vault: Vault, name: str, url: str, branch: str, rbranch: str, tracking: str, had_upstream: bool,
@@ -286,15 +289,8 @@ def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport) -> str 
     if remote_tip is not None:
         base = merge_base(repo, local, remote_tip)
         if not base:
-            # never "clone it instead": a clone holds none of this vault's memories (a peer's
-            # force-push of another history made that advice lose the person's work)
-            r, b = report.remote, report.branch
-            raise SyncError("unsafe", f"'{r}/{b}' shares no history with this vault: its history was replaced "
-                            f"(a force-push) or it is another vault's; nothing changed here and every memory "
-                            f"stays. Look with `git log {r}/{b}`. To put this vault's history back: `git push "
-                            f"--force-with-lease={b}:{remote_tip} {r} HEAD:{b}`; to bring these memories into "
-                            f"the other vault instead: clone it elsewhere, then `vault-mem --vault CLONE "
-                            f"import {vault.root}`")
+            note_stopped(vault.state_dir, report.remote, report.branch)  # every command says so
+            raise SyncError("unsafe", replaced_history(report.remote, report.branch, remote_tip, vault.root))
     if vault.prefix:
         # inside a larger repository: integrate and publish vault-only history, nothing else
         outside = _outside(repo, vault.prefix, base, local)

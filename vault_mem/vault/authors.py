@@ -56,6 +56,7 @@ from vault_mem.store.objectid import blob_id
 from vault_mem.store.provenance import made_here, recorded
 from vault_mem.store.trust import approved_authors, file_version, trust_file
 from vault_mem.store.worktree import config_value, dirty_paths, same_as_committed
+from vault_mem.vault import committed as committed_view
 
 if TYPE_CHECKING:
     from vault_mem.index.sidecar import Sidecar
@@ -185,20 +186,22 @@ def _refresh(ws: Workspace, sidecar: Sidecar, head: str, stored: str | None, dam
         base = stored if history.is_ancestor(repo, stored, head) else (history.merge_base(repo, stored, head) or None)
     local = identities(ws).local
     touched: dict[str, set[str]] = {}  # every commit of the range that changed each path (see _lineage)
-    moves: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]] = {}  # (see _moved)
+    moves: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]] | None] = {}  # (see _moved)
     # a text a merge brought back (no commit gave it since one deleted or changed it): no commit
     # vouches for it, _given_back reads whose last word it is (a peer's merge that kept its own
     # tree over the person's `forget` gave the forgotten text back as the person's first commit's)
     if base is None:
         found = history.last_authors(repo, head, None, [spec], given_only=True, touched=touched, moves=moves)
+        _merged(ws, head, moves, found)
         if not damaged():
             found = _vault_relative(ws, found)
             lineage = _lineage(ws, found, touched, local, {}, set())
-            moved = _moved(ws, moves, touched, local, lambda rel: False)
-            rows.replace(db, head, found, lineage | (moved.keys() & found.keys()), moved)
+            moved, deleted = _moved(ws, moves, touched, local, lambda rel: False, {})
+            rows.replace(db, head, found, lineage | (moved.keys() & found.keys()), moved, deleted)
         return
     changed = history.changed_paths(repo, stored, head, spec)  # what differs from what the rows reflect
     found = history.last_authors(repo, head, base, [spec], given_only=True, touched=touched, moves=moves)
+    _merged(ws, head, moves, found)
     missing = [p for p in changed if p not in found]
     if missing:  # back to a version older than the common ancestor: its author is further back
         older = history.last_authors(repo, head, None, missing)
@@ -211,19 +214,40 @@ def _refresh(ws: Workspace, sidecar: Sidecar, head: str, stored: str | None, dam
         before = rows.authors_of(db, sorted(found))
         foreign = set(rows.foreign_paths(db))
         lineage = _lineage(ws, found, touched, local, before, foreign)
+        deleted = None
         if moves:  # what the rows said of a moved path before: its history held a peer's change
             kept_lineage, kept_moved = rows.lineage_paths(db), rows.moved_from(db)
-            olds = rows.authors_of(db, sorted({top[len(ws.prefix):] for _a, dels in moves.values() for top, _b in dels
-                                               if top.startswith(ws.prefix)}))
+            olds = rows.authors_of(db, sorted({top[len(ws.prefix):] for change in moves.values() if change
+                                               for top, _b in change[1] if top.startswith(ws.prefix)}))
 
             def peers_before(rel: str) -> bool:
                 return (rel in kept_lineage or rel in kept_moved or rel in foreign
                         or (rel in olds and olds[rel][0] not in local))
-            moved = _moved(ws, moves, touched, local, peers_before)
+            moved, deleted = _moved(ws, moves, touched, local, peers_before, rows.deleted_here(db))
             lineage |= moved.keys() & found.keys()
         else:
             moved = {}
-        rows.update(db, head, found, gone, lineage, moved)
+        rows.update(db, head, found, gone, lineage, moved, deleted)
+
+
+def _merged(ws: Workspace, head: str, moves: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]] | None],
+            found: dict[str, tuple[str, str, str, str]]) -> None:
+    """The merges of the walk (``moves``' None entries) filled in with what each added and
+    deleted against its first parent, and ``found`` given a row for each file HEAD holds as a
+    merge commit itself added it (git's walk diffs no merge, so such a path had no row: the
+    memory a person's merge commit moved, the peer's merged line in it, was judged a new file of
+    this machine's, trust24). One ``git diff-tree`` and one ``git ls-tree``, only when the range
+    holds a merge."""
+    merged = history.merge_changes(ws.repo, [c for c, change in moves.items() if change is None], ws.prefix or ".")
+    extra: dict[str, tuple[str, str, str, str]] = {}
+    for commit, (who, added, deleted) in merged.items():  # newest first: the newest merge's text stands
+        moves[commit] = (added, deleted)
+        for top, blob in added:
+            if top not in found and top.startswith(ws.prefix) and is_memory_path(top[len(ws.prefix):]):
+                extra.setdefault(top, (*who, blob))
+    if extra:
+        held = ws.repo.blobs_at(head, sorted(extra))
+        found.update({top: row for top, row in extra.items() if held.get(top) == row[3]})
 
 
 def _lineage(ws: Workspace, found: dict[str, tuple[str, str, str, str]], touched: dict[str, set[str]],
@@ -244,34 +268,44 @@ def _lineage(ws: Workspace, found: dict[str, tuple[str, str, str, str]], touched
     return out
 
 
-def _moved(ws: Workspace, moves: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]],
-           touched: dict[str, set[str]], local: frozenset[str], peers_before: Callable[[str], bool]
-           ) -> dict[str, tuple[str, str]]:
-    """Of the commits of the range that added memory files and deleted others (``moves``, from
-    the walk the rows came from), those made here that moved a memory whose history holds a
-    commit not made here (one of ``touched``'s, or ``peers_before`` says the rows said so):
-    ``{new path: (commit, old path)}`` (vault-relative), the old path the one whose text shares
-    the most counted lines with the new (:func:`_lines`; none shared: no move). Why: a path's
-    history starts at the commit that added it, so a memory holding a peer's merged line, moved
-    to another key here (``git mv`` and a commit, an agent's move) started a history of the
-    person's alone (trust23). One ``git cat-file`` for the texts, only when such a commit is
-    there."""
+def _moved(ws: Workspace, moves: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]] | None],
+           touched: dict[str, set[str]], local: frozenset[str], peers_before: Callable[[str], bool],
+           kept_deleted: dict[str, tuple[str, str]]
+           ) -> tuple[dict[str, tuple[str, str, str]], dict[str, tuple[str, str]]]:
+    """Of the commits of the range that added or deleted memory files (``moves``, from the walk
+    the rows came from, newest first; a merge's against its first parent, :func:`_merged`), those made here that moved a memory whose history holds a commit
+    not made here (one of ``touched``'s, or ``peers_before`` says the rows said so): ``({new
+    path: (the commit that added it, old path, the commit that deleted that)}, {old path:
+    (commit, blob)})`` (vault-relative). The old path is the one whose text shares the most
+    counted lines with the new (:func:`_lines`; none shared: no move), deleted in the same commit
+    or an earlier one made here: a move split over two commits (``git rm`` and a commit, then
+    the text added under another key) or made inside a merge commit is a move too (trust24: the
+    new path's history started at the add, and the peer's merged line reached the prompt hook as
+    the person's). ``kept_deleted``: such deletions of earlier ranges (:func:`~vault_mem.index.
+    authors.deleted_here`); the second value is the list to keep, the newest
+    :data:`_DELETIONS_KEPT`. Why: a path's history starts at the commit that added it. One ``git
+    cat-file`` for the texts, only when such a commit is there."""
     n = len(ws.prefix)
-    moving: list[tuple[str, list[tuple[str, str]], list[tuple[str, str]]]] = []
-    for commit, (added, deleted) in moves.items():
-        if commit not in local:
+    order = list(moves)  # newest first
+    changes: list[tuple[int, str, list[tuple[str, str]], list[tuple[str, str]]]] = []
+    for pos, commit in enumerate(order):
+        change = moves[commit]
+        if commit not in local or not change:
             continue  # a peer's move: the new path's history starts at a peer's change already
-        olds = [(top[n:], blob) for top, blob in deleted if top.startswith(ws.prefix) and is_memory_path(top[n:])]
-        news = [(top[n:], blob) for top, blob in added if top.startswith(ws.prefix) and is_memory_path(top[n:])]
-        if olds and news:
-            moving.append((commit, news, olds))
-    candidates: dict[str, tuple[str, str, list[tuple[str, str]]]] = {}
-    peers = {rel for _c, _news, olds in moving for rel, _b in olds
-             if any(c not in local for c in touched.get(ws.prefix + rel, ())) or peers_before(rel)}
+        olds = [(top[n:], blob) for top, blob in change[1] if top.startswith(ws.prefix) and is_memory_path(top[n:])]
+        news = [(top[n:], blob) for top, blob in change[0] if top.startswith(ws.prefix) and is_memory_path(top[n:])]
+        if olds or news:
+            changes.append((pos, commit, news, olds))
+    peers = {rel for _p, _c, _news, olds in changes for rel, _b in olds
+             if any(c not in local for c in touched.get(ws.prefix + rel, ())) or peers_before(rel)} | set(kept_deleted)
+    candidates: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {}
     while True:  # a path moved here from such a path is one too (moved twice, in any order of the walk)
         more = False
-        for commit, news, olds in moving:
-            held = [old for old in olds if old[0] in peers]
+        # each deletion of such a path, where it stands in the walk: a kept one is older than the range
+        gone = [(p, c, rel, blob) for p, c, _news, olds in changes for rel, blob in olds if rel in peers]
+        gone += [(len(order), c, rel, blob) for rel, (c, blob) in kept_deleted.items()]
+        for pos, commit, news, _olds in changes:
+            held = [(rel, blob, c) for p, c, rel, blob in gone if p >= pos][:_DELETIONS_KEPT]
             for rel, blob in news if held else ():
                 if rel not in candidates or len(candidates[rel][2]) < len(held):
                     candidates[rel] = (commit, blob, held)
@@ -279,20 +313,32 @@ def _moved(ws: Workspace, moves: dict[str, tuple[list[tuple[str, str]], list[tup
                     peers.add(rel)
         if not more:
             break
+    deleted = dict(kept_deleted)
+    for _p, c, _news, olds in reversed(changes):  # oldest first: the newest deletion of a path stands
+        for rel, blob in olds:
+            if rel in peers:
+                deleted.pop(rel, None)
+                deleted[rel] = (c, blob)
+    deleted = dict(list(deleted.items())[-_DELETIONS_KEPT:])
     if not candidates:
-        return {}
+        return {}, deleted
     try:
         texts = history.read_blobs(ws.repo, sorted({b for _c, blob, olds in candidates.values()
-                                                    for b in (blob, *(ob for _p, ob in olds))}))
+                                                    for b in (blob, *(ob for _p, ob, _g in olds))}))
     except VaultMemError:
         texts = {}
     found = {}
     for rel, (commit, blob, olds) in candidates.items():
         now = _lines(texts.get(blob))
-        best = max(olds, key=lambda old: (len(now & _lines(texts.get(old[1]))), old[0]))
+        best = max(olds, key=lambda old: (len(now & _lines(texts.get(old[1]))), old[2] == commit, old[0]))
         if now & _lines(texts.get(best[1])) or blob not in texts:  # unread: followed, the safe side
-            found[rel] = (commit, best[0])
-    return found
+            found[rel] = (commit, best[0], best[2])
+    return found, deleted
+
+
+#: how many deletions made here of memories whose history holds a peer's change a later add is
+#: compared with (:func:`_moved`): a move split over two commits is followed back that far
+_DELETIONS_KEPT = 64
 
 
 def _vault_relative(ws: Workspace, found: dict[str, tuple[str, str, str, str]]) -> dict[str, tuple[str, str, str, str]]:
@@ -536,9 +582,21 @@ def _moved_uncommitted(ws: Workspace, ids: Identities, origins: Origins, fresh: 
     commit, :func:`~vault_mem.index.authors.lineage_paths`, a move followed before). What
     :func:`_moved` is for a move committed here, for one not committed: the new path has no
     history, and the peer's merged line in it read as the person's until the move was
-    committed (trust23). A stat of each committed memory, only while such a new file is there;
-    git only when a committed memory of a peer's history is gone from the disk."""
-    kept = rows.all_authors(origins.db)
+    committed (trust23). The committed paths gone from the disk come from the sidecar's
+    committed view (:func:`vault_mem.vault.committed.gone`: its ``differs`` rows, brought to HEAD
+    by a diff of the commits since), proportional to the change: reading every author row and
+    stat'ing every memory of a peer's history cost 67 ms of CPU per judging at 10k (trust24,
+    ``bench/bench_moved_uncommitted.py``). A read-only sidecar, which cannot bring the view to
+    HEAD, looks at every committed memory as before. Git only when such a memory is gone."""
+    try:
+        if origins.read_only:
+            raise IndexStoreError("read-only")
+        paths: list[str] | None = committed_view.gone(ws, origins.sidecar, ws.repo.head())
+    except VaultMemError:
+        paths = None
+    kept = rows.authors_of(origins.db, paths) if paths is not None else rows.all_authors(origins.db)
+    if not kept:
+        return {}
     lineage, moved = origins.lineage(), rows.moved_from(origins.db)
     gone = [rel for rel, (commit, email, _n, _b) in kept.items()
             if (rel in lineage or rel in moved or not commit or ids.standing(email, commit) == "peer")
@@ -586,11 +644,11 @@ def _adopted_walk(ws: Workspace, ids: Identities, origins: Origins, known: dict[
         # text deleted before: a move back); the move commit's own entry there is the
         # deletion, left out: the new path's entry holds the text it moved
         while at in moved and moved[at] not in followed:
-            commit, source = moved[at]
+            commit, source, gone_in = moved[at]
             followed.add(moved[at])
             k = next((k for k, entry in enumerate(chain) if entry[0] == commit), None)
             walk = walks.get(ws.prefix + source, [])
-            j = next((j for j, entry in enumerate(walk) if entry[0] == commit), None)
+            j = next((j for j, entry in enumerate(walk) if entry[0] == gone_in), None)
             if k is None or j is None or not walk[j][4]:
                 break
             chain = _line_back(walk, min(walk[j][4])) + chain[k:]
@@ -1028,6 +1086,7 @@ class Origins:
 
     def __init__(self, ws: Workspace, sidecar: Sidecar, ids: Identities):
         self.ws, self.db, self.ids, self.read_only = ws, sidecar.db, ids, sidecar.read_only
+        self.sidecar = sidecar
         self.unstored = _UNSTORED.get(str(ws.root), {})
         self._lineage: set[str] | None = None
         #: :func:`_adopted`'s answers in this operation, by (path, committed blob, text on disk)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from vault_mem.index.sidecar import Sidecar
     from vault_mem.store.workspace import Workspace
 
-__all__ = ["after_commit", "bring_to", "differing"]
+__all__ = ["after_commit", "bring_to", "differing", "gone"]
 
 
 def bring_to(ws: Workspace, sidecar: Sidecar, commit: str | None) -> None:
@@ -57,6 +57,14 @@ def differing(ws: Workspace, sidecar: Sidecar, commit: str | None) -> list[str]:
     only one of them has)."""
     bring_to(ws, sidecar, commit)
     return view.differing(sidecar.db)
+
+
+def gone(ws: Workspace, sidecar: Sidecar, commit: str | None) -> list[str]:
+    """The vault-relative memory paths ``commit`` holds that are gone from the disk (no row, as
+    the last reconcile saw it): what the change made here deleted or moved away, read in time
+    proportional to that change."""
+    bring_to(ws, sidecar, commit)
+    return view.gone(sidecar.db)
 
 
 def after_commit(ws: Workspace, sidecar: Sidecar, commit: str, parent: str | None,

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vault_mem.config import FOLDER_TYPES
-from vault_mem.errors import IdentityError, VaultMemError
+from vault_mem.errors import GitError, IdentityError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path, parse_memory
 from vault_mem.model.policy import mask_secrets
@@ -269,7 +269,25 @@ def check_edit(vault: Vault) -> tuple[Identity, Identity]:
     except IdentityError as exc:  # a refusal: what to do next is said here
         raise IdentityError(f"{exc}; then run `vault-mem edit` again") from None
     vault.check_git_state()
+    check_no_replay(vault)
     return who
+
+
+def check_no_replay(vault: Vault) -> None:
+    """Refuse a person's commit of hand edits while git holds a squash, pick or revert that no
+    commit concludes yet (:meth:`~vault_mem.store.git.GitRepo.concluding_replay`: SQUASH_MSG, or
+    MERGE_MSG alone after ``cherry-pick -n``, which :meth:`~vault_mem.vault.core.Vault.check_git_state`
+    does not see, as they leave no head). The memory files git merged then are no one's vouched
+    text, and the daemon waits (:func:`vault_mem.daemon.keeper.git_busy`); ``vault-mem edit``
+    committed such a file, a peer's instruction merged into the person's pinned memory, as the
+    person's own edit recorded as made here (trust24). The person's ``git commit`` concludes it
+    (judged by the hooks as a replay); ``git reset --merge`` ends one undone by hand."""
+    if vault.repo.concluding_replay():
+        raise GitError("git holds a squash, cherry-pick or revert that no commit concludes yet (SQUASH_MSG, "
+                       "CHERRY_PICK_HEAD, REVERT_HEAD or MERGE_MSG in the git folder); the memory files it "
+                       "changed are no one's edit until then, and committing one here would make its merged "
+                       "lines yours. Conclude it with `git commit` (or, if you undid it, `git reset --merge`, "
+                       "which keeps your unstaged edits), then edit again; nothing was changed")
 
 
 def differs_from_head(vault: Vault, rel: str) -> bool:
@@ -290,6 +308,7 @@ def commit_edit(vault: Vault, rel: str, *, who: tuple[Identity, Identity], note:
     with the same refusals as an agent write while git is mid-merge or HEAD is detached."""
     with vault.lock:
         vault.check_git_state()
+        check_no_replay(vault)
         return commit_hand_edits(vault, [rel], who=who, note=note,
                                  index_why="INDEX.md no longer matched the committed memory files after a git "
                                            "operation of yours; committed by `vault-mem edit`.")
