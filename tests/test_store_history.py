@@ -150,8 +150,8 @@ def test_whose_change_reads_the_path_literally(tmp_path):
 
 
 def test_the_raw_log_readers_on_adds_changes_moves_deletions_and_a_merge(tmp_path):
-    """The four readers of ``git log --raw`` (blob_versions, last_authors, path_histories,
-    introductions) on one history: a file added, changed, moved (added and deleted in one commit),
+    """The readers of ``git log --raw`` output (blob_versions, last_authors, merge_changes,
+    path_histories, introductions) on one history: a file added, changed, moved (added and deleted in one commit),
     deleted, INDEX.md changed beside them, and a merge that differs from both of its parents."""
     root, repo = _repo(tmp_path)
 
@@ -194,7 +194,16 @@ def test_the_raw_log_readers_on_adds_changes_moves_deletions_and_a_merge(tmp_pat
     assert found["a.md"] == (c4, "z@e", "N z", blob(c5, "a.md"))
     assert found["INDEX.md"] == (c2, "y@e", "N y", blob(c2, "INDEX.md")) and "c.md" not in found
     assert touched["c.md"] == {c3, c6} and touched["b.md"] == {c2, c3}
-    assert moves == {c3: ([("c.md", blob(c3, "c.md"))], [("b.md", blob(c2, "b.md"))])}
+    # every commit that added or deleted a file, newest first; a merge named apart (its diff is
+    # merge_changes')
+    assert moves == {c1: ([("INDEX.md", blob(c1, "INDEX.md")), ("a.md", blob(c1, "a.md"))], []),
+                     c2: ([("b.md", blob(c2, "b.md"))], []),
+                     c3: ([("c.md", blob(c3, "c.md"))], [("b.md", blob(c2, "b.md"))]),
+                     c5: None,
+                     c6: ([], [("c.md", blob(c3, "c.md"))])}
+    assert list(moves) == [c6, c5, c3, c2, c1]
+    # the merge against its first parent: a.md changed, nothing added or deleted
+    assert history.merge_changes(repo, [c5], ".") == {c5: ((c5, "y@e", "N y"), [], [])}
     since = history.last_authors(repo, c6, c3, ["a.md"], given_only=True)
     assert since == {"a.md": ("", "", "", blob(c5, "a.md"))}  # no commit vouches for the merge's text
 
