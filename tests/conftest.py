@@ -67,10 +67,11 @@ def pytest_runtest_makereport(item, call):
 #: 3 s of CPU or more, most CPU first (``python bench/bench_suite_cpu.py``: all 4,509 tests, 3
 #: workers, 2026-12-05, suite29; CPU, unlike the wall time of a file that ran while the load
 #: climbed from 5 to 21, does not depend on when the file ran). A file missing here runs after
-#: them all, the files of most tests first: test_peer_adoption_attacks.py (15 tests, 13.7 s of
-#: CPU, 166 s wall at load ~20), test_peer_adoption.py, test_policy.py and
-#: test_exec_boundary.py came after the 52 files of the old list. bench_suite_cpu's "packing"
-#: lines say which files end a run, and when.
+#: them all, the files of most tests first, so the fewest tests last: of the files of 3 s of CPU
+#: or more, 21 (98 s of CPU) came after the 52 of the list before, test_peer_adoption_attacks.py
+#: (15 tests, 13.7 s of CPU, 166 s wall at load ~20) and test_peer_adoption.py (10 tests, 9.3 s)
+#: among them, and the last few were files of 3-6 long tests (test_review54.py, 3.4 s of CPU in 3
+#: tests). bench_suite_cpu's "packing" lines say which files end a run, and when.
 LONGEST_FILES = (
     "test_reliability_gc.py", "test_peer_attacks8.py", "test_daemon_writes.py", "test_connect.py",
     "test_reliability_index_clean.py", "test_reliability_person_git.py",
