@@ -16,7 +16,9 @@ and tear-down, a module fixture's tear-down with the file's last test) it reads
 Prints, per file, the CPU seconds of the process itself and of its children, the wall seconds and
 the number of tests, the largest first; then the whole run: the CPU of pytest and every process
 below it that was waited for (the workers' collection and start-up included), from this script's
-own ``RUSAGE_CHILDREN``, its wall time, and the load average before and after. ``--tests N``: also
+own ``RUSAGE_CHILDREN``, its wall time, and the load average before and after; and the packing:
+when each worker ran out of files, and the files that ended last (when they started, on which
+worker). ``--tests N``: also
 the N tests that cost the most CPU, each with its own and its children's (set-up and tear-down
 included), to find the test that spends a file's time. bench/bench_suite_procs.py counts the
 processes the tests start, by kind.
@@ -57,6 +59,8 @@ OUT_ENV = "VAULT_MEM_BENCH_SUITE_CPU_OUT"
 _files: dict[str, list[float]] = {}
 #: per test (``--tests N``): node id -> [own, children, wall]
 _tests: dict[str, list[float]] = {}
+#: per file: [first test's start, last test's end] (``time.time()``), for the run's packing
+_spans: dict[str, list[float]] = {}
 
 
 def _cpu() -> tuple[float, float]:
@@ -86,6 +90,8 @@ def pytest_runtest_protocol(item, nextitem):
         row[2] += time.perf_counter() - wall
         row[3] += 1
         _tests[item.nodeid] = [own2 - own, kids2 - kids, time.perf_counter() - wall]
+        span = _spans.setdefault(item.path.name, [time.time() - (time.perf_counter() - wall), 0.0])
+        span[1] = time.time()
 
 
 def pytest_unconfigure(config):
@@ -93,6 +99,7 @@ def pytest_unconfigure(config):
     if out and _files:
         Path(out, f"{os.getpid()}.json").write_text(json.dumps(_files))
         Path(out, f"{os.getpid()}.tests").write_text(json.dumps(_tests))
+        Path(out, f"{os.getpid()}.spans").write_text(json.dumps(_spans))
 
 
 # -- the script --------------------------------------------------------------------------------------
@@ -116,6 +123,8 @@ def run_suite(tree: Path, tests: list[str], pytest_args: list[str], output: Path
         tests_cpu: dict[str, list[float]] = {}
         for part in Path(out).glob("*.tests"):
             tests_cpu.update(json.loads(part.read_text()))
+        # per worker (process): each file's [start, end], the earliest start of the run taken as 0
+        spans = {part.stem: json.loads(part.read_text()) for part in Path(out).glob("*.spans")}
         for part in Path(out).glob("*.json"):
             for name, row in json.loads(part.read_text()).items():
                 into = files.setdefault(name, [0.0, 0.0, 0.0, 0])
@@ -125,7 +134,7 @@ def run_suite(tree: Path, tests: list[str], pytest_args: list[str], output: Path
         with output.open("a") as f:
             f.write(f"== {tree} {' '.join(argv[1:])}\n{done.stdout}{done.stderr}\n")
     tail = done.stdout.strip().splitlines()[-1:] or done.stderr.strip().splitlines()[-1:]
-    return {"files": files, "tests": tests_cpu, "exit": done.returncode, "summary": tail[0] if tail else "",
+    return {"files": files, "tests": tests_cpu, "spans": spans, "exit": done.returncode, "summary": tail[0] if tail else "",
             "user": after.ru_utime - before.ru_utime, "sys": after.ru_stime - before.ru_stime,
             "wall": wall, "load_before": load, "load_after": os.getloadavg()}
 
@@ -141,11 +150,29 @@ def print_run(tree: Path, run: dict, top_tests: int = 0) -> None:
         print(f"{'cpu s':>7} {'own':>6} {'children':>8} {'wall s':>7}  test")
         for nodeid, (own, kids, wall) in sorted(run["tests"].items(), key=lambda kv: -(kv[1][0] + kv[1][1]))[:top_tests]:
             print(f"{own + kids:7.1f} {own:6.1f} {kids:8.1f} {wall:7.1f}  {nodeid}")
+    print_packing(run.get("spans") or {})
     in_tests = sum(r[0] + r[1] for r in run["files"].values())
     print(f"in tests: {in_tests:.1f} s CPU in {sum(r[3] for r in run['files'].values())} tests")
     print(f"whole run: {run['user'] + run['sys']:.1f} s CPU ({run['user']:.1f} user + {run['sys']:.1f} sys), "
           f"{run['wall']:.1f} s wall; load average {run['load_before'][0]:.2f} before, "
           f"{run['load_after'][0]:.2f} after, on {os.cpu_count()} cores")
+
+
+def print_packing(spans: dict[str, dict[str, list[float]]], last: int = 6) -> None:
+    """How the files were packed on the workers (``--dist loadfile``): when each worker ran out
+    of files, and the files that ended last (a long file started late runs alone at the end,
+    while the other workers idle: the wall time that ordering, ``LONGEST_FILES`` in
+    tests/conftest.py, is there to save)."""
+    if not spans:
+        return
+    zero = min(start for files in spans.values() for start, _ in files.values())
+    ends = sorted(max(end for _, end in files.values()) - zero for files in spans.values())
+    print(f"packing: {len(ends)} workers ran out of files at " + ", ".join(f"{e:.0f}" for e in ends)
+          + f" s; the last {ends[-1] - ends[0]:.0f} s with fewer than {len(ends)} busy")
+    rows = sorted(((end - zero, start - zero, name, worker) for worker, files in spans.items()
+                   for name, (start, end) in files.items()), reverse=True)[:last]
+    for end, start, name, worker in rows:
+        print(f"  ended {end:6.0f} s (started {start:6.0f} s, worker {worker}): {name}")
 
 
 def main() -> int:

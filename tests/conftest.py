@@ -62,24 +62,37 @@ def pytest_runtest_makereport(item, call):
 #: left the files of a few long tests (test_reliability_load.py: 1 test, ~2 min at load 15) to the
 #: end, alone on one worker while the others had finished: 1,039 s for a run whose files took
 #: 2,968 s on 3 workers (989 s each if evenly spread). pyproject.toml's ``--no-loadscope-reorder``
-#: keeps this order. The order is each file's wall time in one worker (``python
-#: bench/bench_suite_cpu.py``: all 4,182 tests on 3 workers, load 4-8, 2026-12-05), the files over
-#: ~10 s; a file of a few long tests missing here runs near the end, alone (test_floor_reach.py:
-#: one test of 24-52 s in CI was the last file running in CI's run once).
+#: keeps this order. First the 12 files of the longest wall time in one worker (all 4,182 tests on
+#: 3 workers, load 4-8: their sleeps and waits count there, not in their CPU), then every file of
+#: 3 s of CPU or more, most CPU first (``python bench/bench_suite_cpu.py``: all 4,509 tests, 3
+#: workers, 2026-12-05, suite29; CPU, unlike the wall time of a file that ran while the load
+#: climbed from 5 to 21, does not depend on when the file ran). A file missing here runs after
+#: them all, the files of most tests first, so the fewest tests last: of the files of 3 s of CPU
+#: or more, 21 (98 s of CPU) came after the 52 of the list before, test_peer_adoption_attacks.py
+#: (15 tests, 13.7 s of CPU, 166 s wall at load ~20) and test_peer_adoption.py (10 tests, 9.3 s)
+#: among them, and the last few were files of 3-6 long tests (test_review54.py, 3.4 s of CPU in 3
+#: tests). bench_suite_cpu's "packing" lines say which files end a run, and when.
 LONGEST_FILES = (
     "test_reliability_gc.py", "test_peer_attacks8.py", "test_daemon_writes.py", "test_connect.py",
-    "test_reliability_index_clean.py", "test_reliability_person_git.py", "test_reliability_writes.py",
-    "test_sync.py", "test_vault_place.py", "test_gitstore.py", "test_reliability_load.py",
-    "test_reliability_fuzz.py", "test_peer_attacks7.py", "test_peer_attacks5.py", "test_daemon.py",
-    "test_secrets.py", "test_distill.py", "test_peer_given_back.py", "test_mcp_server.py",
-    "test_peer_attacks.py", "test_daemon_reads.py", "test_vaults.py", "test_peer_attacks11.py",
-    "test_exec_boundary.py", "test_floor_reach.py", "test_gitlocks.py", "test_hooks_project.py",
-    "test_hooks.py", "test_reliability_disk.py", "test_first_index_recall.py", "test_sync_limits.py",
-    "test_reliability_corrupt.py", "test_layers.py", "test_search.py", "test_peer_attacks9.py",
-    "test_floor.py", "test_agent.py", "test_origins54.py", "test_frontmatter.py", "test_cli.py",
-    "test_trust.py", "test_peer_memories.py", "test_embed.py", "test_peer_attacks13.py",
-    "test_index.py", "test_peer_attacks6.py", "test_reliability_crash.py", "test_peer_settings.py",
-    "test_reliability_property.py", "test_policy.py", "test_vectors.py", "test_peer_attacks4.py",
+    "test_reliability_index_clean.py", "test_reliability_person_git.py",
+    "test_reliability_writes.py", "test_sync.py", "test_vault_place.py", "test_gitstore.py",
+    "test_reliability_load.py", "test_reliability_fuzz.py", "test_mcp_server.py",
+    "test_peer_attacks7.py", "test_secrets.py", "test_exec_boundary.py", "test_policy.py",
+    "test_peer_adoption_attacks.py", "test_peer_settings.py", "test_daemon.py",
+    "test_reliability_crash.py", "test_sync_limits.py", "test_reliability_property.py",
+    "test_peer_attacks6.py", "test_peer_adoption.py", "test_distill.py", "test_hooks.py",
+    "test_vaults.py", "test_origins54.py", "test_floor.py", "test_cli.py", "test_peer_attacks.py",
+    "test_peer_given_back.py", "test_reliability_corrupt.py", "test_daemon_reads.py",
+    "test_vectors.py", "test_floor_reach.py", "test_index.py", "test_trust.py", "test_search.py",
+    "test_first_index_recall.py", "test_peer_attacks5.py", "test_frontmatter.py",
+    "test_reliability_history_damage.py", "test_peer_attacks15.py", "test_dupes.py",
+    "test_reliability_pull_index.py", "test_git_attributes.py", "test_vault.py",
+    "test_importers.py", "test_keeper.py", "test_peer_memories.py", "test_peer_attacks14.py",
+    "test_hooks_project.py", "test_peer_attacks4.py", "test_peer_attacks11.py",
+    "test_quarantine.py", "test_docs.py", "test_reliability_disk.py", "test_architecture.py",
+    "test_review53.py", "test_peer_adoption_fields.py", "test_embed.py", "test_peer_attacks9.py",
+    "test_gitlocks.py", "test_review54.py", "test_peer_attacks12.py", "test_platform.py",
+    "test_secret_shapes.py", "test_hooks_portable.py", "test_layers.py",
 )
 
 

@@ -35,14 +35,19 @@ def test_a_kernel_queue_overflow_forces_a_full_reconcile(vault):
 
 
 def test_a_steady_stream_of_changes_is_never_starved():
-    """Changes every debounce/2 never leave a quiet gap; max_delay still hands out a batch."""
-    batcher = Batcher(debounce=0.1, max_delay=0.4)
+    """Changes every debounce/20 never leave a quiet gap; max_delay still hands out a batch.
+
+    The quiet period is 1 s against a change every 50 ms: a gap the batcher would take for quiet
+    needs the producer's thread held off the CPU for a second. With a 0.1 s quiet period (twice
+    the producer's pause) a thread woken 50 ms late on a machine at load ~20 left one, and the
+    batch held one change (suite29, 2026-12-05)."""
+    batcher = Batcher(debounce=1.0, max_delay=2.0)
     consumer_done = threading.Event()
     sent: list[str] = []
 
     def producer():
-        # 60 changes at debounce/2 = 3 s of stream, far past max_delay; stops once a batch came
-        for i in range(60):
+        # 200 changes at debounce/20 = 10 s of stream, far past max_delay; stops once a batch came
+        for i in range(200):
             if consumer_done.wait(0.05):
                 return
             sent.append(f"facts/k{i}.md")
@@ -51,7 +56,7 @@ def test_a_steady_stream_of_changes_is_never_starved():
     thread = threading.Thread(target=producer, daemon=True)
     thread.start()
     try:
-        batch = batcher.next_batch(timeout=10.0)
+        batch = batcher.next_batch(timeout=30.0)
         still_streaming = thread.is_alive()
     finally:
         consumer_done.set()
