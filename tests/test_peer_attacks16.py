@@ -1,0 +1,68 @@
+"""A sixteenth attack run (issue 23, attack24): fresh crafted commits through a real bare remote,
+the person using the real CLI and plain git with vault-mem's hooks as they would. Each attack's
+test fails on the code before its fix."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import cli, git, person_and_peer, push_as_peer
+
+
+def _in_force_and_pending(root) -> tuple[dict, dict]:
+    """(in force, pending) as ``vault-mem trust --json`` shows them."""
+    shown = json.loads(cli("--vault", str(root), "trust", "--json").stdout)
+    return shown["in_force"], shown["pending"]
+
+
+def _persons_settings_change(mine) -> str:
+    """The person raises recall's k from 5 to 7 and commits it (through the pre-commit hook: their
+    own edit, approved) and pushes; returns the vault.toml the change replaced (approved at init)."""
+    toml = mine / "vault.toml"
+    before = toml.read_text()
+    toml.write_text(before.replace("\nk = 5\n", "\nk = 7\n", 1))
+    git(mine, "commit", "-q", "-am", "recall a little more")
+    git(mine, "push", "-q", "origin", "main")
+    in_force, pending = _in_force_and_pending(mine)
+    assert in_force["recall.k"] == 7 and not pending
+    return before
+
+
+@pytest.mark.parametrize("take", ["sync", "pull"])
+def test_a_peers_push_of_a_vault_toml_approved_before_waits_for_approval(tmp_path, take):
+    """Before: a vault.toml the person had approved once (the one `init` wrote, or any they later
+    replaced) counted as approved for good, "a revert needs no second approval". A peer who pushed
+    those old bytes back (a commit of theirs, taken by `vault-mem sync` or a plain `git pull`) had
+    them in force at once, unasked and unnamed: the person's later change (here recall's k; as
+    well an embedder moved off an HTTP service, a floor raised, an agent identity changed) was
+    undone by the peer. A version approved before is put back without asking only by a commit made
+    on this machine (the person's own `git revert`, a checkout of their own older commit)."""
+    mine, peer = person_and_peer(tmp_path)
+    before = _persons_settings_change(mine)
+    git(peer, "pull", "-q", "origin", "main")
+    (peer / "vault.toml").write_text(before)
+    push_as_peer(peer, "settings as they were")
+    if take == "sync":
+        r = cli("sync", "--vault", str(mine))
+        assert r.returncode == 0, r.stderr
+    else:
+        git(mine, "pull", "-q", "origin", "main")
+    assert (mine / "vault.toml").read_text() == before
+    r = cli("--vault", str(mine), "list")
+    assert "vault.toml has changes this machine has not approved" in r.stderr, r.stderr
+    in_force, pending = _in_force_and_pending(mine)
+    assert in_force["recall.k"] == 7, "the peer put back an old approved vault.toml, in force unasked"
+    assert pending.get("recall.k") == [7, 5], pending
+
+
+def test_the_persons_own_revert_of_their_settings_needs_no_second_approval(tmp_path):
+    """The guard: the person's own `git revert` of their settings commit (a commit made here, which
+    puts back the version approved before) is in force without asking."""
+    mine, _ = person_and_peer(tmp_path)
+    _persons_settings_change(mine)
+    git(mine, "revert", "--no-edit", "HEAD")
+    in_force, pending = _in_force_and_pending(mine)
+    assert in_force["recall.k"] == 5 and not pending
+
