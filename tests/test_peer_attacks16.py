@@ -66,3 +66,25 @@ def test_the_persons_own_revert_of_their_settings_needs_no_second_approval(tmp_p
     in_force, pending = _in_force_and_pending(mine)
     assert in_force["recall.k"] == 5 and not pending
 
+
+def test_a_peers_ignore_rule_that_spares_the_probe_names_never_hides_the_persons_new_memory(tmp_path):
+    """Before: a peer's `.gitignore` line `*-*-*-*.md` (sync holds an ignore file back for
+    approval; a plain `git pull` takes it) matched none of the names vault-mem asks git about when
+    an ignore file changes (its probe names, the memory files there then), so every command said
+    nothing; the person then wrote `facts/deploy-rule-for-prod.md` by hand, which git ignores: in
+    no commit and no sync while `git status` stayed clean, and no command named it, because the
+    answer was kept until an ignore file changed. A memory file that appears in a type folder is
+    asked about too."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / ".gitignore").write_text((peer / ".gitignore").read_text() + "*-*-*-*.md\n")
+    push_as_peer(peer, "ignore scratch files")
+    git(mine, "pull", "-q", "origin", "main")
+    r = cli("--vault", str(mine), "list")
+    assert r.returncode == 0, r.stderr
+    (mine / "facts" / "deploy-rule-for-prod.md").write_text(
+        "---\ndescription: Deploys to prod need two reviewers\n---\nAlways two.\n")
+    assert git(mine, "status", "--porcelain", "--", "facts") == ""  # git says nothing of it
+    r = cli("--vault", str(mine), "list")
+    assert "deploy-rule-for-prod" in r.stdout
+    assert "git ignores new memory files in facts/" in r.stderr, r.stderr
+
