@@ -63,7 +63,7 @@ if TYPE_CHECKING:
 
 log = Logger(__name__)  # logging imported at the first message (start-up time)
 
-__all__ = ["Identities", "Origins", "author_of_bytes", "author_tagger", "authors_of", "identities", "peer_memories", "pending_authors", "refresh"]
+__all__ = ["Identities", "Origins", "author_of_bytes", "author_tagger", "authors_of", "identities", "own_emails", "peer_memories", "pending_authors", "refresh"]
 
 
 class Identities:
@@ -967,6 +967,17 @@ def pending_authors(ws: Workspace, sidecar: Sidecar) -> dict[str, int]:
     for author in peer_memories(ws, sidecar).values():
         counts[author.email or "unknown"] = counts.get(author.email or "unknown", 0) + 1
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def own_emails(ws: Workspace) -> frozenset[str]:
+    """This machine's own emails (lowercased): its person's git email and its agents' (the vault's
+    and vault-mem's default, which every clone's agents write under). A commit made here under
+    one is trusted without approval; one from elsewhere under it is anyone's who typed it, so
+    approving such an email (``vault-mem trust --author``) lets in every commit written under it,
+    and ``trust`` says so where it lists or asks about one (attack24: the listing offered a peer's
+    commit under the person's own email for approval as if it were the person's)."""
+    ids = identities(ws)
+    return frozenset(ids.person | ids.agents)
 
 
 def author_tagger(ws: Workspace, sidecar: Sidecar, legend: Legend, ids: Identities | None = None,
