@@ -924,7 +924,8 @@ def displaced_by_peers(ws: Workspace, sidecar: Sidecar, base: str, local: str, t
     or change, where this side left them as they were at ``base``: a peer who is not approved
     cannot put a memory in front of the agent, but could take the person's away (their edit
     is left out as a peer's, their deletion removes it). Each: ``path`` (vault-relative),
-    ``what`` (``deleted``/``changed``), ``by`` (the author's email), ``commit`` (the last one that
+    ``what`` (``deleted``/``changed``), ``by`` (the author's email), ``own`` ("yes" when that email
+    is one of this machine's own, :func:`own_emails`, else ""), ``commit`` (the last one that
     did it), ``base`` (a commit holding this machine's version: the way back, whatever number of
     the peer's commits came between), so that a sync names them, and the post-merge hook after a
     plain ``git pull`` (HEAD is ``tip`` then: who made each memory is judged as of ``local``)."""
@@ -952,11 +953,14 @@ def displaced_by_peers(ws: Workspace, sidecar: Sidecar, base: str, local: str, t
         if top not in whose and (touch := history.newest_touch(ws.repo, tip, base, top)):
             whose[top] = touch
     out = []
+    own = ids.person | ids.agents
     for rel in rels:
         commit, email = whose.get(prefix + rel, ("", ""))
         if commit and ids.standing(email, commit) == "peer":
+            # ``own``: the email is this machine's own (a peer typed it, or another machine of the
+            # person's): the sentence must not offer it for approval as an author (own_emails)
             out.append({"path": rel, "what": "deleted" if there[prefix + rel] is None else "changed",
-                        "by": email, "commit": commit, "base": base})
+                        "by": email, "commit": commit, "base": base, "own": "yes" if email.lower() in own else ""})
     return out
 
 
