@@ -139,3 +139,22 @@ def test_a_sync_naming_a_change_under_this_machines_own_email_never_asks_to_appr
     assert "preferences/editor-choice.md" in said and "git checkout" in said, said
     assert "this machine's own email" in said and "anyone" in said, said
     assert "or approve that author with `vault-mem trust --author person@example.com`" not in said, said
+
+
+def test_a_memory_written_in_the_same_clock_tick_as_the_ignore_answer_is_still_named(tmp_path):
+    """The same attack where the person's file lands in the clock tick of the last answer: the
+    folder's modification time is then the one kept (set back here by hand, as a coarse clock
+    leaves it), and only its change time and size tell the new file. The kept answer keys on a
+    folder's whole version, and on none changed in the last 2 s."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / ".gitignore").write_text((peer / ".gitignore").read_text() + "*-*-*-*.md\n")
+    push_as_peer(peer, "ignore scratch files")
+    git(mine, "pull", "-q", "origin", "main")
+    facts = mine / "facts"
+    (facts / "scratch.md").write_text("---\ndescription: Not ignored\n---\n")
+    os.utime(facts, ns=(facts.stat().st_atime_ns, facts.stat().st_mtime_ns - 5_000_000_000))
+    before = facts.stat()
+    assert "git ignores" not in cli("--vault", str(mine), "list").stderr
+    (facts / "deploy-rule-for-prod.md").write_text("---\ndescription: Deploys to prod need two reviewers\n---\n")
+    os.utime(facts, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert "git ignores new memory files in facts/" in cli("--vault", str(mine), "list").stderr

@@ -30,7 +30,7 @@ from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_name, is_memory_path, validate_key
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import blob_sizes, changed_paths, merge_base
-from vault_mem.store.trust import approve_git_files, approved_git_files
+from vault_mem.store.trust import approve_git_files, approved_git_files, file_version
 
 #: the names git reads from the work tree (matched case-insensitively: a case-insensitive file
 #: system takes ``.GITATTRIBUTES`` for ``.gitattributes``)
@@ -243,16 +243,23 @@ def ignored_present_memories(repo: GitRepo, prefix: str) -> list[str]:
     return sorted(found)
 
 
+#: what :func:`type_folder_stamps` gives for a folder changed too recently to tell a later change apart
+UNSETTLED = "unsettled"
+
+
 def type_folder_stamps(root: Path) -> list:
-    """(inode, mtime) of each type folder, None where there is none: a new file in one (a memory
-    the person wrote by hand) changes its stamp. Five ``stat`` calls."""
+    """The version of each type folder (:func:`~vault_mem.store.trust.file_version`), None where
+    there is none: a new file in one (a memory the person wrote by hand) moves it. A folder changed
+    in the last 2 s is :data:`UNSETTLED` (a second file in the same clock tick would leave the same
+    times: nothing may be kept on it). Five ``stat`` calls."""
     stamps: list = []
     for folder in TYPE_FOLDERS.values():
         try:
-            st = os.stat(root / folder)
-            stamps.append([st.st_ino, st.st_mtime_ns])
+            version = file_version(root / folder)
         except OSError:
             stamps.append(None)
+            continue
+        stamps.append(UNSETTLED if version is None else list(version))
     return stamps
 
 

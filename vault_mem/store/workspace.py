@@ -56,6 +56,7 @@ from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.gitfiles import (
     ignore_files_signature,
     ignored_memory_folders,
+    UNSETTLED,
     ignored_present_memories,
     type_folder_stamps,
 )
@@ -241,7 +242,7 @@ class Workspace:
         seen = unseal(self.root, "ignore-checked", raw) if raw and not fresh else None
         rules = seen.get("rules") if seen and seen.get("sig") == sig else None
         if isinstance(rules, list) and seen is not None and isinstance(seen.get("ignored"), list):
-            if seen.get("folders") == folders:
+            if seen.get("folders") == folders and UNSETTLED not in folders:
                 return [str(x) for x in seen["ignored"]]
             # the rules are as they were, a type folder changed: a file written there since (by
             # hand, under a name no probe matched: a peer's `*-*-*-*.md`) may be one git ignores,
