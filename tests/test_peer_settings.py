@@ -403,13 +403,14 @@ def test_an_ignore_rule_sparing_every_hyphenated_name_is_named(tmp_path):
 
 
 def test_doctor_asks_git_afresh_about_a_memory_written_since_the_ignore_answer(tmp_path):
-    """Commands keep the ignore answer until an ignore file changes (no folder walk after every
-    write); a rule that matched no name when it was asked (``facts/wifi*.md``) hides the
-    hand-written ``facts/wifi.md`` written since. ``doctor`` asks git afresh and names it."""
+    """A rule that matched no name when it was asked (``facts/wifi*.md``) hides the hand-written
+    ``facts/wifi.md`` written since. ``doctor`` asks git afresh and names it; so does the next
+    command, since the type folder changed (attack24: the rules' answer was kept until an ignore
+    file changed, and only ``doctor`` said it, `tests/test_peer_attacks16.py`)."""
     root = _vault_ignoring(tmp_path, "deploy-host", "facts/wifi*.md\n")
     assert "git ignores" not in cli("--vault", str(root), "list").stderr  # nothing it hides yet
     (root / "facts" / "wifi.md").write_text("---\ndescription: The office wifi is on the second floor\n---\n")
-    assert "git ignores" not in cli("--vault", str(root), "list").stderr  # the kept answer
+    assert "git ignores new memory files in facts/" in cli("--vault", str(root), "list").stderr
     d = cli("--vault", str(root), "doctor", "--json")
     assert d.returncode == 1 and json.loads(d.stdout)["ignored_folders"] == ["facts/"], d.stdout
 

@@ -1045,32 +1045,43 @@ def _person_approves(args, text: str, question: str) -> tuple[bool, str]:
 def _with_authors(vault: Vault, data: dict[str, Any], text: str) -> tuple[dict[str, Any], str]:
     """``data`` and ``text`` of ``vault-mem trust`` with the authors pending approval added:
     whose memories are not put in front of an agent unasked, and how many each has."""
-    from vault_mem.vault.authors import pending_authors  # lazy: start-up time (module docstring)
+    from vault_mem.vault.authors import own_emails, pending_authors  # lazy: start-up time (module docstring)
 
     vault.reconcile()
     pending = pending_authors(vault.ws, vault.sidecar)
+    own = own_emails(vault.ws)
     data["authors_pending"] = pending
+    data["own_emails_pending"] = [email for email in pending if email.lower() in own]
     if pending:
         listed = "\n".join(f"  {shown_email(email)}: {n} memor{'y' if n == 1 else 'ies'}"
+                           + (f" ({_OWN_EMAIL})" if email.lower() in own else "")
                            for email, n in pending.items())
         text += (f"\nauthors pending (their memories reach an agent only when it asks, marked, until approved; "
                  f"read them with `vault-mem log`, then `vault-mem trust --author EMAIL`):\n{listed}")
     return data, text
 
 
+#: what ``trust`` says of a pending author whose email is one of this machine's own
+#: (:func:`vault_mem.vault.authors.own_emails`): a person approves their own email without a thought
+_OWN_EMAIL = ("this machine's own email, but these commits were not made here: another machine of yours, "
+              "or anyone who typed it; approving it lets in every commit anyone writes under it")
+
+
 def _trust_authors(args, vault: Vault) -> int:
     """``vault-mem trust --author EMAIL ...``: approve these commit authors for this vault here."""
     from vault_mem.store.trust import approve_authors
-    from vault_mem.vault.authors import pending_authors  # lazy: start-up time (module docstring)
+    from vault_mem.vault.authors import own_emails, pending_authors  # lazy: start-up time (module docstring)
 
     emails = [e.strip().lower() for e in args.author if e.strip()]
     if not emails or any("\n" in e or " " in e for e in emails):
         raise UsageError("--author takes an email as git records it, e.g. --author alice@example.com")
     vault.reconcile()
     before = pending_authors(vault.ws, vault.sidecar)
+    own = own_emails(vault.ws)
     asked = (f"approving these authors for {vault.root} lets their memories reach an agent unasked (the session "
              "context, the prompt hook); read them first with `vault-mem log`:\n"
-             + "\n".join(f"  {shown(e)}: {before.get(e, 0)} memor{'y' if before.get(e, 0) == 1 else 'ies'}" for e in emails))
+             + "\n".join(f"  {shown(e)}: {before.get(e, 0)} memor{'y' if before.get(e, 0) == 1 else 'ies'}"
+                         + (f" ({_OWN_EMAIL})" if e in own else "") for e in emails))
     approve, why_not = _person_approves(args, asked, "approve these authors for this vault on this machine?")
     if not approve:
         emit(args, {"vault": str(vault.root), "approved_authors": [], "asked": emails, "trust_file": None,

@@ -6,7 +6,8 @@ agent's commit identity, the limits every write is checked against. So no file i
 because it is in the work tree; it is in force because this machine approved it:
 
 - **approved**: the work tree's bytes are the ones approved last, or one of the few versions
-  approved before (a revert needs no second approval). The approval is kept outside the vault
+  approved before put back by this machine (the person's own revert needs no second approval;
+  a peer's commit putting back an old file does: :func:`_put_back_here`). The approval is kept outside the vault
   (:mod:`vault_mem.store.trust`), as the approved bytes themselves.
 - **the person's own edit**: a work-tree file that differs from HEAD's (an uncommitted edit made
   on this machine) is the person's word: it is approved as it is read (recorded, so it stays in
@@ -48,6 +49,7 @@ from vault_mem.errors import ConfigError, GitError, VaultMemError
 from vault_mem.store.files import PRIVATE_FILE, atomic_write, read_own, replace_file
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import last_commit, seen_elsewhere
+from vault_mem.store.provenance import recorded
 from vault_mem.store.trust import approve_config, approved_config, legacy_settings, seal, unseal
 from vault_mem.store.worktree import same_as_committed
 
@@ -118,7 +120,7 @@ def settings_in_force(root: Path, repo: GitRepo, prefix: str, raw: bytes | None,
     committed = _committed_blob(root, repo, prefix, head, state_dir)
     if head is not None and committed is None and _last_change(repo, prefix) != "in no commit":
         out.notices.append(_deleted_notice())
-    if blob in history and out.requested is not None:  # put back to a version approved before
+    if blob in history and out.requested is not None and _put_back_here(repo, prefix, blob, committed, state_dir):
         approve_config(root, raw, blob, how="approved before", defaults=out.requested == Config())
         out.config = out.requested
         return out
@@ -267,18 +269,42 @@ def _keeps_unapproved(repo: GitRepo, committed: str | None, fallback: Config, fa
     return any(key not in edited for key in changes)
 
 
+def _put_back_here(repo: GitRepo, prefix: str, blob: str, committed: str | None, state_dir: Path) -> bool:
+    """Whether a vault.toml (``blob``) that this machine approved before, but not last, was put
+    back by this machine: HEAD's file, when the last commit that changed it was made here (the
+    person's `git revert` of their own change, a checkout or reset to a commit of their own); an
+    uncommitted file, when no git command or sync is writing the work tree (the person wrote it
+    back: git leaves a peer's file uncommitted only in a squash, pick or revert, which
+    :func:`_git_writing` tells). A peer's commit putting back an old approved file (the person had replaced
+    it, and the peer undoes that) is a change like any other: it waits for `vault-mem trust`
+    (issue 23, attack24: "a revert needs no second approval" let any peer undo the person's
+    settings by pushing the bytes of a file approved once)."""
+    if committed == blob:
+        try:
+            last = last_commit(repo, [prefix + CONFIG_FILE])
+        except GitError:
+            return False
+        return last is not None and last in recorded(repo.common_dir)[1]
+    return not _git_writing(repo, state_dir)
+
+
+def _git_writing(repo: GitRepo, state_dir: Path) -> bool:
+    """Whether the work tree's vault.toml may be git's or a sync's writing, not the person's edit:
+    git holds index.lock while it writes the work tree ahead of HEAD (a checkout, a pull); a
+    commit holds it too, and runs its pre-commit hook (vault-mem's, which opens the vault) with
+    GIT_INDEX_FILE set: the person's `git commit vault.toml` is their edit. Nor while a squash,
+    pick or revert git merged waits for its commit (`git merge --squash`, `cherry-pick -n`: no
+    MERGE_HEAD): the text git merged holds the other commit's settings, and the commit that
+    concludes it (this hook's own) is no edit either."""
+    in_commit_hook = bool(os.environ.get("GIT_INDEX_FILE"))
+    return bool((repo.index_locked() and not in_commit_hook) or repo.operation_in_progress()
+                or repo.concluding_replay() or (state_dir / SYNC_JOURNAL_NAME).exists())
+
+
 def _own_edit(repo: GitRepo, prefix: str, blob: str, state_dir: Path) -> bool:
     """Whether a work-tree vault.toml (``blob``) that differs from HEAD's is this machine's
     person's edit, not the remote's file on its way in (module doc)."""
-    # git holds index.lock while it writes the work tree ahead of HEAD (a checkout, a pull); a
-    # commit holds it too, and runs its pre-commit hook (vault-mem's, which opens the vault) with
-    # GIT_INDEX_FILE set: the person's `git commit vault.toml` is their edit
-    in_commit_hook = bool(os.environ.get("GIT_INDEX_FILE"))
-    # nor while a squash, pick or revert git merged waits for its commit (`git merge --squash`,
-    # `cherry-pick -n`: no MERGE_HEAD): the text git merged holds the other commit's settings,
-    # and the commit that concludes it (this hook's own) is no edit either
-    if (repo.index_locked() and not in_commit_hook) or repo.operation_in_progress() \
-            or repo.concluding_replay() or (state_dir / SYNC_JOURNAL_NAME).exists():
+    if _git_writing(repo, state_dir):
         return False
     try:
         tips = repo.run("for-each-ref", "--format=%(objectname)", "refs/remotes").split()

@@ -51,7 +51,13 @@ from vault_mem.store.files import (
     replace_file,
 )
 from vault_mem.store.git import GitRepo, Identity, run_git
-from vault_mem.store.gitfiles import ignore_files_signature, ignored_memory_folders
+from vault_mem.store.gitfiles import (
+    UNSETTLED,
+    ignore_files_signature,
+    ignored_memory_folders,
+    ignored_present_memories,
+    type_folder_stamps,
+)
 from vault_mem.store.gitindex import index_file_signature
 from vault_mem.store.health import (
     close_to_others,
@@ -274,20 +280,33 @@ class Workspace:
     def ignored_folders(self, *, fresh: bool = False) -> list[str]:
         """The type folders where git ignores a new memory file
         (:func:`~vault_mem.store.gitfiles.ignored_memory_folders`); the answer is kept until an
-        ignore file changes, so most commands pay a few ``stat`` calls, not a git process.
+        ignore file changes, so most commands pay a few ``stat`` calls, not a git process. A type
+        folder that changed since (a file written there) adds one ``git ls-files`` for the memory
+        files git ignores there now (:func:`~vault_mem.store.gitfiles.ignored_present_memories`):
+        a name no probe matched is still named once the person writes it.
         ``fresh``: asked of git now (``doctor``: the memory files written since count)."""
         sig = ignore_files_signature(self.repo, self.root)
+        folders = type_folder_stamps(self.root)
         record = self.state_dir / IGNORE_CHECKED
         try:
             raw = read_own(record)
         except VaultMemError:
             raw = None
         seen = unseal(self.root, "ignore-checked", raw) if raw and not fresh else None
-        if seen and seen.get("sig") == sig and isinstance(seen.get("ignored"), list):
-            return [str(x) for x in seen["ignored"]]
-        ignored = ignored_memory_folders(self.repo, self.prefix, self.root)
+        rules = seen.get("rules") if seen and seen.get("sig") == sig else None
+        if isinstance(rules, list) and seen is not None and isinstance(seen.get("ignored"), list):
+            if seen.get("folders") == folders and UNSETTLED not in folders:
+                return [str(x) for x in seen["ignored"]]
+            # the rules are as they were, a type folder changed: a file written there since (by
+            # hand, under a name no probe matched: a peer's `*-*-*-*.md`) may be one git ignores,
+            # which the rules' answer alone left unsaid until an ignore file changed (attack24)
+            ignored = sorted({str(x) for x in rules} | set(ignored_present_memories(self.repo, self.prefix)))
+        else:
+            rules = ignored = ignored_memory_folders(self.repo, self.prefix, self.root)
         try:
-            atomic_write(record, seal(self.root, "ignore-checked", {"sig": sig, "ignored": ignored}), mode=PRIVATE_FILE)
+            atomic_write(record, seal(self.root, "ignore-checked",
+                                      {"sig": sig, "folders": folders, "rules": rules, "ignored": ignored}),
+                         mode=PRIVATE_FILE)
         except OSError:
             pass  # a cache: a read-only or full state folder only means asking git again next time
         return ignored

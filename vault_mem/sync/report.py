@@ -78,6 +78,14 @@ def displaced_line(d: dict[str, str], path: str | None = None) -> str:
     the post-merge hook after a plain ``git pull``. ``path``: the file as git names it from where
     the person runs it (the project's top for a vault in ``memory/``); the vault-relative path else."""
     c, back, where = d["commit"][:10], d["base"][:10], path or d["path"]
+    if d.get("own"):
+        # this machine's own email on a commit not made here: someone typed it (attack24); approving
+        # it would let in every commit anyone writes under it, so it is not offered as the way out
+        return (f"{shown(where)}, a memory of this machine's, was {d['what']} under {shown_email(d['by'])}, this "
+                f"machine's own email, by a commit not made here (commit {c}: another machine of yours, or "
+                "anyone who typed that email), so the agent no longer sees your version: bring it back with "
+                f"`git checkout {back} -- {shell_word(where)}` and commit (approving that email with `vault-mem "
+                "trust --author` would let in every commit anyone writes under it)")
     return (f"{shown(where)}, a memory of this machine's, was {d['what']} by {shown_email(d['by'])} "
             f"(commit {c}), an author not approved here, so the agent no longer sees your version: "
             f"bring it back with `git checkout {back} -- {shell_word(where)}` and commit, or approve "

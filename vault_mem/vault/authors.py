@@ -64,7 +64,7 @@ if TYPE_CHECKING:
 
 log = Logger(__name__)  # logging imported at the first message (start-up time)
 
-__all__ = ["Identities", "Origins", "author_of_bytes", "author_tagger", "authors_of", "identities", "peer_memories", "pending_authors", "refresh"]
+__all__ = ["Identities", "Origins", "author_of_bytes", "author_tagger", "authors_of", "identities", "own_emails", "peer_memories", "pending_authors", "refresh"]
 
 
 class Identities:
@@ -990,7 +990,8 @@ def displaced_by_peers(ws: Workspace, sidecar: Sidecar, base: str, local: str, t
     or change, where this side left them as they were at ``base``: a peer who is not approved
     cannot put a memory in front of the agent, but could take the person's away (their edit
     is left out as a peer's, their deletion removes it). Each: ``path`` (vault-relative),
-    ``what`` (``deleted``/``changed``), ``by`` (the author's email), ``commit`` (the last one that
+    ``what`` (``deleted``/``changed``), ``by`` (the author's email), ``own`` ("yes" when that email
+    is one of this machine's own, :func:`own_emails`, else ""), ``commit`` (the last one that
     did it), ``base`` (a commit holding this machine's version: the way back, whatever number of
     the peer's commits came between), so that a sync names them, and the post-merge hook after a
     plain ``git pull`` (HEAD is ``tip`` then: who made each memory is judged as of ``local``)."""
@@ -1018,11 +1019,14 @@ def displaced_by_peers(ws: Workspace, sidecar: Sidecar, base: str, local: str, t
         if top not in whose and (touch := history.newest_touch(ws.repo, tip, base, top)):
             whose[top] = touch
     out = []
+    own = ids.person | ids.agents
     for rel in rels:
         commit, email = whose.get(prefix + rel, ("", ""))
         if commit and ids.standing(email, commit) == "peer":
+            # ``own``: the email is this machine's own (a peer typed it, or another machine of the
+            # person's): the sentence must not offer it for approval as an author (own_emails)
             out.append({"path": rel, "what": "deleted" if there[prefix + rel] is None else "changed",
-                        "by": email, "commit": commit, "base": base})
+                        "by": email, "commit": commit, "base": base, "own": "yes" if email.lower() in own else ""})
     return out
 
 
@@ -1033,6 +1037,17 @@ def pending_authors(ws: Workspace, sidecar: Sidecar) -> dict[str, int]:
     for author in peer_memories(ws, sidecar).values():
         counts[author.email or "unknown"] = counts.get(author.email or "unknown", 0) + 1
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def own_emails(ws: Workspace) -> frozenset[str]:
+    """This machine's own emails (lowercased): its person's git email and its agents' (the vault's
+    and vault-mem's default, which every clone's agents write under). A commit made here under
+    one is trusted without approval; one from elsewhere under it is anyone's who typed it, so
+    approving such an email (``vault-mem trust --author``) lets in every commit written under it,
+    and ``trust`` says so where it lists or asks about one (attack24: the listing offered a peer's
+    commit under the person's own email for approval as if it were the person's)."""
+    ids = identities(ws)
+    return frozenset(ids.person | ids.agents)
 
 
 def author_tagger(ws: Workspace, sidecar: Sidecar, legend: Legend, ids: Identities | None = None,
