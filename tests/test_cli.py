@@ -101,6 +101,16 @@ def test_get_of_a_hand_written_memory_with_no_updated_field_says_undated(vdir):
     assert "None" not in head and "undated" in head, head
 
 
+def test_recall_of_a_hand_written_memory_with_no_dates_says_undated(vdir):
+    """recall's line of a memory with neither ``created:`` nor ``updated:`` says "undated" as
+    ``get`` does (it printed "(fact, None)": attack24)."""
+    (vdir / "facts" / "handmade.md").write_text("---\ndescription: Written by hand about quokkas\n---\nbody\n")
+    r = cli("recall", "quokkas written by hand", "--vault", str(vdir))
+    assert r.returncode == 0, r.stderr
+    line = next(x for x in r.stdout.splitlines() if "handmade" in x)
+    assert "None" not in line and "(fact, undated)" in line, line
+
+
 def test_remember_get_list_log_forget_round_trip(vdir):
     r = cli("--vault", str(vdir), "remember", "db-choice", "--type", "decision",
             "-d", "Use Postgres for the ledger", "--tags", "db,infra", "--json",

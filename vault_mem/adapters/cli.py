@@ -557,7 +557,7 @@ def cmd_recall(args) -> int:
         flags = f" [{', '.join(hit['flags'])}]" if hit["flags"] else ""
         age = f", {hit['age_days']} days old" if hit["age_days"] is not None else ""
         where = f"{hit['vault']} vault, " if hit.get("vault") else ""
-        lines.append(f"{i}. {hit['key']} ({where}{hit['type']}, {hit['date']}{age}){flags}  {hit['match']} match, "
+        lines.append(f"{i}. {hit['key']} ({where}{hit['type']}, {hit['date'] or 'undated'}{age}){flags}  {hit['match']} match, "
                      f"score {hit['score']:.3f}")
         lines.append(f"   {hit['description']}")
         lines.append(f"   {_by(hit.get('author'), hit.get('trusted', True))}")
