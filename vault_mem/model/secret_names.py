@@ -173,6 +173,8 @@ def assign_tail(match: re.Match[str]) -> bool:
     return match.re.pattern == ASSIGN_TAIL.pattern
 
 
+#: a pronoun that takes up the label after a clause, and its "is" ("it's", "it is", "that's")
+_RESUMED = r"(?:it['’]s|it[ \t]{1,2}is|that['’]s|that[ \t]{1,2}is)"
 # Prose: "the token for staging is X", "pw for the router: X" (up to four words between).
 # Words of any script, a parenthesis around one ("encryption key (AES-256): X") allowed, and an
 # abbreviation inflected after a colon as Swedish and Finnish write it ("Lösenordet till NAS:en är X").
@@ -180,7 +182,11 @@ def assign_tail(match: re.Match[str]) -> bool:
 # "the passphrase for ~/.ssh/id_work is X"; an adverb may
 # follow the sign word: "is still X", "lautet jetzt X")
 PROSE_TAIL = lazy(r"(?:[ \t]{1,4}[(\[]?(?:[^\W_]|[~/.](?=[\w/.]))[\w@/.+'’~-]{0,30}(?::[^\W\d_]{1,3}(?![\w:]))?[)\]]?){1,7}?"
-                         r"(?P<op>[ \t]{0,4}(?::|->|→)[ \t]{1,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,4}" + _SIGN_WORD
+                         r"(?P<op>[ \t]{0,4}(?::|->|→)[ \t]{1,8}"
+                         # the clause ends and a pronoun gives the value ("my github password in case
+                         # I forget it, it's X", "the wifi password - it's X"): ``it's`` is the sign
+                         r"|(?:[ \t]{0,2}[,;]|[ \t]{1,4}[-–—])[ \t]{1,4}" + _RESUMED + r"[ \t]{1,8}"
+                         r"|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,4}" + _SIGN_WORD
                          + r"(?:[ \t]{1,4}" + _ADVERB + r")?[ \t]{1,8})" + _VALUE)
 # The value alone on a line below its label line ("client secret for billing:", a blank line, X).
 NEXT_LINE = lazy(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+-]{0,30}[)\]]?){0,8}?(?P<op>[ \t]{0,4}:)[ \t]{0,4}\r?\n"

@@ -473,8 +473,8 @@ def label_sign(tail: re.Match[str]) -> str:
         return "("
     if op.endswith("VALUE"):
         return "="  # COBOL: `PIC X(16) VALUE 'X'` gives the data item its value
-    if op.startswith(",") and op.endswith(("is", "was")):
-        return "is"  # ", which is X": the clause's "is" is the sign
+    if op[:1] in ",;-–—" and op.endswith(("is", "was", "'s", "’s")):
+        return "is"  # ", which is X", ", it's X", "- it's X": the clause's "is" is the sign
     if op.startswith(","):
         return ","
     if op.endswith("=") and any(c.isalpha() for c in op):

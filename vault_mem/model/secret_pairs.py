@@ -25,6 +25,7 @@ from vault_mem.model.secret_judge import (
 )
 from vault_mem.model.secret_names import DIGEST, SEP, Span
 from vault_mem.model.secret_near import NEAR_ID_PREFIXES
+from vault_mem.model.secret_public import public_by_design
 from vault_mem.model.secret_text import lines_holding
 from vault_mem.model.secret_values import (
     UUID, high_entropy, is_placeholder, looks_fake, random_hex, random_token, reference_token,
@@ -322,6 +323,14 @@ _PIPED = lazy(r"(?<![\w-])(?:echo|printf)(?:[ \t]{1,4}-[ne]{1,2})?[ \t]{1,4}[\"'
 _ENCODED_PAIR = lazy(r"(?:(?:echo|printf)(?:[ \t]{1,4}-[ne]{1,2})?(?:[ \t]{1,4}'%s')?[ \t]{1,4}|(?i:btoa|b64encode|base64_encode"
                      r"|encodetostring|tobase64string|base64\.encode|buffer\.from|tobase64)[ \t]{0,4}\([^\"'\n]{0,60}?b?)"
                      r"[\"'][^\"'\s:$]{1,64}:(?P<value>[^\"'\s$]{8,200})[\"']")
+# A key named by what it does: "webhooks are signed HMAC-SHA256 with X", "we sign the JWTs with X",
+# "decrypt the backup with X", "HMAC ... using X": what a thing is signed or decrypted *with* is its key
+# (a digest is what signing gives, "the HMAC of the body is X", never what it is done with)
+_SIGNED_WITH = lazy(r"(?<![a-z])(?i:sign(?:ed|s|ing)?|hmac[\w-]{0,12}|decrypt(?:ed|s|ing)?|encrypt(?:ed|s|ing)?)(?![a-z])"
+                    r"[^\n]{0,60}?[ \t](?i:with|using)[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{16,200})")
+# (the words between that say the value is no secret: "signed with the public key X", "key id X";
+# not a digest's name, which names the MAC there: "signed HMAC-SHA256 with X")
+_SIGN_STOP = lazy(r"(?<![a-z])(?:ids?|fingerprint|thumbprint|public|pub|example|sample|dummy|fake|placeholder)(?![a-z])")
 _UNLABELLED = ((_USER_SLASH, (" / ", " — ", " – "), ()),
                (_ENCODED_PAIR, ("base64", "btoa", "b64encode", "encodetostring"), ()),
                (_PIPED, ("|",), ("stdin", "sudo", "chpasswd")),
@@ -330,6 +339,7 @@ _UNLABELLED = ((_USER_SLASH, (" / ", " — ", " – "), ()),
                (_USED_WITH, ("with",), _SIGN_IN_WORDS + ("authenticate", "ssh", "connect", "use")),
                (_USE_TO, ("use",), _SIGN_IN_WORDS + ("unlock", "decrypt", "open", "access", "authenticate", "sudo", "get in",
                                                  "enter")),
+               (_SIGNED_WITH, ("with", "using"), ("sign", "hmac", "crypt")),
                (_TAKES, ("takes", "accepts", "wants"), ()),
                (_GETS_IN, (" in",), ("gets", "get ", "lets")))
 
@@ -341,6 +351,10 @@ def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
         for start, end in lines_holding(low, words, also):
             for m in pattern.finditer(text, start, end):
                 value = m.group("value").rstrip(".,;:!?)")
+                if pattern is _SIGNED_WITH:
+                    if _signing_key(value) and not _SIGN_STOP.search(low, m.start(), m.start("value")):
+                        yield "key named by what it signs", m.start("value"), m.start("value") + len(value)
+                    continue
                 if strong_unlabelled(value) and SEP.split(value, 1)[0].lower() not in NEAR_ID_PREFIXES:
                     yield "password given by its use", m.start("value"), m.start("value") + len(value)
                 elif pattern in (_USED_WITH, _USER_SLASH, _USE_TO) and two_words_number(value) \
@@ -355,6 +369,15 @@ def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
                     # in a chat log) or a factory's printed password ("Administrator / J37H9HHK" on a
                     # server's tag): a slash after a user's name, as a login is read out
                     yield "password given by its use", m.start("value"), m.start("value") + len(value)
+
+
+def _signing_key(value: str) -> bool:
+    """A key as one signs or decrypts with it: random hex of 32 digits or more but not 40 (a PGP
+    fingerprint's or a key id's size), or a random token of both cases (not a public key's
+    base64, which starts ``AAAA``); no public key by design, no placeholder."""
+    if value.startswith("AAAA") or ":" in value or public_by_design(value) or looks_fake(value) or is_placeholder(value, quoted=True):
+        return False
+    return (random_hex(value, min_len=32) and len(value) != 40) or random_token(value, min_len=24)
 
 
 def _factory_password(value: str) -> bool:

@@ -120,6 +120,12 @@ _GROUPS_NAMED = lazy(r"(?<![a-z])(?:ids?|identifier|fingerprint|hash(?:es)?|dige
                      r"|uuid|guid|serial|public|pub|address|example|sample|hint)(?![a-z])")  # what hex groups are when no secret
 _GROUPS_REACH = 200  # how far before the groups, on their line and the line above, their name may stand
 _HEX_DUMP_LINE = lazy(r"[ \t]*[0-9a-fA-F]{4,16}:")
+# A secret printed in groups of letters and digits of one case for reading out or typing in (a
+# licence server's shared secret "8O98N WNV9V ...", a recovery key, a token read over the phone):
+# four groups or more of one length (4 to 8), 20 characters or more, letters and digits mixed in
+# half the groups at least (words in capitals and years are neither), under the same word as hex
+# groups and with no word naming them an id, a serial or a fingerprint
+_ALNUM_GROUPS = lazy(r"(?<![\w:./-])(?:[A-Z0-9]{4,8}(?:[ \t][A-Z0-9]{4,8}){3,15}|[a-z0-9]{4,8}(?:[ \t][a-z0-9]{4,8}){3,15})(?![\w:./-])")
 # A password spelled out one character at a time ("letter by letter: M o s a i c 2 ..."): eight
 # characters or more, each alone between spaces, read together as a person's strong password
 _SPELLED = lazy(r"(?<![^\s:])(?:[^\s][ \t]){7,63}[^\s](?![^\s])")
@@ -127,8 +133,17 @@ _SPELLED_REACH = 40  # how far before a spelled-out random token, on its line, t
 
 
 def grouped_values(text: str, low: str) -> Iterator[Span]:
-    """A key in hex groups after a word naming it, and a password spelled out character by
-    character (see :data:`_HEX_GROUPS` and :data:`_SPELLED`)."""
+    """A key in hex groups or in groups of letters and digits after a word naming it, and a
+    password spelled out character by character (see :data:`_HEX_GROUPS`, :data:`_ALNUM_GROUPS`
+    and :data:`_SPELLED`)."""
+    # (prose is groups of lower-case letters: read them only where a word names a credential at all)
+    for m in _ALNUM_GROUPS.finditer(text) if _HEAD_WORD.search(low) else ():
+        groups = m.group().split()
+        mixed = sum(any(c.isdigit() for c in g) and any(c.isalpha() for c in g) for g in groups)
+        if len({len(g) for g in groups}) != 1 or len("".join(groups)) < 20 or 2 * mixed < len(groups):
+            continue
+        if _named_groups(text, low, m.start()):
+            yield "key written in groups", m.start(), m.end()
     for m in _HEX_GROUPS.finditer(text):
         groups = m.group().split()
         joined = "".join(groups)
@@ -138,13 +153,7 @@ def grouped_values(text: str, low: str) -> Iterator[Span]:
         if len({len(g) for g in groups}) != 1 or len(joined) == 40 or not (
                 digits or (len(joined) >= 32 and random_hex(joined, min_len=32))):
             continue
-        # (within reach: a line of 80 KB of groups is not read back once per run)
-        line = max(text.rfind("\n", max(0, m.start() - _GROUPS_REACH), m.start()) + 1, m.start() - _GROUPS_REACH)
-        if _HEX_DUMP_LINE.match(text, line):
-            continue  # `00000010: 1a89 fa64 ...`: a dump of a file's bytes
-        above = max(text.rfind("\n", max(0, line - 1 - _GROUPS_REACH), max(0, line - 1)) + 1, line - _GROUPS_REACH, 0)
-        head = low[above:m.start()]
-        if _HEAD_WORD.search(head) and not _GROUPS_NAMED.search(head):
+        if _named_groups(text, low, m.start()):
             yield "key written in groups", m.start(), m.end()
     if text.count(" ") >= 7:
         for m in _SPELLED.finditer(text):
@@ -156,6 +165,19 @@ def grouped_values(text: str, low: str) -> Iterator[Span]:
                 # a random token spelled out after a word naming it on its line ("pass = 9 y V j ..."):
                 # letters of both cases and digits, sixteen or more, no sentence is
                 yield "password spelled out", m.start(), m.end()
+
+
+def _named_groups(text: str, low: str, at: int) -> bool:
+    """Does a word naming a key, secret, token or password stand before the groups at ``at``, on
+    their line or the line above, with no word naming them an id, a digest or a fingerprint (and
+    is their line no hex dump)?"""
+    # (within reach: a line of 80 KB of groups is not read back once per run)
+    line = max(text.rfind("\n", max(0, at - _GROUPS_REACH), at) + 1, at - _GROUPS_REACH)
+    if _HEX_DUMP_LINE.match(text, line):
+        return False  # `00000010: 1a89 fa64 ...`: a dump of a file's bytes
+    above = max(text.rfind("\n", max(0, line - 1 - _GROUPS_REACH), max(0, line - 1)) + 1, line - _GROUPS_REACH, 0)
+    head = low[above:at]
+    return _HEAD_WORD.search(head) is not None and not _GROUPS_NAMED.search(head)
 
 
 # --- a value alone on the line below what names it -------------------------------------------

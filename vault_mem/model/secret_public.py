@@ -25,7 +25,9 @@ from vault_mem.model.secret_values import UUID
 __all__ = ["PUBLIC_PREFIXES", "TAILSCALE_PUBLIC_KEYS", "analytics_cookies", "der_key", "in_web_config", "public_by_design"]
 
 # Keys public by design, meant to ship in a web page or an app bundle: Stripe publishable keys,
-# Mapbox public tokens (``pk.``), PostHog project keys (``phc_``), LaunchDarkly mobile keys.
+# Mapbox public tokens (``pk.``), PostHog project keys (``phc_``), LaunchDarkly mobile keys,
+# Supabase's publishable keys (``sb_publishable_``, 2025's successor of the anon JWT; its
+# ``sb_secret_`` is a credential).
 # Razorpay's ``rzp_live_``/``rzp_test_`` is the key *id* sent to every checkout page (its key
 # secret has no prefix).
 # Statsig's and others' ``client-`` keys go in the page too (their server keys are ``secret-``).
@@ -34,7 +36,7 @@ __all__ = ["PUBLIC_PREFIXES", "TAILSCALE_PUBLIC_KEYS", "analytics_cookies", "der
 #: prefix (:data:`PUBLIC_PREFIXES`), a field's name (``secret_names.key_class``) and a word before a value
 #: (``secret_judge.NEAR_STOP``) read
 TAILSCALE_PUBLIC_KEYS = ("nodekey", "mkey", "discokey", "nlpub")
-PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.", "phc_", "mob-", "rzp_live_", "rzp_test_", "client-",
+PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.", "phc_", "mob-", "rzp_live_", "rzp_test_", "client-", "sb_publishable_",
                    *(f"{name}:" for name in TAILSCALE_PUBLIC_KEYS))
 # Datadog's RUM and browser-logs client tokens: ``pub`` and 32 hex, shipped in every page.
 _PUBLIC_TOKEN = lazy(r"pub[0-9a-f]{32}")

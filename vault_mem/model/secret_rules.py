@@ -126,6 +126,11 @@ RULES: tuple[Rule, ...] = (
     Rule("LaunchDarkly SDK key", r"s(?<![A-Za-z0-9_-]s)dk-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}" + _B,
          "sdk-<h8>-<h4>-<h4>-<h4>-<h12>"),
     Rule("New Relic key", r"N(?<![A-Za-z0-9_-]N)R(?:AK|II|JS|AA)-[A-Z0-9]{27}" + _B, "NRAK-<A27>"),
+    # Plaid's access and processor tokens: the environment, then a UUID (its sandbox's, test data
+    # the docs print, pass; its short-lived `link-` and `public-` tokens open nothing alone)
+    Rule("Plaid access token", r"(?:a(?<![A-Za-z0-9_-]a)ccess|p(?<![A-Za-z0-9_-]p)rocessor)-(?:production|development)"
+         r"-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}" + _B,
+         "access-production-<h8>-<h4>-<h4>-<h4>-<h12>", markers=("-production-", "-development-")),
     Rule("Sentry token", r"s(?<![A-Za-z0-9_-]s)ntry[us]_[A-Za-z0-9+/=_]{40,}", "sntrys_<b80>"),
     Rule("Supabase token", r"s(?<![A-Za-z0-9_-]s)b(?:p|_secret)_[A-Za-z0-9_-]{32,}", "sbp_<h40>", "has_digit"),
     Rule("Square token", r"s(?<![A-Za-z0-9_-]s)q0(?:atp|csp)-[A-Za-z0-9_-]{22,43}" + _B, "sq0csp-<u43>"),

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 import json
 import math
 import re
@@ -64,12 +65,21 @@ _SAME_CHAR = lazy(r"(.)\1*", re.DOTALL)
 #: a variable with a default (shell `${X:-d}`, Spring `${x:d}`); the default is judged as the value
 _SHELL_DEFAULT = lazy(r"\$\{[A-Za-z_][\w.]{0,80}:[-=]?(?![?+])([^{}$\s]{1,200})\}")  # (not `:?error`, `:+alt`)
 # (x's of one case: a mask is typed `xxx` or `XXX`; a random tail holds `xXx` by chance)
-_MASK = lazy(r"\*{3,}|\.{3}|…|_{3,}|-{3,}|•{2,}")
+_MASK = lazy(r"\*{3,}|\.{3}|…|•{2,}")
 #: x's stand for characters left out (`sk_live_xxxx`, `abcd-XXX-efgh`) at an edge of the value or
 #: of one of its parts, or four and more in a row; three inside a random tail are chance
 _X_RUN = lazy(r"x{3,}|X{3,}")
+#: underscores and dashes stand for characters left out the same way (`sk_live_____`, `token: ---`);
+#: three between letters or digits are chance in a base64url tail (about one 40-100-character token
+#: in 1,300-3,500 holds such a run)
+_LINE_RUN = lazy(r"_{3,}|-{3,}")
 # (Ruby's and Elixir's names end in `!` or `?`: `System.fetch_env!("DB_PASSWORD")`, `ENV.fetch!(...)`)
 _CALL = lazy(r"[A-Za-z_][!?]?\(")
+# What stands before a call in a value that reads a secret at run time (`os.environ.get(`,
+# `config["db"].get(`, `System.fetch_env!(`, `"Basic " + b64(`): names, dots, brackets, quotes,
+# spaces and joins; a run of symbols no code holds there (`e^3&4q&eu)4c%s@i-...1i(h`, Django's
+# generated key) is a random value with a bracket in it
+_CALL_PREFIX = lazy(r"[!@=&*]?[\w.:>\[\]\"'$ +!?-]{0,200}")
 #: a command run for its output in backticks (mutt's `` `pass show mail/corp` ``, like `$(...)`): a program
 #: that hands out a secret, or a script named by its path, then its arguments
 _COMMAND_OUTPUT = lazy(r"`[ \t]{0,4}(?:(?:pass|gopass|gpg2?|security|secret-tool|op|bw|rbw|lpass|keepassxc-cli|kpcli|vault"
@@ -211,7 +221,7 @@ def is_placeholder(value: str, *, quoted: bool) -> bool:
         return True  # words URL-encoded: `username%3Apassword` in a doc's example
     if value.startswith("eyJ") and "." not in value and _jwt_header(value):
         return True  # a JWT's header alone, as docs cut a token short: no token
-    if _CALL.search(value) or run_at_read(value) or _URL.match(value) or sample_jwt(value) or documented_example(value):
+    if _call(value) or run_at_read(value) or _URL.match(value) or sample_jwt(value) or documented_example(value):
         return True
     if _PATH.fullmatch(value) and (value[0] in "~.\\" or value.count("/") >= 2 or value[1:2] == ":"
                                    or (value[0] == "/" and value[1:].isalpha() and value[1:].islower())):
@@ -261,11 +271,33 @@ def _random_part(part: str) -> bool:
 _DIGIT_RUN = lazy(r"[0-9]+")
 
 
+def _call(value: str) -> bool:
+    """Does ``value`` call something to get the secret (``config('API_KEY')``,
+    ``os.environ.get("X")``, ``hashlib.sha256(x.encode()).hexdigest()``)? A call's name is a name
+    (one case, or words: not ``AM9hFf7``) and it is a method's (after a ``.``) or what stands
+    before it is code (:data:`_CALL_PREFIX`); a random value that holds a ``(`` after a letter
+    (Django's generated keys) is a value."""
+    for n, m in enumerate(_CALL.finditer(value)):
+        if n == 8:
+            break  # (the first calls say it: a value of calls is read no further)
+        start = m.start()
+        while start > 0 and m.start() - start < 80 and (value[start - 1].isalnum() or value[start - 1] == "_"):
+            start -= 1
+        while value[start].isdigit():
+            start += 1
+        word = value[start:m.start() + 1]
+        if not (word.islower() or word.isupper() or identifier_like(word) or spoken(word) or len(word) <= 3):
+            continue
+        if value[start - 1:start] == "." or _CALL_PREFIX.fullmatch(value, 0, start) is not None:
+            return True
+    return False
+
+
 def _masked(value: str) -> bool:
-    """Does ``value`` hide characters behind a mask (``****``, ``…``, ``sk_live_xxxx``)?"""
+    """Does ``value`` hide characters behind a mask (``****``, ``…``, ``sk_live_xxxx``, ``_____``)?"""
     if _MASK.search(value):
         return True
-    for m in _X_RUN.finditer(value):
+    for m in itertools.chain(_X_RUN.finditer(value), _LINE_RUN.finditer(value)):
         before = value[m.start() - 1] if m.start() else ""
         after = value[m.end()] if m.end() < len(value) else ""
         if len(m.group()) >= 4 or not before.isalnum() or not after.isalnum():

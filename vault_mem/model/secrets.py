@@ -118,7 +118,9 @@ from vault_mem.model.secret_fields import (
     xml_elements,
 )
 from vault_mem.model.secret_keys import bearer_blobs, der_private_keys, key_blocks, private_keys, wallet_keys
+from vault_mem.model.secret_judge import judge
 from vault_mem.model.secret_labels import app_passwords, assignments, push_addresses
+from vault_mem.model.secret_names import key_class, label_keywords
 from vault_mem.model.secret_near import warned_values
 from vault_mem.model.secret_pairs import (
     credential_pairs, key_id_pairs, login_rows, sentence_passwords, two_line_logins, unlabelled_passwords,
@@ -278,6 +280,8 @@ def _candidates(text: str, depth: int, budget: list[int]) -> list[tuple[int, Sec
                 inner = _json_secrets(decoded)
             if not inner and ":" in decoded:
                 inner = _user_pass(decoded, source.text, start, end)
+            if not inner:
+                inner = _decoded_value(decoded, source.text, start, end)
             if inner:
                 span = source.span(start, end)
                 out.append((_AFTER_RULES + 2, SecretFinding(f"{encoding}-encoded {inner[0].kind}", *span)))
@@ -341,6 +345,30 @@ def _user_pass(decoded: str, text: str, start: int, end: int) -> list[SecretFind
         return []
     line = text[text.rfind("\n", 0, start) + 1:(text.find("\n", end) + 1 or len(text) + 1) - 1]
     return [SecretFinding("user and password", 0, len(decoded))] if _DECODE_CUE.search(line[:400]) else []
+
+
+# A value decoded on a line that decodes it and names what it is (`echo X | base64 -d  # the DB
+# password`, `atob("X") // api token`, `b64decode("X")  # signing secret`): the label after the
+# value, in a comment, names the decoded text, which is judged as a value under that label
+_DECODE_CALL = lazy(r"(?i:base64[ \t]{1,4}(?:-d|-D|--decode)|b64decode|atob|from_?base64|frombase64string|decodebase64)")
+_ONE_VALUE = lazy(r"[^\s]{6,200}")
+
+
+def _decoded_value(decoded: str, text: str, start: int, end: int) -> list[SecretFinding]:
+    """One value decoded from a run whose line decodes it (:data:`_DECODE_CALL`) and names a
+    password, secret, token or key: what the label's judge takes for that credential."""
+    if _ONE_VALUE.fullmatch(decoded) is None:
+        return []
+    line = text[text.rfind("\n", 0, start) + 1:(text.find("\n", end) + 1 or len(text) + 1) - 1][:400]
+    if _DECODE_CALL.search(line) is None:
+        return []
+    for kw in label_keywords(line.lower()):
+        cls = key_class(kw.group())
+        if cls in ("password", "secret", "key"):
+            kind = judge("password" if cls == "password" else "secret", ":", decoded, quoted=False, code=False, ends=True)
+            if kind:
+                return [SecretFinding(kind, 0, len(decoded))]
+    return []
 
 
 def _json_secrets(decoded: str) -> list[SecretFinding]:
