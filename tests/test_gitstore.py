@@ -360,22 +360,9 @@ def test_a_one_shot_write_with_the_bundled_model_configured_loads_no_model_code(
 
     root = Vault.init(tmp_path / "vault").root
     assert 'provider = "local"' in (root / "vault.toml").read_text()
-    code = (
-        "import sys\n"
-        "from vault_mem.adapters.cli import main\n"
-        f"v = {str(root)!r}\n"
-        "for argv in (['remember', 'editor', '--description', 'Uses Helix', '--body', 'b'],\n"
-        "             ['remember', 'editor', '--description', 'Uses Helix daily', '--body', 'b']):\n"
-        "    assert main(['--vault', v, *argv]) == 0, argv\n"
-        "print(sorted(m for m in ('numpy', 'onnxruntime', 'tokenizers', 'httpx', 'sqlite_vec', 'vault_mem.embed.local')\n"
-        "             if m in sys.modules))\n")
     env = {k: v for k, v in os.environ.items() if k != "VAULT_MEM_EMBEDDER"}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env={**env, "VAULT_MEM_DAEMON": "off"}, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout
-    assert git(root, "status", "--porcelain") == ""
-    assert "Helix daily" in (root / "facts" / "editor.md").read_text()
+    assert _imported_by_two_one_shot_writes(root, ("numpy", "onnxruntime", "tokenizers", "httpx", "sqlite_vec",
+                                                   "vault_mem.embed.local"), env) == "[]"
 
 
 #: standard modules a one-shot write has no use for: ``shutil`` (``which``, ``copyfile``, and
@@ -399,6 +386,14 @@ def test_a_one_shot_write_imports_no_standard_module_it_does_not_use(tmp_path):
     from vault_mem import Vault
 
     root = Vault.init(tmp_path / "vault").root
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    assert _imported_by_two_one_shot_writes(root, (*_NOT_FOR_A_WRITE, *_OWN_NOT_FOR_A_WRITE), env) == "[]"
+
+
+def _imported_by_two_one_shot_writes(root: Path, modules: tuple[str, ...], env: dict) -> str:
+    """Which of ``modules`` a process holds after two one-shot ``remember`` commands (create, then
+    update) into the vault ``root`` without a daemon, in ``env``: its ``sys.modules``, printed;
+    the writes whole (a clean status, ``git fsck``, the new text in the file)."""
     code = (
         "import sys\n"
         "from vault_mem.adapters.cli import main\n"
@@ -406,14 +401,14 @@ def test_a_one_shot_write_imports_no_standard_module_it_does_not_use(tmp_path):
         "for argv in (['remember', 'editor', '--description', 'Uses Helix', '--body', 'b'],\n"
         "             ['remember', 'editor', '--description', 'Uses Helix daily', '--body', 'b']):\n"
         "    assert main(['--vault', v, *argv]) == 0, argv\n"
-        f"print(sorted(m for m in {(*_NOT_FOR_A_WRITE, *_OWN_NOT_FOR_A_WRITE)!r} if m in sys.modules))\n")
-    env = {**os.environ, "VAULT_MEM_DAEMON": "off", "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+        f"print(sorted(m for m in {modules!r} if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**env, "VAULT_MEM_DAEMON": "off"}, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout
     assert git(root, "status", "--porcelain") == ""
     git(root, "fsck", "--strict", "--no-dangling")
     assert "Helix daily" in (root / "facts" / "editor.md").read_text()
+    return done.stdout.strip().splitlines()[-1]
 
 
 def _recorded_inodes(root: Path, paths: list[str]) -> dict[str, int]:
