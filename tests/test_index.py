@@ -242,11 +242,11 @@ def test_the_authors_rows_kept_in_meta_read_as_none_when_absent_or_damaged(vault
     from vault_mem.index import authors
 
     db = open_sidecar(vault).db
-    readers = {authors.LINEAGE: lambda: authors.lineage_paths(db), authors.MOVED: lambda: authors.moved_from(db),
+    readers = {authors.LINEAGE: lambda: authors.lineage_paths(db), authors.MOVED: lambda: authors.moved_from(db), authors.DELETED: lambda: authors.deleted_here(db),
                authors.ORIGINS_TIPS: lambda: authors.origins_state(db, "stamp"),
                authors.PATH_HISTORIES: lambda: authors.path_histories(db),
                authors.ADOPTION: lambda: authors.adoption_states(db)}
-    nothing = {authors.LINEAGE: set(), authors.MOVED: {}, authors.ORIGINS_TIPS: [],
+    nothing = {authors.LINEAGE: set(), authors.MOVED: {}, authors.DELETED: {}, authors.ORIGINS_TIPS: [],
                authors.PATH_HISTORIES: (None, {}), authors.ADOPTION: {}}
     for name, read in readers.items():
         assert read() == nothing[name], name
@@ -254,10 +254,13 @@ def test_the_authors_rows_kept_in_meta_read_as_none_when_absent_or_damaged(vault
             db.set_meta(name, bad)
             assert read() == nothing[name], (name, bad)
     authors.replace(db, "c1", {"facts/a.md": ("c1", "a@x", "A", "b1")}, {"facts/a.md"},
-                    {"facts/b.md": ("c1", "facts/a.md")})
+                    {"facts/b.md": ("c1", "facts/a.md", "c0")}, {"facts/c.md": ("c1", "b2")})
     assert authors.stored_head(db) == "c1"
     assert authors.lineage_paths(db) == {"facts/a.md"}
-    assert authors.moved_from(db) == {"facts/b.md": ("c1", "facts/a.md")}
+    assert authors.moved_from(db) == {"facts/b.md": ("c1", "facts/a.md", "c0")}
+    assert authors.deleted_here(db) == {"facts/c.md": ("c1", "b2")}
+    db.set_meta(authors.MOVED, '{"facts/b.md": ["c1", "facts/a.md"]}')  # kept before moves split over commits
+    assert authors.moved_from(db) == {"facts/b.md": ("c1", "facts/a.md", "c1")}
     authors.keep_path_histories(db, "c1", {"facts/a.md": [["c1", "a@x", "A", "b1"]]})
     assert authors.path_histories(db) == ("c1", {"facts/a.md": [["c1", "a@x", "A", "b1"]]})
     authors.keep_adoption_states(db, {"facts/a.md": ["k", "s"]})

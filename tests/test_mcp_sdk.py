@@ -43,9 +43,22 @@ def test_a_server_session_imports_neither_the_sdks_client_nor_mcpserver(vault, t
                                           "clientInfo": {"name": "t", "version": "1"}})
                + _request(None, "notifications/initialized") + _request(2, "tools/list")
                + _request(3, "tools/call", {"name": "list", "arguments": {}}))
-    proc = _python(SERVE_AND_REPORT, str(vault.root), str(report), input=session)
-    assert proc.returncode == 0, proc.stderr
-    answers = {m["id"]: m for m in map(json.loads, proc.stdout.splitlines())}
+    # as a client does, stdin stays open until the last answer is in: at its end the SDK cancels
+    # the calls still running (their callers gone), and a call answered after it was lost (ci15)
+    with subprocess.Popen([sys.executable, "-c", SERVE_AND_REPORT, str(vault.root), str(report)],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}) as proc:
+        try:
+            proc.stdin.write(session)
+            proc.stdin.flush()
+            answers = {}
+            while 3 not in answers and (line := proc.stdout.readline()):
+                message = json.loads(line)
+                answers[message.get("id")] = message
+            proc.stdin.close()
+            assert proc.wait(timeout=120) == 0, proc.stderr.read()
+        finally:
+            proc.kill()
     assert answers[1]["result"]["serverInfo"]["name"] == "vault-mem"
     assert {t["name"] for t in answers[2]["result"]["tools"]} >= {"remember", "recall"}
     assert answers[3]["result"]["isError"] is False
