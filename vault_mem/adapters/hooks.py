@@ -44,24 +44,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vault_mem.adapters.contexts import (
-    INDEX_CONTEXT,
-    MAX_CONTEXT_CHARS,
-    PROMPT_HITS,
-    person_prompt,
-    prompt_hits_context,
-)
-from vault_mem.adapters.distill import stop_hook
-from vault_mem.adapters.read_here import read_here
-from vault_mem.adapters.vaults import Vaults
 from vault_mem.config import FOLDER_TYPES, STATE_DIR, is_state_dir_name
 from vault_mem.errors import LockTimeoutError, MalformedFileError, NotAVaultError, UsageError, VaultMemError
-from vault_mem.store.finder import resolve_vault_root, resolve_vaults
+from vault_mem.store.finder import resolve_vault_root
 from vault_mem.model.names import shell_word, shown
 from vault_mem.adapters.hook_names import CLAUDE_HOOKS, HOOK_NAMES, STOP_HOOK
 
 if TYPE_CHECKING:
+    from vault_mem.adapters.vaults import Vaults
     from vault_mem.vault.core import Vault
+
+# The Claude Code hooks' modules (contexts, distill, read_here, vaults) are imported inside their
+# functions: a git hook of a person's commit never loads them (tests/test_git_hook_startup.py).
 
 __all__ = ["HOOK_NAMES", "run_hook"]
 #: how long post-checkout/-merge/-rewrite wait for the vault's write lock before leaving the
@@ -109,6 +103,10 @@ def _context_output(event_name: str, context: str) -> str:
 
 def _claude_hook(name: str) -> Callable[..., HookOutput]:
     def run(stdin_text: str, vault_path: str | None, extra: list[str]) -> HookOutput:
+        from vault_mem.adapters.read_here import read_here
+        from vault_mem.adapters.vaults import Vaults
+        from vault_mem.store.finder import resolve_vaults
+
         event = _event(stdin_text)
         cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else None
         try:
@@ -135,6 +133,7 @@ def _claude_hook(name: str) -> Callable[..., HookOutput]:
 
 
 def _fit(text: str) -> str:
+    from vault_mem.adapters.contexts import MAX_CONTEXT_CHARS
     from vault_mem.model.render import cut  # lazy: the hooks' start-up time
 
     return cut(text, MAX_CONTEXT_CHARS, "(more memories than fit here: use recall to search them)")
@@ -143,6 +142,8 @@ def _fit(text: str) -> str:
 def several_prompt_context(vaults: Vaults, event: dict[str, Any]) -> str | None:
     """:func:`prompt_context` over every vault: each vault's strong hits (by its own verdict,
     :mod:`vault_mem.model.fusion`), merged, each naming its vault."""
+    from vault_mem.adapters.contexts import PROMPT_HITS, person_prompt, prompt_hits_context
+
     prompt = event.get("prompt")
     if not isinstance(prompt, str) or not person_prompt(prompt):
         return None
@@ -161,6 +162,8 @@ def index_contexts(vaults: Vaults, room: int) -> list[str]:
     """Each vault's INDEX.md as the agent's context carries it, all within ``room`` characters:
     each vault gets an equal share, and the room one leaves unused goes to the others, so
     neither is starved by the other's size. Each is rendered within its share (never cut)."""
+    from vault_mem.adapters.contexts import INDEX_CONTEXT
+
     names = vaults.names
     room -= len(_BETWEEN) * (len(names) - 1)
 
@@ -187,6 +190,7 @@ def index_contexts(vaults: Vaults, room: int) -> list[str]:
 def several_session_context(vaults: Vaults, event: dict[str, Any]) -> str:
     """:func:`session_context` over every vault: the preamble naming them, then each vault's
     INDEX.md within the one budget (:func:`index_contexts`)."""
+    from vault_mem.adapters.contexts import MAX_CONTEXT_CHARS
     from vault_mem.adapters.tools import memory_preamble  # lazy: the hooks' start-up time
 
     where = " and ".join(f"{name} vault {vaults.root(name)}" for name in vaults.names)
@@ -301,7 +305,7 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
         if problems:
             return 1, "", ("vault-mem: commit refused, these memory files cannot be committed as they are:\n" + "\n".join(problems)
                            + "\nFix them and `git add` them again (or commit with --no-verify to skip this check).\n")
-        _stage_index(vault)
+        _stage_index(vault, {p: contents[p] for p in contents})
         return 0, "", ""
     except VaultMemError as exc:
         return 1, "", f"vault-mem pre-commit: {exc}\n"
@@ -321,7 +325,7 @@ def _staged_keys(vault: Vault) -> dict[str, list[str]]:
     return keys
 
 
-def _stage_index(vault: Vault) -> None:
+def _stage_index(vault: Vault, read: dict[str, bytes] | None = None) -> None:
     """Regenerate INDEX.md and put it in the commit being made, without waiting on agents.
 
     git holds index.lock while this hook runs, and an agent write holds the vault's write lock
@@ -333,7 +337,10 @@ def _stage_index(vault: Vault) -> None:
 
     Known limit: after ``git commit PATH`` with other changes staged, git's real index keeps its
     older INDEX.md (a hook can only change the temporary index git commits from); the next commit
-    or agent write brings it back in line."""
+    or agent write brings it back in line.
+
+    ``read``: staged versions the gate already read (top path -> bytes), not read again (one
+    ``git ls-files`` and one ``git cat-file`` process fewer per commit)."""
     from vault_mem.model.indexmd import INDEX_FILE  # lazy: the Claude Code hooks' start-up time
     from vault_mem.store import worktree
     from vault_mem.vault.steps import changed_memory_paths, index_of
@@ -348,7 +355,9 @@ def _stage_index(vault: Vault) -> None:
     # the files git status reports, their staged versions read in one batch (index_of asks for each)
     changed = changed_memory_paths(vault.ws)
     tops = [vault.ws.top(rel) for rel in changed]
-    batch = worktree.staged_blobs(repo, tops)
+    read = read or {}
+    unread = [top for top in tops if top not in read]
+    batch = {**(worktree.staged_blobs(repo, unread) if unread else {}), **{t: read[t] for t in tops if t in read}}
     asked = set(tops)
 
     def staged(top: str) -> bytes | None:
@@ -471,10 +480,16 @@ def _commit_persons_index(vault: Vault, name: str) -> str:
             "in changed memory files without vault-mem's hook\n")
 
 
+def _stop_hook(stdin_text: str, vault_path: str | None, extra: list[str]) -> HookOutput:
+    from vault_mem.adapters.distill import stop_hook
+
+    return stop_hook(stdin_text, vault_path, extra)
+
+
 #: a handler per name of :data:`HOOK_NAMES` (the one list), no other (tests/test_hooks.py checks)
 _HANDLERS: dict[str, Callable[[str, str | None, list[str]], HookOutput]] = {
     **{name: _claude_hook(name) for name in CLAUDE_HOOKS},
-    STOP_HOOK: stop_hook,
+    STOP_HOOK: _stop_hook,
     "pre-commit": pre_commit,
     **{name: _refresh(name) for name in ("post-merge", "post-checkout", "post-rewrite")},
 }
