@@ -99,10 +99,11 @@ def test_the_git_hooks_import_nothing_only_other_commands_use(vault):
 
 
 def test_pre_commit_reads_each_staged_memory_once(vault, tmp_path):
-    """The gate's read of the staged memory files is the one the commit's INDEX.md is built from:
-    one ``git ls-files -s`` and one ``git cat-file --batch`` per hand commit of a memory (they ran
-    twice). Counted from GIT_TRACE; the commit's INDEX.md still lists the staged version, not the
-    one on disk."""
+    """The gate's read of the staged memory files is the one the commit's INDEX.md is built from,
+    and its listing of the type folders gives both the keys in use and the blobs to read: one
+    ``git ls-files`` and one ``git cat-file --batch`` per hand commit of a memory (they were three
+    and two). Counted from GIT_TRACE; the commit's INDEX.md still lists the staged version, not
+    the one on disk, and a key staged twice is still refused."""
     root = vault.root
     (root / "facts" / "build-host.md").write_text("---\ndescription: the build host is ares\n---\nares.\n")
     git(root, "add", "facts/build-host.md")
@@ -112,7 +113,12 @@ def test_pre_commit_reads_each_staged_memory_once(vault, tmp_path):
     subprocess.run(["git", "commit", "-q", "-m", "hand"], cwd=root, env={**os.environ, "GIT_TRACE": str(trace)},
                    check=True, capture_output=True)
     lines = trace.read_text().splitlines()
-    assert sum("built-in: git ls-files -s" in line for line in lines) == 1, lines
+    # one listing of the type folders: the keys in use and the staged blobs (was three)
+    assert sum("built-in: git ls-files" in line for line in lines) == 1, lines
     assert sum("built-in: git cat-file --batch" in line and "--batch-check" not in line for line in lines) == 1, lines
     index = git(root, "show", "HEAD:INDEX.md")
     assert "the build host is ares" in index and "zeus" not in index
+    (root / "notes" / "build-host.md").write_text("---\ndescription: a second build host note\n---\nx.\n")
+    git(root, "add", "notes/build-host.md")
+    proc = subprocess.run(["git", "commit", "-q", "-m", "twice"], cwd=root, capture_output=True, text=True)
+    assert proc.returncode == 1 and "its key is also used by facts/build-host.md" in proc.stderr, proc.stderr

@@ -276,16 +276,17 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
             theirs |= staged - worktree.staged_differs_from(vault.repo, vault.prefix or ".", head)
         memory_changes = [c for c in changes if c[2][len(vault.prefix):] != INDEX_FILE and c[2] not in theirs]
         problems = []
-        keys = _staged_keys(vault)
+        # one listing of the type folders' staged files: the keys in use, and the blob of each
+        # memory file to check, read in one batch (not a git process a file: a merge or an
+        # import stages thousands)
+        listed, ids = worktree.staged_listing(vault.repo, [f"{vault.prefix}{f}" for f in FOLDER_TYPES])
+        keys = _staged_keys(vault, listed)
         failed = set(failed_writes(vault.ws))
-        # read in one batch, not a git process a file (a merge or an import stages thousands)
-        contents = worktree.staged_blobs(vault.repo, [p for s, m, p in memory_changes if s != "D" and m != "120000"])
-        for status, mode, path in memory_changes:
+        checked = [(mode, path) for status, mode, path in memory_changes
+                   if status != "D" and _is_memory_file(path[len(vault.prefix):])]
+        contents = worktree.read_staged(vault.repo, {p: ids[p] for m, p in checked if m != "120000" and p in ids})
+        for mode, path in checked:
             rel = path[len(vault.prefix):]
-            if status == "D" or "/" not in rel or rel.split("/", 1)[0] not in FOLDER_TYPES:
-                continue
-            if not rel.endswith(".md") or rel.rsplit("/", 1)[-1].startswith((".", "#", "~")):
-                continue  # not a memory file (the sidecar ignores it too)
             data = (contents[path] if path in contents else worktree.staged_blob(vault.repo, path)) \
                 if mode != "120000" else b""
             reason = check_staged_file(vault, rel, mode, data)
@@ -313,12 +314,18 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
         vault.close()
 
 
-def _staged_keys(vault: Vault) -> dict[str, list[str]]:
-    """key -> staged paths of memory files with that key, over every type folder."""
-    from vault_mem.store import worktree  # lazy: the Claude Code hooks' start-up time
+def _is_memory_file(rel: str) -> bool:
+    """Whether the vault-relative ``rel`` is a memory file the gate checks: in a type folder, a
+    ``.md`` file, not hidden or an editor's (the sidecar ignores those too)."""
+    return ("/" in rel and rel.split("/", 1)[0] in FOLDER_TYPES and rel.endswith(".md")
+            and not rel.rsplit("/", 1)[-1].startswith((".", "#", "~")))
 
+
+def _staged_keys(vault: Vault, listed: list[str]) -> dict[str, list[str]]:
+    """key -> staged paths of memory files with that key, of ``listed`` (every staged file of
+    the type folders, :func:`~vault_mem.store.worktree.staged_listing`)."""
     keys: dict[str, list[str]] = {}
-    for path in worktree.staged_files(vault.repo, [f"{vault.prefix}{f}" for f in FOLDER_TYPES]):
+    for path in listed:
         rel = path[len(vault.prefix):]
         if rel.endswith(".md") and rel.count("/") == 1:
             keys.setdefault(rel.rsplit("/", 1)[-1][:-3], []).append(path)
