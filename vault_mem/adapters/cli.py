@@ -30,7 +30,6 @@ need not pay. Those imports are all of lower layers or of this adapters package.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import dataclasses
 import datetime as dt
@@ -44,7 +43,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vault_mem.adapters.cli_output import escaping_streams, json_text, raw_stream
-from vault_mem.adapters.cli_parser import build_parser, command_named
 from vault_mem.config import CONFIG_FILE, PERSONAL, daemon_may_answer
 from vault_mem.store.finder import resolve_vault_root, resolve_vaults
 from vault_mem.errors import UsageError, VaultMemError, WriteOutcomeUnknownError
@@ -53,6 +51,8 @@ from vault_mem.model.render import author_label
 from vault_mem.platform.threads import one_blas_thread
 
 if TYPE_CHECKING:
+    import argparse
+
     from vault_mem.vault.core import Vault
 
 #: The environment variable that turns on debug output (the daemon's log level too).
@@ -1212,14 +1212,44 @@ def cmd_export(args) -> int:
     return 0
 
 
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser (:func:`vault_mem.adapters.cli_parser.build_parser`), imported when a command
+    line is parsed: a git hook's line is read without it (:func:`git_hook_args`)."""
+    from vault_mem.adapters.cli_parser import build_parser as build  # lazy: a git hook's start-up time
+
+    return build(command)
+
+
+def git_hook_args(argv: list[str]) -> argparse.Namespace | None:
+    """The parsed arguments of a line exactly as vault-mem's git hooks write it (``--vault VAULT
+    hook NAME [ARG...]``, :mod:`vault_mem.store.hooks`), without argparse and the parser (their
+    import and building were ~10 ms of CPU of each hook of a person's git command); the same
+    namespace the parser gives (tests/test_cli.py checks). None for any other line: the parser
+    reads it, with every message it gives."""
+    from types import SimpleNamespace
+
+    from vault_mem.adapters.hook_names import HOOK_NAMES
+
+    if len(argv) < 4 or argv[0] != "--vault" or argv[2] != "hook" or argv[3] not in HOOK_NAMES:
+        return None
+    if any(not word or word.startswith("-") for word in (argv[1], *argv[4:])):
+        return None  # an option, "--", or an empty word: the parser's to read
+    return SimpleNamespace(vault=argv[1], json=False, agent=None, command="hook", name=argv[3],  # type: ignore[return-value]
+                           hook_args=list(argv[4:]))
+
+
 def main(argv: list[str] | None = None) -> int:
     one_blas_thread()  # before numpy loads (platform/threads.py)
     argv = sys.argv[1:] if argv is None else argv
-    parser = build_parser(command_named(argv))  # only the command's own parser: start-up time
-    args = parser.parse_args(argv)
-    if not args.command:
-        parser.print_help(sys.stderr)
-        return 2
+    args = git_hook_args(argv)
+    if args is None:
+        from vault_mem.adapters.cli_parser import command_named  # lazy: a git hook's start-up time
+
+        parser = build_parser(command_named(argv))  # only the command's own parser: start-up time
+        args = parser.parse_args(argv)
+        if not args.command:
+            parser.print_help(sys.stderr)
+            return 2
     if args.command not in _NAMED_WHEN_LOCKING:
         _name_this_process(args.command)
     # what a command prints reaches a terminal escaped (adapters/cli_output.py); a hook's and the

@@ -44,24 +44,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vault_mem.adapters.contexts import (
-    INDEX_CONTEXT,
-    MAX_CONTEXT_CHARS,
-    PROMPT_HITS,
-    person_prompt,
-    prompt_hits_context,
-)
-from vault_mem.adapters.distill import stop_hook
-from vault_mem.adapters.read_here import read_here
-from vault_mem.adapters.vaults import Vaults
 from vault_mem.config import FOLDER_TYPES, STATE_DIR, is_state_dir_name
 from vault_mem.errors import LockTimeoutError, MalformedFileError, NotAVaultError, UsageError, VaultMemError
-from vault_mem.store.finder import resolve_vault_root, resolve_vaults
+from vault_mem.store.finder import resolve_vault_root
 from vault_mem.model.names import shell_word, shown
 from vault_mem.adapters.hook_names import CLAUDE_HOOKS, HOOK_NAMES, STOP_HOOK
 
 if TYPE_CHECKING:
+    from vault_mem.adapters.vaults import Vaults
     from vault_mem.vault.core import Vault
+
+# The Claude Code hooks' modules (contexts, distill, read_here, vaults) are imported inside their
+# functions: a git hook of a person's commit never loads them (tests/test_git_hook_startup.py).
 
 __all__ = ["HOOK_NAMES", "run_hook"]
 #: how long post-checkout/-merge/-rewrite wait for the vault's write lock before leaving the
@@ -109,6 +103,10 @@ def _context_output(event_name: str, context: str) -> str:
 
 def _claude_hook(name: str) -> Callable[..., HookOutput]:
     def run(stdin_text: str, vault_path: str | None, extra: list[str]) -> HookOutput:
+        from vault_mem.adapters.read_here import read_here
+        from vault_mem.adapters.vaults import Vaults
+        from vault_mem.store.finder import resolve_vaults
+
         event = _event(stdin_text)
         cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else None
         try:
@@ -135,6 +133,7 @@ def _claude_hook(name: str) -> Callable[..., HookOutput]:
 
 
 def _fit(text: str) -> str:
+    from vault_mem.adapters.contexts import MAX_CONTEXT_CHARS
     from vault_mem.model.render import cut  # lazy: the hooks' start-up time
 
     return cut(text, MAX_CONTEXT_CHARS, "(more memories than fit here: use recall to search them)")
@@ -143,6 +142,8 @@ def _fit(text: str) -> str:
 def several_prompt_context(vaults: Vaults, event: dict[str, Any]) -> str | None:
     """:func:`prompt_context` over every vault: each vault's strong hits (by its own verdict,
     :mod:`vault_mem.model.fusion`), merged, each naming its vault."""
+    from vault_mem.adapters.contexts import PROMPT_HITS, person_prompt, prompt_hits_context
+
     prompt = event.get("prompt")
     if not isinstance(prompt, str) or not person_prompt(prompt):
         return None
@@ -161,6 +162,8 @@ def index_contexts(vaults: Vaults, room: int) -> list[str]:
     """Each vault's INDEX.md as the agent's context carries it, all within ``room`` characters:
     each vault gets an equal share, and the room one leaves unused goes to the others, so
     neither is starved by the other's size. Each is rendered within its share (never cut)."""
+    from vault_mem.adapters.contexts import INDEX_CONTEXT
+
     names = vaults.names
     room -= len(_BETWEEN) * (len(names) - 1)
 
@@ -187,6 +190,7 @@ def index_contexts(vaults: Vaults, room: int) -> list[str]:
 def several_session_context(vaults: Vaults, event: dict[str, Any]) -> str:
     """:func:`session_context` over every vault: the preamble naming them, then each vault's
     INDEX.md within the one budget (:func:`index_contexts`)."""
+    from vault_mem.adapters.contexts import MAX_CONTEXT_CHARS
     from vault_mem.adapters.tools import memory_preamble  # lazy: the hooks' start-up time
 
     where = " and ".join(f"{name} vault {vaults.root(name)}" for name in vaults.names)
@@ -272,16 +276,17 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
             theirs |= staged - worktree.staged_differs_from(vault.repo, vault.prefix or ".", head)
         memory_changes = [c for c in changes if c[2][len(vault.prefix):] != INDEX_FILE and c[2] not in theirs]
         problems = []
-        keys = _staged_keys(vault)
+        # one listing of the type folders' staged files: the keys in use, and the blob of each
+        # memory file to check, read in one batch (not a git process a file: a merge or an
+        # import stages thousands)
+        listed, ids = worktree.staged_listing(vault.repo, [f"{vault.prefix}{f}" for f in FOLDER_TYPES])
+        keys = _staged_keys(vault, listed)
         failed = set(failed_writes(vault.ws))
-        # read in one batch, not a git process a file (a merge or an import stages thousands)
-        contents = worktree.staged_blobs(vault.repo, [p for s, m, p in memory_changes if s != "D" and m != "120000"])
-        for status, mode, path in memory_changes:
+        checked = [(mode, path) for status, mode, path in memory_changes
+                   if status != "D" and _is_memory_file(path[len(vault.prefix):])]
+        contents = worktree.read_staged(vault.repo, {p: ids[p] for m, p in checked if m != "120000" and p in ids})
+        for mode, path in checked:
             rel = path[len(vault.prefix):]
-            if status == "D" or "/" not in rel or rel.split("/", 1)[0] not in FOLDER_TYPES:
-                continue
-            if not rel.endswith(".md") or rel.rsplit("/", 1)[-1].startswith((".", "#", "~")):
-                continue  # not a memory file (the sidecar ignores it too)
             data = (contents[path] if path in contents else worktree.staged_blob(vault.repo, path)) \
                 if mode != "120000" else b""
             reason = check_staged_file(vault, rel, mode, data)
@@ -301,7 +306,7 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
         if problems:
             return 1, "", ("vault-mem: commit refused, these memory files cannot be committed as they are:\n" + "\n".join(problems)
                            + "\nFix them and `git add` them again (or commit with --no-verify to skip this check).\n")
-        _stage_index(vault)
+        _stage_index(vault, {p: contents[p] for p in contents})
         return 0, "", ""
     except VaultMemError as exc:
         return 1, "", f"vault-mem pre-commit: {exc}\n"
@@ -309,19 +314,25 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
         vault.close()
 
 
-def _staged_keys(vault: Vault) -> dict[str, list[str]]:
-    """key -> staged paths of memory files with that key, over every type folder."""
-    from vault_mem.store import worktree  # lazy: the Claude Code hooks' start-up time
+def _is_memory_file(rel: str) -> bool:
+    """Whether the vault-relative ``rel`` is a memory file the gate checks: in a type folder, a
+    ``.md`` file, not hidden or an editor's (the sidecar ignores those too)."""
+    return ("/" in rel and rel.split("/", 1)[0] in FOLDER_TYPES and rel.endswith(".md")
+            and not rel.rsplit("/", 1)[-1].startswith((".", "#", "~")))
 
+
+def _staged_keys(vault: Vault, listed: list[str]) -> dict[str, list[str]]:
+    """key -> staged paths of memory files with that key, of ``listed`` (every staged file of
+    the type folders, :func:`~vault_mem.store.worktree.staged_listing`)."""
     keys: dict[str, list[str]] = {}
-    for path in worktree.staged_files(vault.repo, [f"{vault.prefix}{f}" for f in FOLDER_TYPES]):
+    for path in listed:
         rel = path[len(vault.prefix):]
         if rel.endswith(".md") and rel.count("/") == 1:
             keys.setdefault(rel.rsplit("/", 1)[-1][:-3], []).append(path)
     return keys
 
 
-def _stage_index(vault: Vault) -> None:
+def _stage_index(vault: Vault, read: dict[str, bytes] | None = None) -> None:
     """Regenerate INDEX.md and put it in the commit being made, without waiting on agents.
 
     git holds index.lock while this hook runs, and an agent write holds the vault's write lock
@@ -333,7 +344,10 @@ def _stage_index(vault: Vault) -> None:
 
     Known limit: after ``git commit PATH`` with other changes staged, git's real index keeps its
     older INDEX.md (a hook can only change the temporary index git commits from); the next commit
-    or agent write brings it back in line."""
+    or agent write brings it back in line.
+
+    ``read``: staged versions the gate already read (top path -> bytes), not read again (one
+    ``git ls-files`` and one ``git cat-file`` process fewer per commit)."""
     from vault_mem.model.indexmd import INDEX_FILE  # lazy: the Claude Code hooks' start-up time
     from vault_mem.store import worktree
     from vault_mem.vault.steps import changed_memory_paths, index_of
@@ -348,7 +362,9 @@ def _stage_index(vault: Vault) -> None:
     # the files git status reports, their staged versions read in one batch (index_of asks for each)
     changed = changed_memory_paths(vault.ws)
     tops = [vault.ws.top(rel) for rel in changed]
-    batch = worktree.staged_blobs(repo, tops)
+    read = read or {}
+    unread = [top for top in tops if top not in read]
+    batch = {**(worktree.staged_blobs(repo, unread) if unread else {}), **{t: read[t] for t in tops if t in read}}
     asked = set(tops)
 
     def staged(top: str) -> bytes | None:
@@ -471,10 +487,16 @@ def _commit_persons_index(vault: Vault, name: str) -> str:
             "in changed memory files without vault-mem's hook\n")
 
 
+def _stop_hook(stdin_text: str, vault_path: str | None, extra: list[str]) -> HookOutput:
+    from vault_mem.adapters.distill import stop_hook
+
+    return stop_hook(stdin_text, vault_path, extra)
+
+
 #: a handler per name of :data:`HOOK_NAMES` (the one list), no other (tests/test_hooks.py checks)
 _HANDLERS: dict[str, Callable[[str, str | None, list[str]], HookOutput]] = {
     **{name: _claude_hook(name) for name in CLAUDE_HOOKS},
-    STOP_HOOK: stop_hook,
+    STOP_HOOK: _stop_hook,
     "pre-commit": pre_commit,
     **{name: _refresh(name) for name in ("post-merge", "post-checkout", "post-rewrite")},
 }

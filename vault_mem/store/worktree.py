@@ -21,7 +21,8 @@ from vault_mem.store.git import GitRepo
 
 __all__ = [
     "as_committed", "checkout_files", "checkout_staged", "config_value", "config_values", "dirty_paths", "same_as_committed", "gc_auto", "ignored_paths",
-    "stage_bytes", "stage_paths", "staged_blob", "staged_blobs", "staged_changes", "staged_files", "unstaged_paths",
+    "read_staged", "stage_bytes", "stage_paths", "staged_blob", "staged_blobs", "staged_changes", "staged_files",
+    "staged_listing", "unstaged_paths",
     "untracked_paths",
 ]
 
@@ -152,21 +153,38 @@ def staged_blobs(repo: GitRepo, paths: Iterable[str]) -> dict[str, bytes]:
     however many there are: a commit of 1,000 files (a merge stopped on a conflict, an import)
     read each through a ``git cat-file`` of its own, twice, in pre-commit (40 s at load ~17).
     A path not staged is left out."""
-    from vault_mem.store.history import read_blobs  # history's one batch reader
-
     wanted = set(paths)
     if not wanted:
         return {}
-    folders = sorted({p.rsplit("/", 1)[0] if "/" in p else "." for p in wanted})
+    _, ids = staged_listing(repo, sorted({p.rsplit("/", 1)[0] if "/" in p else "." for p in wanted}))
+    return read_staged(repo, {path: oid for path, oid in ids.items() if path in wanted})
+
+
+def staged_listing(repo: GitRepo, folders: list[str]) -> tuple[list[str], dict[str, str]]:
+    """Every file in the staging area under ``folders`` (literal paths, top-level relative) as
+    ``git ls-files`` lists them (a conflicted file once per stage), and the blob id of each one
+    staged whole (stage 0): one git process for both (the pre-commit gate's keys and its reads)."""
     out = repo.run("ls-files", "-s", "-z", "--", *folders, binary=True, cwd=repo.toplevel,
                    env={"GIT_LITERAL_PATHSPECS": "1"})
+    listed: list[str] = []
     ids: dict[str, str] = {}
     for entry in out.split(b"\x00"):
         meta, _, raw = entry.partition(b"\t")
         fields = meta.split()
+        if len(fields) != 3:
+            continue
         path = raw.decode("utf-8", "surrogateescape")
-        if len(fields) == 3 and fields[2] == b"0" and path in wanted:
+        listed.append(path)
+        if fields[2] == b"0":
             ids[path] = fields[1].decode()
+    return listed, ids
+
+
+def read_staged(repo: GitRepo, ids: dict[str, str]) -> dict[str, bytes]:
+    """``{path: content}`` of the staged blobs ``ids`` (path -> blob id, :func:`staged_listing`),
+    in one ``git cat-file --batch``; a blob git lacks is left out."""
+    from vault_mem.store.history import read_blobs  # history's one batch reader
+
     contents = read_blobs(repo, sorted(set(ids.values())))
     return {path: contents[oid] for path, oid in ids.items() if oid in contents}
 
