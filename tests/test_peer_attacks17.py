@@ -1,0 +1,55 @@
+"""A seventeenth attack run (issue 23, attack25): a teammate's commits to a project repository
+(a real bare remote, pulled with plain git), the person using the real CLI as they would. Each
+attack's test fails on the code before its fix."""
+
+from __future__ import annotations
+
+import os
+
+from conftest import cli, teammate_pushes
+
+#: what the person keeps outside the project: their global Claude instructions and a private note
+_GLOBAL = "# About me\n- My bank is Acme Bank and my lawyer is Jane Roe\n"
+_PRIVATE = "- I plan to leave the company in March; tell no one\n"
+
+
+def _persons_private_files(home):
+    (home / ".claude").mkdir(parents=True, exist_ok=True)
+    (home / ".claude" / "CLAUDE.md").write_text(_GLOBAL)
+    (home / "notes").mkdir(parents=True, exist_ok=True)
+    (home / "notes" / "private.md").write_text(_PRIVATE)
+
+
+def _vault_text(vault) -> str:
+    return "".join(p.read_text(errors="replace") for p in vault.rglob("*.md")
+                   if ".vault-mem" not in p.parts)
+
+
+def test_import_in_a_teammates_repository_reads_nothing_through_its_committed_links(project, tmp_path):
+    """Before: a teammate's commit of `.claude -> ~/.claude` (and `CLAUDE.md -> ~/notes/private.md`)
+    made the person's `vault-mem import .` read their global ~/.claude/CLAUDE.md as the project's
+    `.claude/CLAUDE.md` (only the last part of a path was opened without following links), and
+    `vault-mem import CLAUDE.md` read the private note (the named path was resolved as the person's
+    choice): both landed in the project vault, whose next push gives them to the team. Inside the
+    folder named nothing is followed; a named path reached through a link a commit holds is refused."""
+    proj, home = project
+    _persons_private_files(home)
+    teammate_pushes(proj, tmp_path, {"README.md": "the app\n"},
+                    links={".claude": str(home / ".claude"), "CLAUDE.md": str(home / "notes" / "private.md")})
+    assert os.path.islink(proj / ".claude") and os.path.islink(proj / "CLAUDE.md")
+    folder = cli("import", ".", cwd=proj)
+    named = cli("import", "CLAUDE.md", cwd=proj)
+    text = _vault_text(proj / "memory")
+    assert "Acme Bank" not in text, folder.stdout + folder.stderr
+    assert "leave the company" not in text, named.stdout + named.stderr
+    assert named.returncode != 0 and "CLAUDE.md" in named.stderr and "commit" in named.stderr, named.stderr
+
+
+def test_import_of_a_link_the_person_made_still_follows_it(project):
+    """The guard: a link of the person's own that no commit holds means what naming its target means."""
+    proj, home = project
+    _persons_private_files(home)
+    os.symlink(home / "notes" / "private.md", proj / "mine.md")
+    r = cli("import", "mine.md", cwd=proj)
+    assert r.returncode == 0, r.stderr
+    assert "leave the company" in _vault_text(proj / "memory")
