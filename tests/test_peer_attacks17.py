@@ -53,3 +53,17 @@ def test_import_of_a_link_the_person_made_still_follows_it(project):
     r = cli("import", "mine.md", cwd=proj)
     assert r.returncode == 0, r.stderr
     assert "leave the company" in _vault_text(proj / "memory")
+
+
+def test_connect_in_a_teammates_repository_writes_nothing_through_its_committed_links(project, tmp_path):
+    """Before: a teammate's commit of `.claude -> ~/.claude` made the person's `vault-mem connect
+    claude-code --scope project` write `settings.json` and `settings.local.json` into ~/.claude
+    (the person's own settings for every project), while it printed paths inside the project: a
+    file of the clone decided where connect writes. A link a commit holds on the way to a file
+    connect writes is refused by name, nothing written."""
+    proj, home = project
+    (home / ".claude").mkdir()
+    teammate_pushes(proj, tmp_path, {"README.md": "the app\n"}, links={".claude": str(home / ".claude")})
+    r = cli("connect", "claude-code", "--scope", "project", cwd=proj, env={"HOME": str(home)})
+    assert sorted(os.listdir(home / ".claude")) == [], r.stdout + r.stderr
+    assert r.returncode != 0 and ".claude" in r.stderr and "commit" in r.stderr, r.stderr

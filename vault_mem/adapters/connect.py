@@ -34,8 +34,10 @@ from pathlib import Path
 from typing import Any
 
 from vault_mem.errors import ConfigError, UsageError
+from vault_mem.model.names import shell_word, shown
 from vault_mem.platform.programs import which
 from vault_mem.store.files import atomic_write
+from vault_mem.store.workspace import committed_link_on
 
 SERVER = "vault-mem"
 AGENTS = ("claude-code", "codex", "gemini", "cursor")
@@ -91,6 +93,8 @@ def connect(agent: str, vault_root: Path | None, *, scope: str = "user", project
     base = Path(home or Path.home()) if scope == "user" else Path(project or Path.cwd())
     plan = _PLANS[agent](_Context(base=base.resolve(), scope=scope, vault=str(Path(vault_root).resolve()) if vault_root else "",
                                   exe=exe or executable()))
+    if scope == "project":  # a clone's committed link never decides where connect writes (attack25)
+        _refuse_committed_links(base.resolve(), [path for path, *_ in plan])
     changes = []
     for path, old, new, what in plan:
         action = "unchanged" if old == new else ("updated" if old is not None else "created")
@@ -100,6 +104,20 @@ def connect(agent: str, vault_root: Path | None, *, scope: str = "user", project
                          mode=0o600 if path.name.startswith(".claude.json") else 0o644)
         changes.append(Change(path, action, what))
     return changes
+
+
+def _refuse_committed_links(base: Path, paths: list[Path]) -> None:
+    """Refuse, before anything is written, a file of the project's whose way from ``base`` passes
+    a symlink the repository holds (a teammate's ``.claude -> ~/.claude`` would have connect write
+    the person's own settings outside the project, printed as the project's):
+    :func:`~vault_mem.store.workspace.committed_link_on`. A link of the person's own is followed."""
+    for path in paths:
+        link = committed_link_on(path)
+        if link is not None and link.is_relative_to(base) and link != base:
+            raise UsageError(f"{shown(str(link))} is a symlink that the repository holds: a commit made it, so "
+                             "where it points is anyone's choice, and connect writes nothing through it; "
+                             f"nothing was written. See whose commit made it (`git log -- {shell_word(str(link))}`), "
+                             "or connect with --scope user")
 
 
 @dataclass(frozen=True)
