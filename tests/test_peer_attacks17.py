@@ -67,3 +67,17 @@ def test_connect_in_a_teammates_repository_writes_nothing_through_its_committed_
     r = cli("connect", "claude-code", "--scope", "project", cwd=proj, env={"HOME": str(home)})
     assert sorted(os.listdir(home / ".claude")) == [], r.stdout + r.stderr
     assert r.returncode != 0 and ".claude" in r.stderr and "commit" in r.stderr, r.stderr
+
+
+def test_a_key_too_long_for_a_file_name_is_refused_as_a_key_where_two_vaults_answer(two_vaults):
+    """Before: with a project vault and a personal vault, a key of 300 characters (an agent's MCP
+    `remember`, `get` or `forget`) was looked for on disk in both vaults before it was checked, and
+    the file system's "File name too long" came back as an internal error (the MCP server logged
+    the whole name) instead of the key's own refusal, which one vault gives. The key is checked
+    before any look at the disk."""
+    proj, _, _ = two_vaults
+    key = "a" * 300
+    for args in (["remember", key, "-t", "fact", "-d", "x", "-b", "y"], ["get", key], ["forget", key]):
+        r = cli(*args, cwd=proj)
+        assert r.returncode != 0 and "at most 80" in r.stderr, (args[0], r.stderr[:300])
+        assert "too long:" not in r.stderr, (args[0], r.stderr[:300])
