@@ -81,3 +81,40 @@ def test_a_key_too_long_for_a_file_name_is_refused_as_a_key_where_two_vaults_ans
         r = cli(*args, cwd=proj)
         assert r.returncode != 0 and "at most 80" in r.stderr, (args[0], r.stderr[:300])
         assert "too long:" not in r.stderr, (args[0], r.stderr[:300])
+
+
+def _deep(n: int = 50_000) -> str:
+    return "[" * n + "]" * n
+
+
+def test_json_nested_past_the_parsers_depth_never_stops_the_agent_hooks(two_vaults, tmp_path):
+    """Before: the agent hooks parsed their event and the session's transcript with plain
+    `json.loads`, which raises RecursionError (not a decode error) on JSON nested deeper than
+    Python's recursion limit: one such line in the transcript (a tool's or an MCP server's
+    structured result, which the agent CLI writes there) made the Stop hook end every session with
+    "internal error", its ask to save what was learned lost; an event nested so deep did the same
+    to the prompt hook. The MCP server already answered such a request with a JSON-RPC error.
+    JSON too deep to read is unreadable JSON, wherever a hook reads it."""
+    import json
+
+    proj, _, _ = two_vaults
+    tool_use = json.dumps({"type": "assistant", "message": {"content": [
+        {"type": "tool_use", "name": "Edit", "input": {}}]}})
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("\n".join([tool_use] * 30 + ['{"type": "user", "toolUseResult": ' + _deep() + "}"]))
+    stop = json.dumps({"session_id": "s1", "transcript_path": str(transcript), "cwd": str(proj),
+                       "hook_event_name": "Stop", "stop_hook_active": False})
+    for name, event in (("stop", stop), ("user-prompt-submit", '{"prompt": ' + _deep() + "}"),
+                        ("session-start", '{"source": ' + _deep() + "}")):
+        r = cli("hook", name, cwd=proj, input=event)
+        assert r.returncode == 0, (name, r.stderr[-300:])
+
+
+def test_connect_in_a_clone_whose_agent_settings_nest_past_the_parsers_depth_refuses_by_name(project):
+    """The same class in `connect` run in a fresh clone: a committed `.mcp.json` nested past the
+    parser's depth was an internal error; it is a file that is not valid JSON, named, nothing written."""
+    proj, home = project
+    (proj / ".mcp.json").write_text('{"mcpServers": ' + _deep() + "}")
+    r = cli("connect", "claude-code", "--scope", "project", cwd=proj, env={"HOME": str(home)})
+    assert r.returncode != 0 and ".mcp.json is not valid JSON" in r.stderr, r.stderr[-300:]
+    assert not (proj / ".claude").exists()

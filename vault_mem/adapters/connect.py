@@ -168,7 +168,7 @@ def _json_edit(path: Path, edit: Callable[[dict[str, Any]], None], what: str) ->
     old = _read(path)
     try:
         data = json.loads(old) if old and old.strip() else {}
-    except json.JSONDecodeError as exc:
+    except (ValueError, RecursionError) as exc:  # nested past the parser's depth too (attack25)
         raise ConfigError(f"{path} is not valid JSON ({exc}); fix it or move it aside, then run connect "
                          "again (nothing was written)") from None
     if not isinstance(data, dict):
@@ -183,7 +183,7 @@ def _json_edit(path: Path, edit: Callable[[dict[str, Any]], None], what: str) ->
 def _same_json(old: str, data: dict[str, Any]) -> bool:
     try:
         return json.loads(old) == data
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return False
 
 
