@@ -4,7 +4,9 @@ attack's test fails on the code before its fix."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import resource
 
 from conftest import cli, teammate_pushes
 
@@ -83,6 +85,22 @@ def test_a_key_too_long_for_a_file_name_is_refused_as_a_key_where_two_vaults_ans
         assert "too long:" not in r.stderr, (args[0], r.stderr[:300])
 
 
+@contextlib.contextmanager
+def _address_space_capped(extra: int = 1 << 30):
+    """This process's address space capped at what it maps now and ``extra`` more, for a block."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if not os.path.exists("/proc/self/statm"):  # no such count here: uncapped (the fixed code reads little)
+        yield
+        return
+    with open("/proc/self/statm") as f:
+        mapped = int(f.read().split()[0]) * resource.getpagesize()
+    resource.setrlimit(resource.RLIMIT_AS, (mapped + extra, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
 def _deep(n: int = 50_000) -> str:
     return "[" * n + "]" * n
 
@@ -118,3 +136,23 @@ def test_connect_in_a_clone_whose_agent_settings_nest_past_the_parsers_depth_ref
     r = cli("connect", "claude-code", "--scope", "project", cwd=proj, env={"HOME": str(home)})
     assert r.returncode != 0 and ".mcp.json is not valid JSON" in r.stderr, r.stderr[-300:]
     assert not (proj / ".claude").exists()
+
+
+def test_doctor_and_connect_read_a_clones_agent_configurations_bounded(project, tmp_path):
+    """Before: `doctor` reads the working folder's agent configurations (`.mcp.json`,
+    `.claude/settings.json`, `.codex/config.toml`, ...) for entries an older connect wrote. A
+    teammate's committed `.mcp.json -> /dev/zero` made it read until memory ran out (and `connect
+    --scope project` the same, before anything was checked); one to `/dev/stdin` would wait; a
+    committed `.codex/config.toml` nested past the parser's depth made doctor end in an internal
+    RecursionError. Such a file is read as a regular file only, bounded; one that cannot be read
+    is skipped by doctor and named by connect."""
+    proj, home = project
+    teammate_pushes(proj, tmp_path, {".codex/config.toml": "a = " + "[" * 3000 + "]" * 3000 + "\n"},
+                    links={".mcp.json": "/dev/zero"})
+    with _address_space_capped():  # on the code before, a read of /dev/zero ends in MemoryError, not the machine's swap
+        doctor = cli("doctor", cwd=proj, env={"HOME": str(home)})
+        r = cli("connect", "claude-code", "--scope", "project", cwd=proj, env={"HOME": str(home)})
+    assert "internal error" not in doctor.stderr, doctor.stderr[-300:]
+    assert r.returncode != 0 and ".mcp.json" in r.stderr and "regular file" in r.stderr, r.stderr[-300:]
+    r = cli("connect", "codex", "--scope", "project", cwd=proj, env={"HOME": str(home)})
+    assert r.returncode != 0 and "config.toml is not valid TOML" in r.stderr, r.stderr[-300:]

@@ -26,6 +26,7 @@ import json
 import os
 import re
 import shlex
+import stat
 import sys
 import tomllib
 from collections.abc import Callable
@@ -155,12 +156,35 @@ class _Context:
 _Plan = list[tuple[Path, str | None, str, str]]
 
 
+#: the most of an agent's configuration file read (``~/.claude.json`` keeps every project's state)
+MAX_AGENT_CONFIG_BYTES = 64 << 20
+
+
 def _read(path: Path) -> str | None:
+    """An agent configuration's text, None when there is none. A regular file only (through a
+    link: a person's dotfiles link theirs), never blocking, at most
+    :data:`MAX_AGENT_CONFIG_BYTES`: the working folder's files are a clone's, and a teammate's
+    committed ``.mcp.json -> /dev/zero`` made connect and doctor read until memory ran out
+    (attack25). A committed link is refused before anything is written
+    (:func:`_refuse_committed_links`)."""
     try:
-        return path.read_text(encoding="utf-8")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path} ({exc}); fix or move it aside, then run connect again") from None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise ConfigError(f"cannot read {shown(str(path))}: not a regular file (a link to a device, a pipe "
+                              "or a folder?); move it aside, then run connect again (nothing was written)")
+        data = b"" if st.st_size > MAX_AGENT_CONFIG_BYTES else fh.read(MAX_AGENT_CONFIG_BYTES + 1)
+    if st.st_size > MAX_AGENT_CONFIG_BYTES or len(data) > MAX_AGENT_CONFIG_BYTES:
+        raise ConfigError(f"cannot read {shown(str(path))}: over {MAX_AGENT_CONFIG_BYTES >> 20} MB; "
+                          "move it aside, then run connect again (nothing was written)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise ConfigError(f"cannot read {path} ({exc}); fix or move it aside, then run connect again") from None
 
 
@@ -265,7 +289,7 @@ def _codex(ctx: _Context) -> _Plan:
     text = old or ""
     try:
         tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:  # nested past the parser's depth (attack25)
         raise ConfigError(f"{config} is not valid TOML ({exc}); fix it or move it aside (nothing was written)") from None
     entry = ctx.server()  # the one entry every agent gets: its command, args and env
     env = ", ".join(f"{_toml_str(k)} = {_toml_str(v)}" for k, v in entry["env"].items())
@@ -453,8 +477,8 @@ def _our_hook_commands(path: Path) -> list[str]:
 def _our_server(path: Path) -> dict[str, Any] | None:
     if path.suffix == ".toml":
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            data = tomllib.loads(_read(path) or "")
+        except (ConfigError, tomllib.TOMLDecodeError, RecursionError):
             return None
         entry = (data.get("mcp_servers") or {}).get(SERVER) if isinstance(data.get("mcp_servers"), dict) else None
     else:
@@ -465,9 +489,11 @@ def _our_server(path: Path) -> dict[str, Any] | None:
 
 
 def _json_or_none(path: Path) -> Any:
+    """``path``'s JSON, None when absent or unreadable (:func:`_read`), or not JSON it can read."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        text = _read(path)
+        return None if text is None else json.loads(text)
+    except (ConfigError, ValueError, RecursionError):
         return None
 
 
