@@ -257,7 +257,7 @@ def _inline_tool_call(text: str) -> dict[str, Any] | None:
     body = next(g for g in m.groups() if g is not None)
     try:
         obj = json.loads(body)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # nested past the parser's depth: no call (attack25)
         return None
     if not isinstance(obj, dict):
         return None

@@ -26,6 +26,7 @@ import json
 import os
 import re
 import shlex
+import stat
 import sys
 import tomllib
 from collections.abc import Callable
@@ -34,8 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from vault_mem.errors import ConfigError, UsageError
+from vault_mem.model.names import shell_word, shown
 from vault_mem.platform.programs import which
 from vault_mem.store.files import atomic_write
+from vault_mem.store.workspace import committed_link_on
 
 SERVER = "vault-mem"
 AGENTS = ("claude-code", "codex", "gemini", "cursor")
@@ -91,6 +94,8 @@ def connect(agent: str, vault_root: Path | None, *, scope: str = "user", project
     base = Path(home or Path.home()) if scope == "user" else Path(project or Path.cwd())
     plan = _PLANS[agent](_Context(base=base.resolve(), scope=scope, vault=str(Path(vault_root).resolve()) if vault_root else "",
                                   exe=exe or executable()))
+    if scope == "project":  # a clone's committed link never decides where connect writes (attack25)
+        _refuse_committed_links(base.resolve(), [path for path, *_ in plan])
     changes = []
     for path, old, new, what in plan:
         action = "unchanged" if old == new else ("updated" if old is not None else "created")
@@ -100,6 +105,20 @@ def connect(agent: str, vault_root: Path | None, *, scope: str = "user", project
                          mode=0o600 if path.name.startswith(".claude.json") else 0o644)
         changes.append(Change(path, action, what))
     return changes
+
+
+def _refuse_committed_links(base: Path, paths: list[Path]) -> None:
+    """Refuse, before anything is written, a file of the project's whose way from ``base`` passes
+    a symlink the repository holds (a teammate's ``.claude -> ~/.claude`` would have connect write
+    the person's own settings outside the project, printed as the project's):
+    :func:`~vault_mem.store.workspace.committed_link_on`. A link of the person's own is followed."""
+    for path in paths:
+        link = committed_link_on(path)
+        if link is not None and link.is_relative_to(base) and link != base:
+            raise UsageError(f"{shown(str(link))} is a symlink that the repository holds: a commit made it, so "
+                             "where it points is anyone's choice, and connect writes nothing through it; "
+                             f"nothing was written. See whose commit made it (`git log -- {shell_word(str(link))}`), "
+                             "or connect with --scope user")
 
 
 @dataclass(frozen=True)
@@ -137,12 +156,35 @@ class _Context:
 _Plan = list[tuple[Path, str | None, str, str]]
 
 
+#: the most of an agent's configuration file read (``~/.claude.json`` keeps every project's state)
+MAX_AGENT_CONFIG_BYTES = 64 << 20
+
+
 def _read(path: Path) -> str | None:
+    """An agent configuration's text, None when there is none. A regular file only (through a
+    link: a person's dotfiles link theirs), never blocking, at most
+    :data:`MAX_AGENT_CONFIG_BYTES`: the working folder's files are a clone's, and a teammate's
+    committed ``.mcp.json -> /dev/zero`` made connect and doctor read until memory ran out
+    (attack25). A committed link is refused before anything is written
+    (:func:`_refuse_committed_links`)."""
     try:
-        return path.read_text(encoding="utf-8")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path} ({exc}); fix or move it aside, then run connect again") from None
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise ConfigError(f"cannot read {shown(str(path))}: not a regular file (a link to a device, a pipe "
+                              "or a folder?); move it aside, then run connect again (nothing was written)")
+        data = b"" if st.st_size > MAX_AGENT_CONFIG_BYTES else fh.read(MAX_AGENT_CONFIG_BYTES + 1)
+    if st.st_size > MAX_AGENT_CONFIG_BYTES or len(data) > MAX_AGENT_CONFIG_BYTES:
+        raise ConfigError(f"cannot read {shown(str(path))}: over {MAX_AGENT_CONFIG_BYTES >> 20} MB; "
+                          "move it aside, then run connect again (nothing was written)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise ConfigError(f"cannot read {path} ({exc}); fix or move it aside, then run connect again") from None
 
 
@@ -150,7 +192,7 @@ def _json_edit(path: Path, edit: Callable[[dict[str, Any]], None], what: str) ->
     old = _read(path)
     try:
         data = json.loads(old) if old and old.strip() else {}
-    except json.JSONDecodeError as exc:
+    except (ValueError, RecursionError) as exc:  # nested past the parser's depth too (attack25)
         raise ConfigError(f"{path} is not valid JSON ({exc}); fix it or move it aside, then run connect "
                          "again (nothing was written)") from None
     if not isinstance(data, dict):
@@ -165,7 +207,7 @@ def _json_edit(path: Path, edit: Callable[[dict[str, Any]], None], what: str) ->
 def _same_json(old: str, data: dict[str, Any]) -> bool:
     try:
         return json.loads(old) == data
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return False
 
 
@@ -247,7 +289,7 @@ def _codex(ctx: _Context) -> _Plan:
     text = old or ""
     try:
         tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:  # nested past the parser's depth (attack25)
         raise ConfigError(f"{config} is not valid TOML ({exc}); fix it or move it aside (nothing was written)") from None
     entry = ctx.server()  # the one entry every agent gets: its command, args and env
     env = ", ".join(f"{_toml_str(k)} = {_toml_str(v)}" for k, v in entry["env"].items())
@@ -435,8 +477,8 @@ def _our_hook_commands(path: Path) -> list[str]:
 def _our_server(path: Path) -> dict[str, Any] | None:
     if path.suffix == ".toml":
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            data = tomllib.loads(_read(path) or "")
+        except (ConfigError, tomllib.TOMLDecodeError, RecursionError):
             return None
         entry = (data.get("mcp_servers") or {}).get(SERVER) if isinstance(data.get("mcp_servers"), dict) else None
     else:
@@ -447,9 +489,11 @@ def _our_server(path: Path) -> dict[str, Any] | None:
 
 
 def _json_or_none(path: Path) -> Any:
+    """``path``'s JSON, None when absent or unreadable (:func:`_read`), or not JSON it can read."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        text = _read(path)
+        return None if text is None else json.loads(text)
+    except (ConfigError, ValueError, RecursionError):
         return None
 
 

@@ -56,7 +56,7 @@ def stop_hook(stdin_text: str, vault_path: str | None, extra: list[str]) -> tupl
     """The hook: ``(exit code, stdout, stderr)``; stdout is empty unless the agent is asked."""
     try:
         event = json.loads(stdin_text) if stdin_text.strip() else {}
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # nested past the parser's depth: unreadable (attack25)
         return 0, "", ""
     if not isinstance(event, dict) or event.get("stop_hook_active"):
         return 0, "", ""  # the agent is already going on because of a stop hook
@@ -144,12 +144,12 @@ def tool_uses(transcript: Path) -> dict[str, int] | None:
     text = raw.decode("utf-8", "replace")
     try:
         documents: list[Any] = [json.loads(text)]
-    except json.JSONDecodeError:
-        documents = []
+    except (ValueError, RecursionError):  # a line nested past the parser's depth (a tool's
+        documents = []                    # structured result) is unreadable, not an error (attack25)
         for line in text.splitlines():
             try:
                 documents.append(json.loads(line))
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):
                 continue
     for doc in documents:
         _count(doc, counts, depth=0)

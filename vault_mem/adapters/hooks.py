@@ -75,10 +75,11 @@ def run_hook(name: str, stdin_text: str, *, vault: str | None = None, extra: lis
 
 # -- Claude Code -----------------------------------------------------------------------------
 def _event(stdin_text: str) -> dict[str, Any]:
-    """The hook input JSON; an empty or unreadable stdin is an empty event (still answerable)."""
+    """The hook input JSON; an empty or unreadable stdin is an empty event (still answerable).
+    JSON nested past the parser's depth is unreadable too (RecursionError, attack25)."""
     try:
         data = json.loads(stdin_text) if stdin_text.strip() else {}
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
 

@@ -429,8 +429,8 @@ def parse_arguments(arguments: str | dict | None, name: str = "") -> dict[str, A
                 f"arguments for {name or 'the tool'} are not valid JSON ({exc.msg} at character "
                 f"{exc.pos}); send one JSON object, e.g. {_example(name)}"
             ) from None
-        except ValueError as exc:  # e.g. an integer past Python's 4300-digit conversion limit
-            raise UsageError(
+        except (ValueError, RecursionError) as exc:  # an integer past Python's 4300-digit limit, or
+            raise UsageError(                         # nesting past the parser's depth (attack25)
                 f"arguments for {name or 'the tool'} are not usable JSON ({exc}); send one JSON "
                 f"object, e.g. {_example(name)}"
             ) from None

@@ -172,7 +172,18 @@ class Vaults:
         return True if found is None else vault.authors([found[1]])[found[1]].trusted
 
     def holders(self, key: str) -> list[str]:
-        """The vaults holding a memory file with ``key`` (a look at the type folders on disk)."""
+        """The vaults holding a memory file with ``key`` (a look at the type folders on disk). A
+        text that is no valid key (:func:`~vault_mem.model.memory.validate_key`) is held by none,
+        and never reaches the disk: the command refuses it, or reads it as what else it may be
+        (``undo HEAD~2``). Before (attack25) a 300-character key came back as the file system's
+        "File name too long", an internal error, where one vault refuses the key."""
+        from vault_mem.errors import InvalidKeyError
+        from vault_mem.model.memory import validate_key  # lazy: start-up time, as split_key
+
+        try:
+            validate_key(key)
+        except InvalidKeyError:
+            return []
         return [v.name for v in self.found.vaults
                 if any((v.root / folder / f"{key}.md").is_file() for folder in TYPE_FOLDERS.values())]
 

@@ -124,6 +124,19 @@ def committed_link(named: Path) -> str | None:
             f"{shell_word(named.name)}` in {shell_word(str(named.parent))}) or name a vault with --vault PATH")
 
 
+def committed_link_on(path: Path) -> Path | None:
+    """The first symlink on the way to ``path`` (``path`` itself or a folder above it, as named, not
+    resolved) that the git repository holding it has in its index: a commit's, pointing where its
+    author chose (a teammate's ``CLAUDE.md -> ~/notes/private.md``), or None. A link of this
+    machine's own that no commit holds is not named: the person's choice. One ``git ls-files`` per
+    link on the way, none where there is no link."""
+    named = Path(os.path.abspath(path))
+    for step in (named, *named.parents):
+        if os.path.islink(step) and _link_in_index(step):
+            return step
+    return None
+
+
 #: :func:`_link_in_index`'s answers, by the link's path and the index file git read
 #: (:func:`~vault_mem.store.gitindex.index_file_signature`: its content's hash included)
 _LINKS_IN_INDEX: dict[tuple, bool] = {}

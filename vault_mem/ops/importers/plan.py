@@ -44,10 +44,11 @@ from typing import TYPE_CHECKING, Any
 from vault_mem.errors import MalformedFileError, SecretError, UsageError, VaultMemError
 from vault_mem.model.conflicts import CONFLICT_FIELDS, COPY_MARK
 from vault_mem.model.memory import MAX_KEY_LEN, Memory, as_str_list, build_meta, suggest_key, validate_key
-from vault_mem.model.names import shown, shown_email
+from vault_mem.model.names import shell_word, shown, shown_email
 from vault_mem.model.trailers import memory_trailers
 from vault_mem.ops.importers import claude_md, codex, markdown, records
 from vault_mem.ops.importers.sources import Candidate, Found, Problem, SourceFile, read_file
+from vault_mem.store.workspace import committed_link_on
 
 if TYPE_CHECKING:
     from vault_mem.vault.core import Vault
@@ -223,7 +224,14 @@ def import_source(vault: Vault, source: str | Path, *, kind: str | None = None, 
     path = Path(source).expanduser()
     if not path.exists():
         raise UsageError(f"{source}: no such file or folder; give the path of the notes to import")
-    path = path.resolve()  # the named path itself may be a link: the person chose it
+    link = committed_link_on(path)
+    if link is not None:  # a teammate's link in the project: where it points is its author's choice
+        raise UsageError(f"{shown(str(link))} is a symlink that its git repository holds: a commit made it, "
+                         "so where it points is anyone's choice (a file of yours outside the project, "
+                         "imported here, would go to everyone the vault syncs with); nothing was read. "
+                         f"See whose commit made it (`git log -- {shell_word(str(link))}`); to import the "
+                         "file it points to, name that file by its own path")
+    path = path.resolve()  # the named path itself may be a link of the person's own: their choice
     if kind is None:
         kind, path = detect(path)
     elif kind not in KINDS:

@@ -3,9 +3,12 @@
 A source is a folder or a file the person named on the command line: data, never instructions
 (DESIGN §7). It is read with these rules, the same for every kind of source:
 
-- the named path itself is resolved (the person chose it, link or not); inside a folder nothing
-  is followed: a symlinked file or folder is listed as skipped, wherever it points, so an import
-  never reads outside the folder it was given;
+- the named path itself is resolved (the person chose it, link or not), unless a link on its way
+  is one a commit holds (a teammate's, pointing where its author chose: refused by name,
+  :func:`vault_mem.ops.importers.plan.import_source`); inside a folder nothing is followed: a
+  symlinked file or folder, or a file whose folder is reached through one (a committed
+  ``.claude -> ~/.claude``), is listed as skipped, wherever it points, so an import never reads
+  outside the folder it was given;
 - hidden entries (``.git``, ``.obsidian``, ``.basic-memory``, ``.vault-mem``, editor swap files)
   are not read; only regular files with the kind's suffixes are;
 - a file over the size limit is refused before it is read; a file that is not UTF-8 text, or
@@ -81,9 +84,13 @@ Found = list[Candidate | Problem]
 
 
 def read_file(path: Path, rel: str, *, max_bytes: int) -> SourceFile | Problem:
-    """Read one source file: never through a link, a regular file, within ``max_bytes``, UTF-8
+    """Read one source file: never through a link (nor a linked folder above it, below the
+    resolved path the person named), a regular file, within ``max_bytes``, UTF-8
     (a leading BOM dropped), no NUL bytes."""
     origin = str(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.realpath(folder) != folder:  # O_NOFOLLOW guards the last part only (attack25)
+        return Problem(origin, "is reached through a symlinked folder: not followed", skipped=True)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as exc:
