@@ -24,12 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-
-def run(cmd: list[str], cwd: Path, env: dict[str, str], input: bytes | None = None) -> str:
-    proc = subprocess.run(cmd, cwd=cwd, env=env, input=input, capture_output=True)
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd[:4])} failed: {proc.stderr.decode(errors='replace')}")
-    return proc.stdout.decode()
+from bench_sync import run  # bench/ is on sys.path when run as a script
 
 
 def churn(peer: Path, n: int, env: dict[str, str]) -> None:
