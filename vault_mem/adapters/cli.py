@@ -665,8 +665,8 @@ def _need_posix() -> None:
 
 def _outdated_connections() -> tuple[list[dict[str, str]], list[str]]:
     """Doctor's report of agent configurations an older ``vault-mem connect`` wrote in a form this
-    one does not (:func:`vault_mem.adapters.connect.outdated`), user scope and the working folder's."""
-    from vault_mem.adapters.connect import outdated  # lazy: start-up time (module docstring)
+    one does not (:func:`vault_mem.adapters.connect_outdated.outdated`), user scope and the working folder's."""
+    from vault_mem.adapters.connect_outdated import outdated  # lazy: start-up time (module docstring)
 
     found = outdated(project=Path.cwd())
     rows = [{"agent": o.agent, "scope": o.scope, "path": str(o.path), "why": o.why, "fix": o.fix} for o in found]
