@@ -85,7 +85,7 @@ def test_an_agent_configuration_over_the_bound_is_refused_by_name(project):
 
 #: the modules that read another program's JSON: only through vault_mem/store/jsonfiles.py
 READERS = ("adapters/connect.py", "adapters/connect_outdated.py", "adapters/hooks.py", "adapters/distill.py",
-           "adapters/agent.py")
+           "adapters/agent.py", "adapters/hook_event.py", "adapters/tools.py")
 
 
 def test_no_reader_of_agent_json_parses_it_by_itself():
