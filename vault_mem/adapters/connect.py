@@ -283,7 +283,7 @@ def _claude(ctx: _Context) -> _Plan:
     # (read as strictly as the files connect writes: one it cannot read is named, nothing written)
     mcp, settings = ctx.base / ".mcp.json", ctx.base / ".claude" / "settings.json"
     for path, edit, what in (
-            (mcp, lambda d: _drop_server(d, mcp), "vault-mem's server taken out of this committed file (it runs "
+            (mcp, _drop_server, "vault-mem's server taken out of this committed file (it runs "
              "from the local scope now; commit this change)"),
             (settings, lambda d: _drop_hooks(d, settings), "vault-mem's hooks taken out of this committed file "
              "(they are in settings.local.json now; commit this change)")):
@@ -311,7 +311,7 @@ def _unapprove(data: dict[str, Any], path: Path) -> None:
         data["enabledMcpjsonServers"] = [name for name in enabled if name != SERVER]
 
 
-def _drop_server(data: dict[str, Any], path: Path) -> None:
+def _drop_server(data: dict[str, Any]) -> None:
     servers = data.get("mcpServers")
     if isinstance(servers, dict):
         servers.pop(SERVER, None)
