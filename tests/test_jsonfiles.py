@@ -9,7 +9,9 @@ from __future__ import annotations
 import ast
 import json
 import os
+import resource
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -72,6 +74,22 @@ def test_the_stop_hook_never_waits_on_a_transcript_that_is_no_regular_file(proje
     except subprocess.TimeoutExpired:
         pytest.fail("the Stop hook waited on a FIFO")
     assert r.returncode == 0 and r.stdout == "", r.stderr
+
+
+def test_an_agent_hooks_event_is_read_bounded(project, tmp_path):
+    """Before: an agent hook read its whole stdin before parsing it: an event that never ends (a
+    writer gone wrong, here /dev/zero) filled the memory. At most the bound is read; an event over
+    it is unreadable JSON, an empty event: the hook answers, asking nothing."""
+    proj, _ = project
+
+    def capped():  # the hook's process may map 1.5 GB: on the code before, MemoryError, not the machine's swap
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 29, resource.getrlimit(resource.RLIMIT_AS)[1]))
+
+    with open("/dev/zero", "rb") as zero:
+        r = subprocess.run([sys.executable, "-m", "vault_mem", "hook", "user-prompt-submit"], cwd=proj, stdin=zero,
+                           capture_output=True, text=True, timeout=120, preexec_fn=capped, check=False,
+                           env={**os.environ, "VAULT_MEM_EMBEDDER": "none"})
+    assert r.returncode == 0 and r.stdout == "", r.stderr[-300:]
 
 
 def test_an_agent_configuration_over_the_bound_is_refused_by_name(project):

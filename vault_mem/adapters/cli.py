@@ -794,9 +794,14 @@ def cmd_agent(args) -> int:
 
 @command("hook")
 def cmd_hook(args) -> int:
+    from vault_mem.adapters.hook_names import CLAUDE_HOOKS, STOP_HOOK  # lazy: start-up time (module docstring)
     from vault_mem.adapters.hooks import run_hook  # lazy: start-up time (module docstring)
+    from vault_mem.store.jsonfiles import MAX_JSON_BYTES  # lazy: start-up time (module docstring)
 
-    stdin_text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    # an agent hook's event is JSON, read bounded (one over the bound is unreadable: an empty
+    # event); a git hook's stdin (post-rewrite's list of commits) is read whole
+    bound = MAX_JSON_BYTES + 1 if args.name in (*CLAUDE_HOOKS, STOP_HOOK) else -1
+    stdin_text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read(bound)
     code, out, err = run_hook(args.name, stdin_text, vault=args.vault, extra=args.hook_args)
     if out:
         sys.stdout.write(out)
