@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from agent_clis import agent_cli, claude_env, connect_cli
+from agent_standin import MessagesStandIn, text, tool_results, tool_use
 from conftest import cli, git, teammate_pushes
 
 from vault_mem.adapters.connect import connect
@@ -146,6 +147,22 @@ def test_a_teammates_server_of_the_same_name_never_runs_and_ours_connects(projec
                            capture_output=True, text=True, timeout=120)
     assert "Local config" in shown.stdout and "/bin/sh" not in shown.stdout, shown.stdout
     assert not mark.exists(), "the teammate's command ran"
+
+    def script(body):  # a session in the pulled project: vault-mem's own tools answer
+        tools = {t["name"] for t in body.get("tools", [])}
+        if not any("editor-choice" in r for r in tool_results(body)):
+            if "mcp__vault-mem__recall" not in tools and "WaitForMcpServers" in tools and not tool_results(body):
+                return tool_use("WaitForMcpServers", {})
+            return tool_use("mcp__vault-mem__recall", {"query": "which text editor do I use?"})
+        return text("You use Helix.")
+
+    with MessagesStandIn(script) as model:
+        r = subprocess.run(check=False, args=[claude, "-p", "which text editor do I use?", "--allowedTools",
+                                              "mcp__vault-mem__recall WaitForMcpServers"],
+                           cwd=proj, env=claude_env(home, model.url), capture_output=True, text=True,
+                           timeout=180, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0 and "You use Helix." in r.stdout, (r.stdout, r.stderr)
+    assert not mark.exists(), "the teammate's command ran in a session"
 
 
 @pytest.mark.slow
