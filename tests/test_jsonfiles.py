@@ -123,3 +123,20 @@ def test_no_reader_of_agent_json_parses_it_by_itself():
                 bad.append(f"{rel}:{node.lineno} (RecursionError: the reader's to handle)")
     assert not bad, bad
     assert Path(ROOT / "vault_mem" / "store" / "jsonfiles.py").is_file()
+
+
+def test_an_import_of_json_nested_past_the_parsers_depth_names_the_file(project):
+    """The importers read JSON another program wrote too (a mem0 export, JSON Lines in a clone):
+    a file (or one line) nested past the parser's depth ended `vault-mem import` in an internal
+    RecursionError; it is a file that is not JSON it can read, named, the other lines imported."""
+    proj, _ = project
+    deep = "[" * 50_000 + "]" * 50_000
+    (proj / "whole.json").write_text(deep)
+    (proj / "lines.jsonl").write_text('{"memory": "Uses Helix as the main editor"}\n' + deep + "\n")
+    for name in ("whole.json", "lines.jsonl"):
+        r = cli("import", name, "--dry-run", cwd=proj)
+        assert "internal error" not in r.stderr and "RecursionError" not in r.stderr, r.stderr[-300:]
+        assert name in r.stdout + r.stderr, (r.stdout, r.stderr)
+    out = json.loads(cli("import", "lines.jsonl", "--dry-run", "--json", cwd=proj).stdout)
+    assert [i["key"] for i in out["imported"]] == ["uses-helix-as-the-main-editor"], out
+    assert out["refused"][0]["origin"].endswith("lines.jsonl:2") and "nested" in out["refused"][0]["reason"], out
