@@ -157,6 +157,20 @@ def test_malformed_arguments_get_an_error_result_and_the_loop_goes_on(vault):
     assert (vault.root / "facts/editor-choice.md").exists()
 
 
+def test_a_value_of_the_wrong_json_type_is_an_error_result(vault):
+    """tests/test_tool_arguments.py through the loop: a model's `"key": 5` is sent back as an
+    error naming the parameter (it was stored as key `5`), and the model's next call goes on."""
+    script = [tool_call("remember", {"key": 5, "description": "Uses Helix"}, "bad"),
+              tool_call("remember", {"key": "editor-choice", "description": "Uses Helix"}, "good"),
+              answer("Saved.")]
+    with StandIn(script) as srv:
+        result = run_agent(vault, "remember my editor", url=srv.url)
+    bad, good = result.tool_calls
+    assert bad.is_error and not good.is_error
+    assert "'key' must be a string, got a number (5)" in json.loads(srv.tool_messages(1)[0]["content"])["error"]
+    assert not (vault.root / "facts" / "5.md").exists()
+
+
 def test_prose_instead_of_tools_ends_the_loop(vault):
     head = git(vault.root, "rev-parse", "HEAD")
     with StandIn([answer("Sure, I'll keep in mind that you like Helix!")]) as srv:

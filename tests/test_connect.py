@@ -28,34 +28,17 @@ ROOT = Path(__file__).resolve().parent.parent
 EXE = "/opt/venv/bin/vault-mem"
 
 
-def test_claude_code_project_scope_writes_three_files_and_a_second_run_changes_nothing(project):
-    proj, _ = project
-    first = connect("claude-code", proj / "memory", scope="project", project=proj, exe=EXE)
-    assert [(c.path.relative_to(proj).as_posix(), c.action) for c in first] == [
-        (".mcp.json", "created"), (".claude/settings.json", "created"), (".claude/settings.local.json", "created")]
-    server = json.loads((proj / ".mcp.json").read_text())["mcpServers"]["vault-mem"]
-    assert server["command"] == EXE and server["args"] == ["mcp", str((proj / "memory").resolve())]
-    hooks = json.loads((proj / ".claude/settings.json").read_text())["hooks"]
-    assert hooks["SessionStart"][0]["hooks"][0]["command"].endswith("hook session-start")
-    assert hooks["UserPromptSubmit"][0]["hooks"][0]["command"].endswith("hook user-prompt-submit")
-    assert json.loads((proj / ".claude/settings.local.json").read_text())["enabledMcpjsonServers"] == ["vault-mem"]
-    before = {p: p.read_bytes() for p in proj.rglob("*.json")}
-    again = connect("claude-code", proj / "memory", scope="project", project=proj, exe=EXE)
-    assert {c.action for c in again} == {"unchanged"}
-    assert {p: p.read_bytes() for p in proj.rglob("*.json")} == before
-
-
 def test_a_persons_settings_and_own_hooks_survive_and_our_hook_is_not_doubled(project):
-    proj, _ = project
-    settings = proj / ".claude" / "settings.json"
+    """(Project scope: tests/test_connect_local.py.)"""
+    proj, home = project
+    settings = home / ".claude" / "settings.json"
     settings.parent.mkdir()
     mine = {"type": "command", "command": "~/bin/my-prompt-logger"}
     settings.write_text(json.dumps({"model": "opus", "permissions": {"allow": ["Bash(ls)"]},
                                     "hooks": {"UserPromptSubmit": [{"hooks": [mine]}],
                                               "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}))
-    (proj / ".claude" / "settings.local.json").write_text(json.dumps({"enabledMcpjsonServers": ["other"]}))
     for _ in range(2):
-        connect("claude-code", proj / "memory", scope="project", project=proj, exe=EXE)
+        connect("claude-code", proj / "memory", home=home, exe=EXE)
     data = json.loads(settings.read_text())
     assert data["model"] == "opus" and data["permissions"] == {"allow": ["Bash(ls)"]}
     stops = [h["command"] for g in data["hooks"]["Stop"] for h in g["hooks"]]
@@ -63,8 +46,6 @@ def test_a_persons_settings_and_own_hooks_survive_and_our_hook_is_not_doubled(pr
     commands = [h["command"] for g in data["hooks"]["UserPromptSubmit"] for h in g["hooks"]]
     assert commands.count("~/bin/my-prompt-logger") == 1
     assert sum(c.endswith("hook user-prompt-submit") for c in commands) == 1
-    assert json.loads((proj / ".claude/settings.local.json").read_text())["enabledMcpjsonServers"] == [
-        "other", "vault-mem"]
 
 
 def test_a_moved_install_rewrites_our_entries_in_place(project):
@@ -196,7 +177,7 @@ def test_connected_without_a_vault_a_claude_session_sees_the_project_and_the_per
     out = connect_cli(proj, home, "--scope", "project", pin=False)
     assert "the project vault of each session's working folder" in out and str(personal) in out
     assert "already connected" in connect_cli(proj, home, "--scope", "project", pin=False)
-    settings = json.loads((proj / ".claude" / "settings.json").read_text())
+    settings = json.loads((proj / ".claude" / "settings.local.json").read_text())
     assert all("--vault" not in h["command"] for g in settings["hooks"]["SessionStart"] for h in g["hooks"])
     listed = subprocess.run(check=False, args=[claude, "mcp", "list"], cwd=proj, env=claude_env(home),
                             capture_output=True, text=True, timeout=120)

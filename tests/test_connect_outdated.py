@@ -14,7 +14,8 @@ from pathlib import Path
 
 from conftest import cli
 
-from vault_mem.adapters.connect import connect, executable, outdated
+from vault_mem.adapters.connect import connect, executable
+from vault_mem.adapters.connect_outdated import outdated
 
 
 def _old_configs(home: Path, proj: Path, exe: str) -> None:
@@ -56,7 +57,7 @@ def test_doctor_names_each_outdated_agent_configuration_and_connect_rewrites_it(
     # the fixes it names, run: nothing outdated is left, and the person's own hook is kept
     connect("claude-code", None, home=home, exe=exe)
     connect("codex", None, home=home, exe=exe)
-    connect("gemini", proj / "memory", scope="project", project=proj, exe=exe)
+    connect("gemini", proj / "memory", scope="project", project=proj, home=home, exe=exe)
     assert outdated(home=home, project=proj) == []
     r = cli("--vault", str(proj / "memory"), "doctor", cwd=proj, env=env)
     assert "configuration" not in r.stdout, r.stdout
@@ -69,7 +70,7 @@ def test_what_connect_writes_today_is_never_called_outdated(project, tmp_path):
     exe = executable()
     for agent in ("claude-code", "codex", "gemini", "cursor"):
         connect(agent, None, home=home, exe=exe)
-        connect(agent, proj / "memory", scope="project", project=proj, exe=exe)
+        connect(agent, proj / "memory", scope="project", project=proj, home=home, exe=exe)
     assert outdated(home=home, project=proj) == []
     # a file that does not parse is left to connect to name, not reported as ours
     (home / ".gemini" / "settings.json").write_text("{not json")

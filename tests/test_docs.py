@@ -503,13 +503,16 @@ def test_each_agents_page_names_the_files_and_hooks_connect_writes(agent: str, t
     assert re.search(rf"vault-mem (?:--vault \S+ )?connect {agent}\b", page)
     missing = []
     for scope in connect.SCOPES:
-        base = tmp_path / scope
+        base, home = tmp_path / scope, tmp_path / f"{scope}-home"  # a project scope may write in the home too
         base.mkdir()
-        changes = connect.connect(agent, None, scope=scope, home=base, project=base, exe="vault-mem")
+        home.mkdir()
+        changes = connect.connect(agent, None, scope=scope, home=home if scope == "project" else base, project=base,
+                                  exe="vault-mem")
         assert changes and all(c.action == "created" for c in changes)
         for change in changes:
-            rel = change.path.relative_to(base).as_posix()
-            shown = f"~/{rel}" if scope == "user" else rel
+            in_home = change.path.is_relative_to(home) or scope == "user"
+            rel = change.path.relative_to(home if change.path.is_relative_to(home) else base).as_posix()
+            shown = f"~/{rel}" if in_home else rel
             if not re.search(rf"(?<![\w./~-]){re.escape(shown)}(?![\w/-])", page):
                 missing.append(f"{scope} scope: {shown}")
             if change.path.suffix == ".json":

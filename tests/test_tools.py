@@ -139,7 +139,7 @@ def test_reusing_a_key_updates_and_an_identical_write_is_a_no_op(vault):
 
 def test_frontmatter_fields_reach_the_file(vault):
     call(vault, "remember", {"key": "helix-config", "description": "Helix config lives in dotfiles",
-                             "supersedes": ["neovim-config"], "expires": "2030-01-01", "refs": "a.txt, b.txt"})
+                             "supersedes": ["neovim-config"], "expires": "2030-01-01", "refs": ["a.txt", "b.txt"]})
     text = (vault.root / "facts/helix-config.md").read_text()
     assert "supersedes: [neovim-config]" in text and "expires: 2030-01-01" in text
     assert "refs: [a.txt, b.txt]" in text
@@ -266,10 +266,11 @@ def test_forgiving_argument_shapes(vault):
     assert parse_arguments({"a": 1}) == {"a": 1}
     assert parse_arguments(json.dumps(json.dumps({"query": "x"}))) == {"query": "x"}  # double-encoded
     assert parse_arguments('```json\n{"query": "x"}\n```') == {"query": "x"}
-    out = call(vault, "remember", {"key": "t", "description": "Tagged thing", "tags": "a, b", "source": None})
+    # the arguments' values are of their declared types, not converted (tests/test_tool_arguments.py)
+    out = call(vault, "remember", {"key": "t", "description": "Tagged thing", "tags": ["a", "b"]})
     assert out["action"] == "create"
-    assert call(vault, "list", {"tags": "a"})["count"] == 1
-    assert call(vault, "recall", {"query": "tagged", "k": "2"})["hits"]
+    assert call(vault, "list", {"tags": ["a"]})["count"] == 1
+    assert call(vault, "recall", {"query": "tagged", "k": 2})["hits"]
     assert call(vault, "list", "")["count"] == 1  # no arguments at all
 
 

@@ -51,6 +51,12 @@ class ConfigError(VaultMemError):
     """``vault.toml`` is unreadable or holds a value of the wrong kind."""
 
 
+class UnreadableJSONError(ConfigError):
+    """An agent's configuration, a hook's event or a transcript that is not JSON vault-mem can
+    read: not valid, nested past the parser's depth, too large, or not a regular file
+    (:mod:`vault_mem.store.jsonfiles`). The message names it and says what to do."""
+
+
 class GitError(VaultMemError):
     """A git command failed; the message carries git's own words."""
 

@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from vault_mem.adapters.tools import TOOL_NAMES, call_tool, context_index, memory_preamble, schemas
-from vault_mem.errors import UsageError, VaultMemError
+from vault_mem.errors import UnreadableJSONError, UsageError, VaultMemError
+from vault_mem.store.jsonfiles import parse_json
 
 if TYPE_CHECKING:
     from vault_mem.vault.core import Vault
@@ -256,8 +257,8 @@ def _inline_tool_call(text: str) -> dict[str, Any] | None:
         return None
     body = next(g for g in m.groups() if g is not None)
     try:
-        obj = json.loads(body)
-    except (ValueError, RecursionError):  # nested past the parser's depth: no call (attack25)
+        obj = parse_json(body, what="the reply")
+    except UnreadableJSONError:  # not valid, nested past the parser's depth (attack25): no call
         return None
     if not isinstance(obj, dict):
         return None

@@ -665,8 +665,8 @@ def _need_posix() -> None:
 
 def _outdated_connections() -> tuple[list[dict[str, str]], list[str]]:
     """Doctor's report of agent configurations an older ``vault-mem connect`` wrote in a form this
-    one does not (:func:`vault_mem.adapters.connect.outdated`), user scope and the working folder's."""
-    from vault_mem.adapters.connect import outdated  # lazy: start-up time (module docstring)
+    one does not (:func:`vault_mem.adapters.connect_outdated.outdated`), user scope and the working folder's."""
+    from vault_mem.adapters.connect_outdated import outdated  # lazy: start-up time (module docstring)
 
     found = outdated(project=Path.cwd())
     rows = [{"agent": o.agent, "scope": o.scope, "path": str(o.path), "why": o.why, "fix": o.fix} for o in found]
@@ -794,9 +794,14 @@ def cmd_agent(args) -> int:
 
 @command("hook")
 def cmd_hook(args) -> int:
+    from vault_mem.adapters.hook_names import CLAUDE_HOOKS, STOP_HOOK  # lazy: start-up time (module docstring)
     from vault_mem.adapters.hooks import run_hook  # lazy: start-up time (module docstring)
+    from vault_mem.store.jsonfiles import MAX_JSON_BYTES  # lazy: start-up time (module docstring)
 
-    stdin_text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    # an agent hook's event is JSON, read bounded (one over the bound is unreadable: an empty
+    # event); a git hook's stdin (post-rewrite's list of commits) is read whole
+    bound = MAX_JSON_BYTES + 1 if args.name in (*CLAUDE_HOOKS, STOP_HOOK) else -1
+    stdin_text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read(bound)
     code, out, err = run_hook(args.name, stdin_text, vault=args.vault, extra=args.hook_args)
     if out:
         sys.stdout.write(out)

@@ -239,7 +239,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             "vault of their working folder and the personal vault")
     p.add_argument("agent", choices=["claude-code", "codex", "gemini", "cursor"])
     p.add_argument("--scope", choices=["user", "project"], default="user",
-                   help="user: your home's configuration (every project); project: the working folder's")
+                   help="user: your home's configuration (every project); project: the working folder's "
+                        "project only, on this machine (Claude Code: its local scope in ~/.claude.json and "
+                        ".claude/settings.local.json; nothing a commit carries, no server approved by name)")
     p.add_argument("--dry-run", action="store_true", help="say what would change; write nothing")
     p = add("import", "import memories from Claude Code, Codex, CLAUDE.md, Basic Memory, Markdown or "
             "JSON/JSONL (one git commit)")

@@ -6,7 +6,7 @@ a second run changes nothing. What each agent gets:
 
 | agent | scope user | scope project | hooks |
 |---|---|---|---|
-| claude-code | ``~/.claude.json`` ``mcpServers``, ``~/.claude/settings.json`` hooks | ``.mcp.json``, ``.claude/settings.json`` hooks, ``.claude/settings.local.json`` ``enabledMcpjsonServers`` (no approval prompt) | SessionStart, UserPromptSubmit, Stop |
+| claude-code | ``~/.claude.json`` ``mcpServers``, ``~/.claude/settings.json`` hooks | ``~/.claude.json`` ``projects[<top of the repository>].mcpServers`` (Claude Code's local scope), ``.claude/settings.local.json`` hooks (kept out of commits); nothing in ``.mcp.json``, no server approved by name | SessionStart, UserPromptSubmit, Stop |
 | codex | ``~/.codex/config.toml`` ``[mcp_servers.vault-mem]``, ``~/.codex/hooks.json`` (hooks are on by default since Codex 0.1xx's ``hooks`` feature) | ``.codex/config.toml``, ``.codex/hooks.json`` | SessionStart, UserPromptSubmit, Stop |
 | gemini | ``~/.gemini/settings.json`` ``mcpServers`` and ``hooks`` | ``.gemini/settings.json`` | SessionStart, BeforeAgent, AfterAgent |
 | cursor | ``~/.cursor/mcp.json`` | ``.cursor/mcp.json`` | none (Cursor's prompt hook cannot add context) |
@@ -15,7 +15,11 @@ Commands name vault-mem by its absolute path (an agent's PATH often lacks the vi
 environment). A vault given (``--vault``) is named by its absolute path and is then the only one
 the agent uses; without one, the commands name none, and each session uses the vaults of its
 working folder (the project vault and the personal vault, DESIGN §8): one user-scope connection
-serves every project. A file that is not what its agent expects (JSON
+serves every project. Claude Code's project scope writes nothing a commit carries: a committed
+``.mcp.json`` server approved by its name ran whatever command a teammate's later commit gave
+that name (issue 23); Codex trusts a project hook by its content's hash, Gemini CLI warns of a
+project hook whose name or command is new, and neither is given an approval by connect. A file
+that is not what its agent expects (JSON
 that does not parse, a TOML table of the wrong shape) is never overwritten: the call fails naming
 the file. :func:`connect` only plans and writes; the CLI prints what it returns.
 """
@@ -26,7 +30,6 @@ import json
 import os
 import re
 import shlex
-import stat
 import sys
 import tomllib
 from collections.abc import Callable
@@ -34,10 +37,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vault_mem.errors import ConfigError, UsageError
+from vault_mem.errors import ConfigError, UnreadableJSONError, UsageError
 from vault_mem.model.names import shell_word, shown
 from vault_mem.platform.programs import which
+from vault_mem.store.agentfiles import committed, keep_out_of_commits, project_top
 from vault_mem.store.files import atomic_write
+from vault_mem.store.jsonfiles import parse_json, read_text
 from vault_mem.store.workspace import committed_link_on
 
 SERVER = "vault-mem"
@@ -47,7 +52,7 @@ SCOPES = ("user", "project")
 _CLAUDE_EVENTS = {"SessionStart": "session-start", "UserPromptSubmit": "user-prompt-submit", "Stop": "stop"}
 _GEMINI_EVENTS = {"SessionStart": "session-start", "BeforeAgent": "user-prompt-submit", "AfterAgent": "stop"}
 #: a hook command is vault-mem's when it runs ``... hook session-start`` etc. through vault-mem
-_OURS = re.compile(r"vault-mem\S*\s.*\bhook (session-start|user-prompt-submit|stop)\b")
+OUR_HOOK = re.compile(r"vault-mem\S*\s.*\bhook (session-start|user-prompt-submit|stop)\b")
 
 
 @dataclass(frozen=True)
@@ -91,11 +96,13 @@ def connect(agent: str, vault_root: Path | None, *, scope: str = "user", project
         raise UsageError(f"unknown agent '{agent}': use one of {', '.join(AGENTS)}")
     if scope not in SCOPES:
         raise UsageError(f"unknown scope '{scope}': use user or project")
-    base = Path(home or Path.home()) if scope == "user" else Path(project or Path.cwd())
-    plan = _PLANS[agent](_Context(base=base.resolve(), scope=scope, vault=str(Path(vault_root).resolve()) if vault_root else "",
-                                  exe=exe or executable()))
+    home_dir = Path(home or Path.home())
+    base = home_dir if scope == "user" else Path(project or Path.cwd())
+    ctx = _Context(base=base.resolve(), scope=scope, vault=str(Path(vault_root).resolve()) if vault_root else "",
+                   exe=exe or executable(), home=home_dir)
+    plan = _PLANS[agent](ctx)
     if scope == "project":  # a clone's committed link never decides where connect writes (attack25)
-        _refuse_committed_links(base.resolve(), [path for path, *_ in plan])
+        _refuse_committed_links(base.resolve(), [path for path, *_ in plan if path.is_relative_to(base.resolve())])
     changes = []
     for path, old, new, what in plan:
         action = "unchanged" if old == new else ("updated" if old is not None else "created")
@@ -103,6 +110,8 @@ def connect(agent: str, vault_root: Path | None, *, scope: str = "user", project
             path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(path, new.encode("utf-8"), expect=old.encode("utf-8") if old is not None else None,
                          mode=0o600 if path.name.startswith(".claude.json") else 0o644)
+            if path.name in _LOCAL_FILES and scope == "project":
+                keep_out_of_commits(path)  # this machine's: never offered to the person's commits
         changes.append(Change(path, action, what))
     return changes
 
@@ -127,6 +136,7 @@ class _Context:
     scope: str
     vault: str  # "": none pinned
     exe: str
+    home: Path  # the person's home: Claude Code's local scope is in it whatever the scope
 
     def command(self, *args: str) -> str:
         """A hook's command line. An agent CLI runs it in the project (the vault, whose files a
@@ -156,45 +166,22 @@ class _Context:
 _Plan = list[tuple[Path, str | None, str, str]]
 
 
-#: the most of an agent's configuration file read (``~/.claude.json`` keeps every project's state)
-MAX_AGENT_CONFIG_BYTES = 64 << 20
+#: what a message about a file connect cannot read ends with
+THEN = "run connect again (nothing was written)"
 
 
-def _read(path: Path) -> str | None:
-    """An agent configuration's text, None when there is none. A regular file only (through a
-    link: a person's dotfiles link theirs), never blocking, at most
-    :data:`MAX_AGENT_CONFIG_BYTES`: the working folder's files are a clone's, and a teammate's
-    committed ``.mcp.json -> /dev/zero`` made connect and doctor read until memory ran out
-    (attack25). A committed link is refused before anything is written
-    (:func:`_refuse_committed_links`)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path} ({exc}); fix or move it aside, then run connect again") from None
-    with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        if not stat.S_ISREG(st.st_mode):
-            raise ConfigError(f"cannot read {shown(str(path))}: not a regular file (a link to a device, a pipe "
-                              "or a folder?); move it aside, then run connect again (nothing was written)")
-        data = b"" if st.st_size > MAX_AGENT_CONFIG_BYTES else fh.read(MAX_AGENT_CONFIG_BYTES + 1)
-    if st.st_size > MAX_AGENT_CONFIG_BYTES or len(data) > MAX_AGENT_CONFIG_BYTES:
-        raise ConfigError(f"cannot read {shown(str(path))}: over {MAX_AGENT_CONFIG_BYTES >> 20} MB; "
-                          "move it aside, then run connect again (nothing was written)")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"cannot read {path} ({exc}); fix or move it aside, then run connect again") from None
+def read_config(path: Path) -> str | None:
+    """An agent configuration's text, None when there is none: the one reader
+    (:func:`~vault_mem.store.jsonfiles.read_text`: a regular file only, never blocking, bounded).
+    The working folder's files are a clone's: a teammate's committed ``.mcp.json -> /dev/zero``
+    made connect and doctor read until memory ran out (attack25). A committed link is refused
+    before anything is written (:func:`_refuse_committed_links`)."""
+    return read_text(path, then=THEN)
 
 
 def _json_edit(path: Path, edit: Callable[[dict[str, Any]], None], what: str) -> tuple[Path, str | None, str, str]:
-    old = _read(path)
-    try:
-        data = json.loads(old) if old and old.strip() else {}
-    except (ValueError, RecursionError) as exc:  # nested past the parser's depth too (attack25)
-        raise ConfigError(f"{path} is not valid JSON ({exc}); fix it or move it aside, then run connect "
-                         "again (nothing was written)") from None
+    old = read_config(path)
+    data = parse_json(old, what=str(path), then=f"fix it or move it aside, then {THEN}") if old and old.strip() else {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path} does not hold a JSON object; fix it or move it aside (nothing was written)")
     edit(data)
@@ -206,8 +193,8 @@ def _json_edit(path: Path, edit: Callable[[dict[str, Any]], None], what: str) ->
 
 def _same_json(old: str, data: dict[str, Any]) -> bool:
     try:
-        return json.loads(old) == data
-    except (ValueError, RecursionError):
+        return parse_json(old, what="") == data
+    except UnreadableJSONError:
         return False
 
 
@@ -235,7 +222,7 @@ def _merge_hooks(data: dict[str, Any], path: Path, events: dict[str, str], ctx: 
             if not isinstance(inner, list):
                 continue
             for i, hook in enumerate(inner):
-                if isinstance(hook, dict) and _OURS.search(str(hook.get("command", ""))) \
+                if isinstance(hook, dict) and OUR_HOOK.search(str(hook.get("command", ""))) \
                         and str(hook.get("command", "")).endswith(f"hook {name}"):
                     if placed:
                         inner[i] = None  # a duplicate of ours: dropped below
@@ -265,32 +252,98 @@ def _claude(ctx: _Context) -> _Plan:
         mcp, settings = ctx.base / ".claude.json", ctx.base / ".claude" / "settings.json"
         return [_json_edit(mcp, lambda d: server(d, mcp), "MCP server (user scope)"),
                 _json_edit(settings, hooks(settings), "SessionStart, UserPromptSubmit and Stop hooks")]
-    mcp = ctx.base / ".mcp.json"
-    settings = ctx.base / ".claude" / "settings.json"
-    local = ctx.base / ".claude" / "settings.local.json"
+    # project scope: nothing of it in a file a commit carries. The server goes in Claude Code's
+    # local scope (~/.claude.json projects[<top of the repository>], what `claude mcp add --scope
+    # local` writes), which outranks a committed .mcp.json entry of the same name; the hooks in
+    # .claude/settings.local.json, kept out of commits. A committed server approved by its name
+    # (enabledMcpjsonServers) ran whatever command a teammate's later commit gave that name
+    # (issue 23): no name is approved, and the approval and entries an older connect wrote go.
+    claude_json, local = ctx.home / ".claude.json", ctx.base / ".claude" / "settings.local.json"
+    if committed(local):
+        raise UsageError(f"{shown(str(local))} is a file a commit holds: it is meant to be this machine's alone, and "
+                         "the hooks in it run as you whoever wrote them, so connect writes nothing into it (nothing "
+                         f"was written). See whose commit added it (`git log -- {shell_word(str(local))}`) and "
+                         "remove it from the repository (`git rm --cached`), or connect with --scope user")
+    key = str(project_top(ctx.base))
 
-    def enable(data: dict[str, Any]) -> None:
-        enabled = data.setdefault("enabledMcpjsonServers", [])
-        if not isinstance(enabled, list):
-            raise ConfigError(f"{local}: enabledMcpjsonServers is not a list; fix it or move the file aside")
-        if SERVER not in enabled:
-            enabled.append(SERVER)
+    def register(data: dict[str, Any]) -> None:
+        entry = _table(_table(data, "projects", claude_json), key, claude_json)
+        _table(entry, "mcpServers", claude_json)[SERVER] = {"type": "stdio", **ctx.server()}
+        _unapprove(entry, claude_json)
 
-    return [_json_edit(mcp, lambda d: server(d, mcp), "MCP server (project scope)"),
-            _json_edit(settings, hooks(settings), "SessionStart, UserPromptSubmit and Stop hooks"),
-            _json_edit(local, enable, "the project's MCP server enabled without a prompt")]
+    def local_hooks(data: dict[str, Any]) -> None:
+        hooks(local)(data)
+        _unapprove(data, local)
+
+    plan = [_json_edit(claude_json, register, "MCP server for this project only, on this machine "
+                       "(Claude Code's local scope)"),
+            _json_edit(local, local_hooks, "SessionStart, UserPromptSubmit and Stop hooks (this machine's, "
+                       "kept out of commits)")]
+    # what an older connect put in the project's committed files: taken out (commit that change)
+    # (read as strictly as the files connect writes: one it cannot read is named, nothing written)
+    mcp, settings = ctx.base / ".mcp.json", ctx.base / ".claude" / "settings.json"
+    for path, edit, what in (
+            (mcp, _drop_server, "vault-mem's server taken out of this committed file (it runs "
+             "from the local scope now; commit this change)"),
+            (settings, lambda d: _drop_hooks(d, settings), "vault-mem's hooks taken out of this committed file "
+             "(they are in settings.local.json now; commit this change)")):
+        if os.path.lexists(path):
+            step = _json_edit(path, edit, what)
+            if step[1] != step[2]:
+                plan.append(step)
+    return plan
+
+
+#: the files connect writes that are this machine's alone (kept out of the person's commits)
+_LOCAL_FILES = frozenset({"settings.local.json"})
+
+
+def _unapprove(data: dict[str, Any], path: Path) -> None:
+    """Withdraw an approval by name of a committed server called vault-mem (an older connect's,
+    or the answer to Claude Code's dialog): with it, whatever command a teammate's commit gives
+    that name runs unasked. The person's approvals of other servers stay."""
+    enabled = data.get("enabledMcpjsonServers")
+    if enabled is None:
+        return
+    if not isinstance(enabled, list):
+        raise ConfigError(f"{path}: enabledMcpjsonServers is not a list; fix it or move the file aside")
+    if SERVER in enabled:
+        data["enabledMcpjsonServers"] = [name for name in enabled if name != SERVER]
+
+
+def _drop_server(data: dict[str, Any]) -> None:
+    servers = data.get("mcpServers")
+    if isinstance(servers, dict):
+        servers.pop(SERVER, None)
+
+
+def _drop_hooks(data: dict[str, Any], path: Path) -> None:
+    """Take vault-mem's hook entries out of ``data`` (a Claude Code settings file); a person's
+    entries, in the same groups too, stay; a group or event left empty goes."""
+    hooks = data.get("hooks")
+    if not isinstance(hooks, dict):
+        return
+    for event, groups in list(hooks.items()):
+        if not isinstance(groups, list):
+            continue
+        for group in groups:
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            if isinstance(inner, list):
+                group["hooks"] = [h for h in inner if not (isinstance(h, dict) and OUR_HOOK.search(str(h.get("command", ""))))]
+        hooks[event] = [g for g in groups if not (isinstance(g, dict) and g.get("hooks") == [])]
+        if not hooks[event]:
+            del hooks[event]
+    if not hooks:
+        del data["hooks"]
 
 
 # -- Codex -------------------------------------------------------------------------------------
 def _codex(ctx: _Context) -> _Plan:
     folder = ctx.base / ".codex"
     config, hooks_file = folder / "config.toml", folder / "hooks.json"
-    old = _read(config)
+    old = read_config(config)
     text = old or ""
-    try:
-        tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, RecursionError) as exc:  # nested past the parser's depth (attack25)
-        raise ConfigError(f"{config} is not valid TOML ({exc}); fix it or move it aside (nothing was written)") from None
+    parse_toml(config, text)
     entry = ctx.server()  # the one entry every agent gets: its command, args and env
     env = ", ".join(f"{_toml_str(k)} = {_toml_str(v)}" for k, v in entry["env"].items())
     server = (f"[mcp_servers.{SERVER}]\ncommand = {_toml_str(entry['command'])}\n"
@@ -303,6 +356,14 @@ def _codex(ctx: _Context) -> _Plan:
             _json_edit(hooks_file, lambda d: _merge_hooks(
                 d, hooks_file, _CLAUDE_EVENTS, ctx, matcher={"SessionStart": "startup|resume|clear"},
                 extra={"timeout": 30}), "SessionStart, UserPromptSubmit and Stop hooks")]
+
+
+def parse_toml(path: Path, text: str) -> dict[str, Any]:
+    """Codex's ``config.toml`` parsed; ConfigError naming it when it is not TOML it can read."""
+    try:
+        return tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:  # nested past the parser's depth (attack25)
+        raise ConfigError(f"{path} is not valid TOML ({exc}); fix it or move it aside (nothing was written)") from None
 
 
 def _toml_str(value: str) -> str:
@@ -361,140 +422,6 @@ def _cursor(ctx: _Context) -> _Plan:
     mcp = ctx.base / ".cursor" / "mcp.json"
     return [_json_edit(mcp, lambda d: _table(d, "mcpServers", mcp).__setitem__(SERVER, ctx.server()),
                        "MCP server")]
-
-
-# -- configurations written by an older vault-mem ---------------------------------------------
-#: where each agent keeps vault-mem's entries, relative to the scope's base: (hook files, MCP files)
-_FILES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "claude-code": ((".claude/settings.json",), (".claude.json", ".mcp.json")),
-    "codex": ((".codex/hooks.json",), (".codex/config.toml",)),
-    "gemini": ((".gemini/settings.json",), (".gemini/settings.json",)),
-    "cursor": ((), (".cursor/mcp.json",)),
-}
-
-
-#: agents that ignore an MCP server's ``env`` setting of ``PYTHONPATH`` (:meth:`_Context.server`)
-_ENV_IGNORED = frozenset({"gemini"})
-
-
-@dataclass(frozen=True)
-class Outdated:
-    """An agent's entry for vault-mem, written by an older vault-mem, that this one writes
-    differently: ``why`` says what is wrong with it, :attr:`fix` is the command that rewrites it."""
-
-    agent: str
-    scope: str
-    path: Path
-    why: str
-    vault: str  # the vault the entry pins, "" for none
-
-    @property
-    def fix(self) -> str:
-        pinned = f" --vault {shlex.quote(self.vault)}" if self.vault else ""
-        return f"vault-mem connect {self.agent}{pinned}" + (" --scope project" if self.scope == "project" else "")
-
-
-def outdated(*, home: Path | None = None, project: Path | None = None) -> list[Outdated]:
-    """vault-mem's entries in the agents' configurations (user scope under ``home``, project scope
-    under ``project``) that an older vault-mem wrote in a form this one does not: a hook or server
-    started without dropping ``PYTHONPATH`` (an empty entry of it puts the session's working
-    folder, a vault a peer's commits fill, ahead of Python's own modules: :meth:`_Context.command`),
-    through ``python -m``, or naming a vault-mem program that is gone. Read only; a file that does
-    not parse is skipped (``connect`` names it when run). One finding per file."""
-    user = Path(home or Path.home())
-    bases = [("user", user)] + ([("project", Path(project))] if project is not None
-                                and Path(project).resolve() != user.resolve() else [])
-    found: list[Outdated] = []
-    for scope, base in bases:
-        for agent, (hook_files, mcp_files) in _FILES.items():
-            for rel in hook_files:
-                for command in _our_hook_commands(base / rel):
-                    argv = _split(command)
-                    why = _command_problem(argv)
-                    if why:
-                        found.append(Outdated(agent, scope, base / rel, f"a hook {why}", _pinned(argv)))
-                        break
-            for rel in mcp_files:
-                entry = _our_server(base / rel)
-                if entry is None:
-                    continue
-                argv = [str(entry.get("command", ""))] + [str(a) for a in entry.get("args") or []]
-                env = entry.get("env") if isinstance(entry.get("env"), dict) else {}
-                dropped = Path(argv[0]).name == "env" and argv[1:3] == ["-u", "PYTHONPATH"]
-                argv = argv[3:] if dropped else argv
-                why = _command_problem(argv, server=True)
-                if why is None and not dropped and (agent in _ENV_IGNORED or env.get("PYTHONPATH") != ""):
-                    why = ("starts vault-mem with the person's PYTHONPATH (Gemini CLI ignores a server's "
-                           "PYTHONPATH setting)" if agent in _ENV_IGNORED
-                           else "starts vault-mem without emptying PYTHONPATH")
-                if why and not any(o.path == base / rel for o in found):
-                    vault = argv[2] if len(argv) > 2 and argv[1] == "mcp" else ""
-                    found.append(Outdated(agent, scope, base / rel, f"the MCP server {why}", vault))
-    return found
-
-
-def _pinned(argv: list[str]) -> str:
-    return argv[argv.index("--vault") + 1] if "--vault" in argv[:-1] else ""
-
-
-def _split(command: str) -> list[str]:
-    try:
-        return shlex.split(command)
-    except ValueError:
-        return command.split()
-
-
-def _command_problem(argv: list[str], *, server: bool = False) -> str | None:
-    """What is wrong with how ``argv`` starts vault-mem, or None: the form :class:`_Context` writes
-    is ``[env -u PYTHONPATH] /abs/vault-mem ...`` (a server's environment empties PYTHONPATH)."""
-    if not server:
-        if len(argv) < 3 or Path(argv[0]).name != "env" or argv[1:3] != ["-u", "PYTHONPATH"]:
-            return "starts vault-mem without dropping PYTHONPATH first"
-        argv = argv[3:]
-    if not argv:
-        return "has no command"
-    exe = argv[0]
-    if Path(exe).name.startswith("python") or "-m" in argv[1:3]:
-        return f"starts vault-mem through {Path(exe).name} -m (the working folder joins Python's module path)"
-    if os.sep in exe and not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
-        return f"names {exe}, which is no longer there"
-    return None
-
-
-def _our_hook_commands(path: Path) -> list[str]:
-    data = _json_or_none(path)
-    hooks = data.get("hooks") if isinstance(data, dict) else None
-    out: list[str] = []
-    for groups in (hooks.values() if isinstance(hooks, dict) else ()):
-        for group in groups if isinstance(groups, list) else ():
-            for hook in (group.get("hooks") or []) if isinstance(group, dict) else ():
-                command = hook.get("command") if isinstance(hook, dict) else None
-                if isinstance(command, str) and _OURS.search(command):
-                    out.append(command)
-    return out
-
-
-def _our_server(path: Path) -> dict[str, Any] | None:
-    if path.suffix == ".toml":
-        try:
-            data = tomllib.loads(_read(path) or "")
-        except (ConfigError, tomllib.TOMLDecodeError, RecursionError):
-            return None
-        entry = (data.get("mcp_servers") or {}).get(SERVER) if isinstance(data.get("mcp_servers"), dict) else None
-    else:
-        data = _json_or_none(path)
-        servers = data.get("mcpServers") if isinstance(data, dict) else None
-        entry = servers.get(SERVER) if isinstance(servers, dict) else None
-    return entry if isinstance(entry, dict) else None
-
-
-def _json_or_none(path: Path) -> Any:
-    """``path``'s JSON, None when absent or unreadable (:func:`_read`), or not JSON it can read."""
-    try:
-        text = _read(path)
-        return None if text is None else json.loads(text)
-    except (ConfigError, ValueError, RecursionError):
-        return None
 
 
 _PLANS: dict[str, Callable[[_Context], _Plan]] = {

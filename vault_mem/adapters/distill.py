@@ -24,9 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from vault_mem.config import STATE_DIR
-from vault_mem.errors import NotAVaultError, VaultMemError
+from vault_mem.adapters.hook_event import event_of
+from vault_mem.errors import NotAVaultError, UnreadableJSONError, VaultMemError
 from vault_mem.store.files import ensure_own_dir, open_nofollow
 from vault_mem.store.finder import resolve_vault_root
+from vault_mem.store.jsonfiles import parse_json, read_text
 
 #: edits, writes and commands a session must have made before it is asked to save anything
 MIN_CHANGES = 3
@@ -54,11 +56,8 @@ REASON = (
 
 def stop_hook(stdin_text: str, vault_path: str | None, extra: list[str]) -> tuple[int, str, str]:
     """The hook: ``(exit code, stdout, stderr)``; stdout is empty unless the agent is asked."""
-    try:
-        event = json.loads(stdin_text) if stdin_text.strip() else {}
-    except (ValueError, RecursionError):  # nested past the parser's depth: unreadable (attack25)
-        return 0, "", ""
-    if not isinstance(event, dict) or event.get("stop_hook_active"):
+    event = event_of(stdin_text)  # unreadable (not valid, nested past the parser's depth): empty
+    if not event or event.get("stop_hook_active"):
         return 0, "", ""  # the agent is already going on because of a stop hook
     session = event.get("session_id")
     transcript = event.get("transcript_path")
@@ -131,25 +130,21 @@ def _settled(transcript: Path) -> bool:
 def tool_uses(transcript: Path) -> dict[str, int] | None:
     """Tool name -> how many times the session called it, from a transcript of JSON lines (or
     one JSON document); None when it cannot be read."""
-    try:
-        with open(transcript, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            if size > MAX_TRANSCRIPT_BYTES:
-                f.seek(size - MAX_TRANSCRIPT_BYTES)
-                f.readline()  # a partial line
-            raw = f.read()
-    except OSError:
+    try:  # the one reader: a regular file only, never blocking (a FIFO there), its end when long
+        text = read_text(transcript, then="", max_bytes=MAX_TRANSCRIPT_BYTES, tail=True)
+    except UnreadableJSONError:
+        return None
+    if text is None:
         return None
     counts: dict[str, int] = {}
-    text = raw.decode("utf-8", "replace")
     try:
-        documents: list[Any] = [json.loads(text)]
-    except (ValueError, RecursionError):  # a line nested past the parser's depth (a tool's
-        documents = []                    # structured result) is unreadable, not an error (attack25)
+        documents: list[Any] = [parse_json(text, what="the transcript")]
+    except UnreadableJSONError:  # JSON lines; a line nested past the parser's depth (a tool's
+        documents = []            # structured result) is unreadable, not an error (attack25)
         for line in text.splitlines():
             try:
-                documents.append(json.loads(line))
-            except (ValueError, RecursionError):
+                documents.append(parse_json(line, what="a transcript line"))
+            except UnreadableJSONError:
                 continue
     for doc in documents:
         _count(doc, counts, depth=0)

@@ -48,6 +48,7 @@ from vault_mem.config import FOLDER_TYPES, STATE_DIR, is_state_dir_name
 from vault_mem.errors import LockTimeoutError, MalformedFileError, NotAVaultError, UsageError, VaultMemError
 from vault_mem.store.finder import resolve_vault_root
 from vault_mem.model.names import shell_word, shown
+from vault_mem.adapters.hook_event import event_of
 from vault_mem.adapters.hook_names import CLAUDE_HOOKS, HOOK_NAMES, STOP_HOOK
 
 if TYPE_CHECKING:
@@ -74,16 +75,6 @@ def run_hook(name: str, stdin_text: str, *, vault: str | None = None, extra: lis
 
 
 # -- Claude Code -----------------------------------------------------------------------------
-def _event(stdin_text: str) -> dict[str, Any]:
-    """The hook input JSON; an empty or unreadable stdin is an empty event (still answerable).
-    JSON nested past the parser's depth is unreadable too (RecursionError, attack25)."""
-    try:
-        data = json.loads(stdin_text) if stdin_text.strip() else {}
-    except (ValueError, RecursionError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def _root(explicit: str | None, cwd: str | None = None) -> Path:
     """The vault a git hook or a one-vault read means (:func:`~vault_mem.store.finder.resolve_vault_root`,
     the one rule): --vault, else the vault writes go to from the event's cwd (or ours): its
@@ -108,7 +99,7 @@ def _claude_hook(name: str) -> Callable[..., HookOutput]:
         from vault_mem.adapters.vaults import Vaults
         from vault_mem.store.finder import resolve_vaults
 
-        event = _event(stdin_text)
+        event = event_of(stdin_text)
         cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else None
         try:
             vaults = Vaults(resolve_vaults(vault_path, start=Path(cwd) if cwd else None), here=read_here)

@@ -29,13 +29,14 @@ from typing import TYPE_CHECKING, Any
 from vault_mem.adapters.vaults import Vaults
 from vault_mem.adapters.vaults import get_view as several_get_view
 from vault_mem.config import TYPE_FOLDERS
-from vault_mem.errors import UsageError, VaultMemError
+from vault_mem.errors import UnreadableJSONError, UsageError, VaultMemError
 from vault_mem.index import queries
 from vault_mem.model import render, verdict, views
 from vault_mem.model.indexmd import CHARS_PER_TOKEN
 from vault_mem.model.fusion import merge_recall
 from vault_mem.model.memory import SOURCES, as_date
 from vault_mem.model.terms import MAX_QUERIES
+from vault_mem.store.jsonfiles import parse_json
 
 if TYPE_CHECKING:
     from vault_mem.vault.core import Vault
@@ -422,18 +423,11 @@ def parse_arguments(arguments: str | dict | None, name: str = "") -> dict[str, A
         return {}
     value: Any = text
     for _ in range(2):  # small models sometimes JSON-encode the arguments twice
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError as exc:
-            raise UsageError(
-                f"arguments for {name or 'the tool'} are not valid JSON ({exc.msg} at character "
-                f"{exc.pos}); send one JSON object, e.g. {_example(name)}"
-            ) from None
-        except (ValueError, RecursionError) as exc:  # an integer past Python's 4300-digit limit, or
-            raise UsageError(                         # nesting past the parser's depth (attack25)
-                f"arguments for {name or 'the tool'} are not usable JSON ({exc}); send one JSON "
-                f"object, e.g. {_example(name)}"
-            ) from None
+        try:  # the one reader (not valid, nested past the parser's depth: attack25, too large)
+            value = parse_json(value, what=f"arguments for {name or 'the tool'}",
+                               then=f"send one JSON object, e.g. {_example(name)}")
+        except UnreadableJSONError as exc:
+            raise UsageError(str(exc)) from None
         if not isinstance(value, str):
             break
     if not isinstance(value, dict):
@@ -452,11 +446,15 @@ def _example(name: str) -> str:
 
 
 def _check_arguments(spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
-    """Check ``args`` against the tool's schema, coercing the harmless slips small models make
-    (a number as text, tags as one comma-separated string). Unknown parameters are refused rather
-    than dropped, so that a body sent as ``content`` is not silently lost."""
+    """Check ``args`` against the tool's declared JSON Schema: every parameter known (an unknown one
+    is refused rather than dropped, so a body sent as ``content`` is not silently lost), every
+    required one given, and every value of its declared JSON type, a list's items too
+    (:func:`_type_problem`). A value of another type is refused, not converted: ``{"key": 5}``
+    stored a memory keyed ``5`` and ``"k": "5"`` was read as 5 (issue 23), so what a client sent
+    was not what the tool declares. ``null`` is a value of its own type, refused like any other
+    (leave a parameter out to use its default). What a value must be beyond its type (a key's
+    form, a type's name, a date, a length) is the vault's own check, with its own message."""
     props: dict[str, Any] = spec.parameters["properties"]
-    args = {k: v for k, v in args.items() if v is not None}
     unknown = [k for k in args if k not in props]
     if unknown:
         raise UsageError(f"{spec.name} has no parameter {', '.join(repr(u) for u in unknown)}; "
@@ -466,35 +464,67 @@ def _check_arguments(spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
         raise UsageError(f"{spec.name} needs {', '.join(repr(m) for m in missing)}; e.g. {_example(spec.name)}")
     out: dict[str, Any] = {}
     for k, v in args.items():
-        kind = props[k].get("type")
-        if kind == "array":
-            if isinstance(v, str):
-                v = [s.strip() for s in v.split(",") if s.strip()]
-            if not isinstance(v, list) or not all(isinstance(x, (str, int, float)) for x in v):
-                raise UsageError(f"{spec.name}: '{k}' must be a list of strings, e.g. [\"a\", \"b\"]")
-            v = [str(x) for x in v]
-        elif kind == "integer":
-            if isinstance(v, str) and v.strip().isdigit():
-                v = int(v.strip())
-            if isinstance(v, float) and v.is_integer():
-                v = int(v)
-            if not isinstance(v, int) or isinstance(v, bool):
-                raise UsageError(f"{spec.name}: '{k}' must be a whole number")
+        problem = _type_problem(props[k], v)
+        if problem:
+            raise UsageError(f"{spec.name}: '{k}' must be {problem}")
+        if props[k]["type"] == "integer":
+            v = int(v)  # 3.0 is an integer in JSON Schema
             lo, hi = props[k].get("minimum"), props[k].get("maximum")
             if (lo is not None and v < lo) or (hi is not None and v > hi):
                 raise UsageError(f"{spec.name}: '{k}' must be from {lo} to {hi}")
-        elif kind == "boolean":
-            if isinstance(v, str) and v.lower() in ("true", "false"):
-                v = v.lower() == "true"
-            if not isinstance(v, bool):
-                raise UsageError(f"{spec.name}: '{k}' must be true or false")
-        elif kind == "string":
-            if isinstance(v, (int, float)) and not isinstance(v, bool):
-                v = str(v)
-            if not isinstance(v, str):
-                raise UsageError(f"{spec.name}: '{k}' must be a string")
         out[k] = v
     return out
+
+
+#: how the error names what a declared JSON type takes
+_TAKES = {"string": "a string", "integer": "a whole number (a JSON integer, e.g. 3)", "boolean": "true or false",
+          "array": 'a list of strings, e.g. ["a", "b"]', "number": "a number", "object": "a JSON object"}
+
+
+def _type_problem(schema: dict[str, Any], value: Any) -> str | None:
+    """What ``value`` must be and what it is, when it is not of ``schema``'s JSON type (the
+    types the tool schemas declare: string, integer, number, boolean, array of a type, object);
+    None when it is."""
+    kind = schema["type"]
+    if _json_type(value) in (("integer", "number") if kind == "number" else (kind,)):
+        if kind != "array":
+            return None
+        items = schema.get("items", {}).get("type")
+        odd = next((x for x in value if items and _json_type(x) != items), _NOTHING)
+        if odd is _NOTHING:
+            return None
+        return f"{_TAKES[kind]}, got a list holding {_shown_type(odd)}"
+    return f"{_TAKES[kind]}, got {_shown_type(value)}"
+
+
+_NOTHING = object()
+
+
+def _json_type(value: Any) -> str:
+    """``value``'s JSON Schema type (an integral float is an integer, as JSON Schema counts it)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object" if isinstance(value, dict) else type(value).__name__
+
+
+def _shown_type(value: Any) -> str:
+    """``value``'s JSON type for an error, with a short number or boolean: ``a number (5)``."""
+    kind = _json_type(value)
+    if kind in ("integer", "number"):
+        text = repr(value)
+        return f"a number ({text if len(text) <= 20 else text[:20] + '...'})"
+    return {"null": "null", "boolean": "true" if value is True else "false", "string": "a string",
+            "array": "a list", "object": "a JSON object"}.get(kind, kind)
 
 
 # -- handlers ------------------------------------------------------------------------------

@@ -23,11 +23,11 @@ line that is not JSON is refused with its number, the others imported). A record
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from pathlib import Path
 from typing import Any
 
+from vault_mem.errors import UnreadableJSONError
 from vault_mem.model.memory import as_date
 from vault_mem.ops.importers.markdown import carried, memory_type
 from vault_mem.ops.importers.sources import (
@@ -40,6 +40,7 @@ from vault_mem.ops.importers.sources import (
     one_line,
     read_file,
 )
+from vault_mem.store.jsonfiles import parse_json
 
 #: a JSON export is read whole: larger files are refused (split them, or use JSONL per part)
 MAX_RECORDS_BYTES = 64 * 1024 * 1024
@@ -63,9 +64,9 @@ def records(path: Path) -> Found:
 def _records(file: SourceFile, found: Found):
     text = file.text.strip()
     if text[:1] in "[{":
-        try:
-            doc = json.loads(text)
-        except ValueError:
+        try:  # the one reader of JSON another program wrote (nested past the parser's depth too)
+            doc = parse_json(text, what=str(file.path))
+        except UnreadableJSONError:
             doc = None  # JSON Lines whose first record is an object
         else:
             if isinstance(doc, dict):
@@ -78,9 +79,11 @@ def _records(file: SourceFile, found: Found):
         if not line.strip():
             continue
         try:
-            yield f":{number}", json.loads(line)
-        except ValueError as exc:
-            found.append(Problem(f"{file.path}:{number}", f"is not JSON ({str(exc)[:80]})"))
+            record = parse_json(line, what="it", then="fix that line")
+        except UnreadableJSONError as exc:  # "it is not valid JSON (...); fix that line"
+            found.append(Problem(f"{file.path}:{number}", f"is not JSON{str(exc).removeprefix('it is not valid JSON')[:160]}"))
+            continue
+        yield f":{number}", record
 
 
 def record_candidate(rec: dict[str, Any], origin: str) -> Candidate | Problem:
