@@ -4,10 +4,11 @@ the loop's own test: tests/test_agent.py::test_a_value_of_the_wrong_json_type_is
 
 Before (attack run, issue 23): the MCP server took a number where a string is declared
 (`{"key": 5}` stored a memory with key `5`), `"k": "5"` was read as 5, `"pinned": "true"` as true,
-`"tags": "a, b"` as two tags and `null` as "not given": what a client sent was not what the tool
-declares, so a client that checks types (or a person reading the schema) could not know what the
-server does. Now a value of the wrong JSON type is refused, naming the tool, the parameter, the
-type it takes and the type it got; nothing is written.
+and `"tags": "a, b"` as two tags: what a client sent was not what the tool declares, so a client
+that checks types (or a person reading the schema) could not know what the server does. Now a value
+of the wrong JSON type is refused, naming the tool, the parameter, the type it takes and the type it
+got; nothing is written. `null` for an optional parameter is "not given" (OpenAI's strict function
+calling sends every parameter, `null` for those left out); for a required one it is refused.
 """
 
 from __future__ import annotations
@@ -36,8 +37,11 @@ VALID = {"remember": {"key": "k1", "description": "d"}, "recall": {"query": "x"}
 
 def _mismatches():
     for tool in TOOLS:
+        required = tool.parameters.get("required", [])
         for param, schema in tool.parameters["properties"].items():
             for kind, value in SAMPLES.items():
+                if kind == "null" and param not in required:
+                    continue  # "not given": test_null_for_an_optional_parameter_is_its_default
                 if kind not in ACCEPTS[schema["type"]]:
                     yield tool.name, param, schema["type"], kind, value
             if schema["type"] == "array":  # a list holding a value of another type than its items'
@@ -60,13 +64,31 @@ def test_the_slips_that_were_taken_are_refused_with_what_to_send(vault):
              ("recall", {"query": "x", "k": "2"}, "'k' must be a whole number"),
              ("remember", {"key": "k", "description": "d", "pinned": "true"}, "'pinned' must be true or false, got a string"),
              ("remember", {"key": "k", "description": "d", "tags": "a, b"}, '\'tags\' must be a list of strings, e.g. ["a", "b"]'),
-             ("remember", {"key": "k", "description": "d", "source": None}, "'source' must be a string, got null"),
              ("recall", {"query": None}, "'query' must be a string, got null")]
     for tool, args, words in cases:
         error = json.loads(call_tool(vault, tool, args).text).get("error", "")
         assert words in error, (args, error)
     assert not (vault.root / "facts" / "5.md").exists()
     assert call_tool(vault, "list", {}).data["count"] == 0
+
+
+def test_null_for_an_optional_parameter_is_its_default(vault):
+    """What OpenAI's strict function calling (and many small local models) send for every parameter
+    left out: a call with all its optional parameters null does what the call without them does."""
+    def nulls(name):
+        spec = next(t for t in TOOLS if t.name == name)
+        required = spec.parameters.get("required", [])
+        return {p: None for p in spec.parameters["properties"] if p not in required}
+
+    out = call_tool(vault, "remember", {"key": "k1", "description": "Uses Helix as the editor", **nulls("remember")})
+    assert not out.is_error, out.text
+    assert out.data["action"] == "create"
+    assert vault.get("k1").type == "fact"  # the default type, not "None"
+    for name, args in [("recall", {"query": "helix"}), ("get", {"key": "k1"}), ("list", {})]:
+        plain, with_nulls = call_tool(vault, name, args), call_tool(vault, name, {**args, **nulls(name)})
+        assert not with_nulls.is_error, (name, with_nulls.text)
+        assert with_nulls.text == plain.text, name
+    assert call_tool(vault, "get", {"key": None}).is_error  # a required one is not optional
 
 
 def test_values_of_the_declared_types_still_pass(vault):

@@ -451,9 +451,11 @@ def _check_arguments(spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
     required one given, and every value of its declared JSON type, a list's items too
     (:func:`_type_problem`). A value of another type is refused, not converted: ``{"key": 5}``
     stored a memory keyed ``5`` and ``"k": "5"`` was read as 5 (issue 23), so what a client sent
-    was not what the tool declares. ``null`` is a value of its own type, refused like any other
-    (leave a parameter out to use its default). What a value must be beyond its type (a key's
-    form, a type's name, a date, a length) is the vault's own check, with its own message."""
+    was not what the tool declares. ``null`` for an optional parameter means "not given" (its
+    default): clients in OpenAI's strict function-calling mode must send every parameter and send
+    ``null`` for the ones they leave out, and small local models do the same; for a required one it
+    is refused like any other wrong type. What a value must be beyond its type (a key's form, a
+    type's name, a date, a length) is the vault's own check, with its own message."""
     props: dict[str, Any] = spec.parameters["properties"]
     unknown = [k for k in args if k not in props]
     if unknown:
@@ -462,8 +464,11 @@ def _check_arguments(spec: ToolSpec, args: dict[str, Any]) -> dict[str, Any]:
     missing = [k for k in spec.parameters.get("required", []) if k not in args]
     if missing:
         raise UsageError(f"{spec.name} needs {', '.join(repr(m) for m in missing)}; e.g. {_example(spec.name)}")
+    required = spec.parameters.get("required", [])
     out: dict[str, Any] = {}
     for k, v in args.items():
+        if v is None and k not in required:
+            continue  # not given: the default
         problem = _type_problem(props[k], v)
         if problem:
             raise UsageError(f"{spec.name}: '{k}' must be {problem}")
