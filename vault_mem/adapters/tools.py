@@ -323,8 +323,9 @@ def get_view(vault: Vault, key: str, *, today: dt.date | None = None) -> dict[st
     its age, flags, reading notes and supersession (:func:`vault_mem.model.views.memory_view`)."""
     mem = vault.get(key)
     today = today or dt.date.today()
-    direct = queries.superseded_by(vault.sidecar.db, mem.key, today=today)
-    chain = queries.supersession_chain(vault.sidecar.db, mem.key, today=today) if direct else []
+    distrusted = vault.untrusted_superseders()  # a peer's supersedes marks nothing superseded
+    direct = queries.superseded_by(vault.sidecar.db, mem.key, today=today, distrusted=distrusted)
+    chain = queries.supersession_chain(vault.sidecar.db, mem.key, today=today, distrusted=distrusted) if direct else []
     dated = as_date(queries.memory_date(vault.sidecar.db, mem.path))
     view = views.memory_view(mem, stale_after=vault.config.stale_after_days, superseded_by=direct,
                              chain=chain, today=today, dated=dated)

@@ -654,7 +654,8 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
         result.note = "; ".join(n for n in (result.note, "no memory cleared the relevance floor") if n)
         return result
     hits, demoted = ranked_hits(db, passing, scores, why, k=k, today=today, include_expired=include_expired,
-                                stale_after=sc.config.stale_after_days, keyword_only=result.keyword_only)
+                                stale_after=sc.config.stale_after_days, keyword_only=result.keyword_only,
+                                distrusted=filters.distrusted)
     result.hits.extend(hits)
     result.demoted.update(demoted)
     return result
@@ -662,7 +663,7 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
 
 def ranked_hits(db, passing: dict[int, str], scores: dict[int, float], why: dict[int, str], *, k: int,
                 today: dt.date, include_expired: bool, stale_after: dict[str, int],
-                keyword_only: bool) -> tuple[list[Hit], dict[str, str]]:
+                keyword_only: bool, distrusted: Collection[str] = ()) -> tuple[list[Hit], dict[str, str]]:
     """After the verdict: the ``k`` best of the ``passing`` candidates as hits, in rank order
     (score, then id), each with its date, age, flags and level (``passing``), what the adapters
     render; and, by key, the verdict stage that made each hit ``why`` names a candidate."""
@@ -672,8 +673,9 @@ def ranked_hits(db, passing: dict[int, str], scores: dict[int, float], why: dict
         f"SELECT id, key, type, description, sort_date, {CHANGED_SQL}, expires, path, body, conflict_of FROM files "
         f"WHERE id IN {ID_LIST}", [id_list(ids)])}
     superseded: set[str] = set()
-    if include_expired:
-        superseded = {r[0] for r in db.execute(SUPERSEDED_KEYS_SQL, [today.isoformat()])}
+    if include_expired:  # flagged, not hidden; by a peer's supersedes (``distrusted``), not even flagged
+        superseded = {r[0] for r in db.execute(TRUSTED_SUPERSEDED_KEYS_SQL,
+                                               [today.isoformat(), json.dumps(sorted(distrusted))])}
     hits: list[Hit] = []
     demoted: dict[str, str] = {}
     for i, score in ranked:

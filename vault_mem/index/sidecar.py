@@ -57,6 +57,8 @@ Progress = Callable[[int, int], None]
 #: ``change_dates([(path, mtime_ns, seen), ...]) -> {path: ISO date or None}``: see
 #: :attr:`Sidecar.change_dates`
 ChangeDates = Callable[[list[tuple[str, int, bool]]], dict[str, str | None]]
+#: ``key_owner(key, paths) -> path or None``: see :attr:`Sidecar.key_owner`
+KeyOwner = Callable[[str, list[str]], "str | None"]
 
 __all__ = ["DEFAULT", "Hit", "IndexEntry", "Problem", "RecallResult", "ReconcileReport", "Sidecar", "written_by"]
 
@@ -147,6 +149,13 @@ class Sidecar:
         #: dates it}, a path left out keeps what the ``changes`` table says. Set by the vault,
         #: which knows git. None here: ``updated:`` alone dates a memory.
         self.change_dates: ChangeDates | None = None
+        #: Of the files (paths with content, by path) that hold one key, the one that owns it, or
+        #: None for the first by path; asked only where a key has two files (rare). Set by the
+        #: vault, which knows whose files are trusted: a peer's second file of the person's key
+        #: (a plain ``git pull`` takes one; sync refuses it) owned the key when its path came
+        #: first (``decisions/`` before ``preferences/``), the person's pinned memory a duplicate,
+        #: out of the session context and the prompt hook.
+        self.key_owner: KeyOwner | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -278,19 +287,20 @@ class Sidecar:
         return True
 
     def _resolve_keys(self, keys: Iterable[str]) -> None:
-        """Per key, the alphabetically first path with content owns it; later ones are duplicates."""
+        """Per key, one path with content owns it (the one :attr:`key_owner` names, else the
+        alphabetically first); the others are duplicates."""
         for key in keys:
             rows = self.db.execute(
                 "SELECT id, path, has_content, duplicate_of, usable FROM files WHERE key = ? ORDER BY path", (key,)
             ).fetchall()
-            owner = None
+            held = [r["path"] for r in rows if r["has_content"]]
+            owner = self.key_owner(key, held) if len(held) > 1 and self.key_owner is not None else None
+            if owner not in held:
+                owner = held[0] if held else None
             for r in rows:
                 dup = None
-                if r["has_content"]:
-                    if owner is None:
-                        owner = r["path"]
-                    else:
-                        dup = owner
+                if r["has_content"] and r["path"] != owner:
+                    dup = owner
                 usable = int(bool(r["has_content"]) and dup is None)
                 if (r["duplicate_of"], r["usable"]) != (dup, usable):
                     self.db.execute("UPDATE files SET duplicate_of = ?, usable = ? WHERE id = ?", (dup, usable, r["id"]))

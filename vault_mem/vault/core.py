@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import os
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
@@ -65,6 +66,19 @@ def _history():
     return history
 
 
+def _trusted_owner(ws: Workspace, sidecar: Sidecar | None, paths: list[str]) -> str | None:
+    """Of the files ``paths`` that hold one key, the first whose author is trusted here, or None
+    (the sidecar's own rule: the first by path): :attr:`Sidecar.key_owner`. A peer not approved
+    here cannot take the person's key with a second file, whatever folder it picks."""
+    if sidecar is None:
+        return None
+    try:
+        who = authors.authors_of(ws, sidecar, paths)
+    except VaultMemError:  # damaged history, no git: the plain rule
+        return None
+    return next((p for p in paths if who[p].trusted), None)
+
+
 class Vault:
     """A vault on disk. Open with ``Vault(path)`` (the folder holding vault.toml)."""
 
@@ -76,6 +90,9 @@ class Vault:
         # a hand edit that kept an old `updated:` dates from its commit or file time (git knows)
         ws = self.ws  # not self: the sidecar must not keep its vault alive (a reference cycle)
         self.sidecar.change_dates = lambda files: _history().change_dates(ws, files)
+        # of two files of one key, a trusted one owns it (a peer's second file hides nothing)
+        sidecar = weakref.ref(self.sidecar)  # no reference cycle through its own attribute
+        self.sidecar.key_owner = lambda key, paths: _trusted_owner(ws, sidecar(), paths)
         #: progress(done, total) for long index work (a rebuild after index.db was deleted,
         #: vectors owed); the CLI sets a progress bar here
         self.progress = None
@@ -428,7 +445,7 @@ class Vault:
                 origins = authors.Origins(self.ws, self.sidecar, ids)
             return authors.authors_of(self.ws, self.sidecar, rels, ids, origins=origins)
 
-        superseders = who_made(self.sidecar.superseder_paths())
+        distrusted = self.untrusted_superseders(who_made)
         if trusted_only:
             if origins is None:
                 origins = authors.Origins(self.ws, self.sidecar, ids)
@@ -438,7 +455,7 @@ class Vault:
         result = self.sidecar.recall(
             query, k=k or self.config.recall_k, type=type,
             tags=tags or None, scope=scope, include_expired=include_expired,
-            distrusted={path for path, who in superseders.items() if not who.trusted}, queries=queries,
+            distrusted=distrusted, queries=queries,
             excluded=excluded,
         )
         if not full:
@@ -448,6 +465,19 @@ class Vault:
         for hit in result.hits:
             hit.author, hit.trusted = who[hit.path].email, who[hit.path].trusted
         return result
+
+    def untrusted_superseders(self, who_made: Callable[[list[str]], dict[str, Author]] | None = None) -> set[str]:
+        """The memories (paths) whose ``supersedes`` hides nothing: those of a peer not approved
+        here (DESIGN §7). The one rule for recall, ``get``'s supersession and ``review``: a
+        peer's ``supersedes: [your-key]`` neither hides the person's memory nor marks it
+        superseded (``get`` said "read the peer's for the current version", ``review`` "forget
+        it"). Asks only for the authors of the memories that supersede one (few in any vault);
+        ``who_made``: instead of :meth:`authors` (a recall reads authors once for all)."""
+        rels = self.sidecar.superseder_paths()
+        if not rels:
+            return set()
+        who = (who_made or self.authors)(rels)
+        return {path for path, author in who.items() if not author.trusted}
 
     def authors(self, rels: list[str], *, check_disk: bool = True) -> dict[str, Author]:
         """Who last changed each of the memory files ``rels`` (vault-relative), from git, and
