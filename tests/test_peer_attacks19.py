@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 
-from conftest import ROOT, agent_hook, cli, git, parse_fenced, person_and_peer, push_as_peer
+from conftest import ROOT, agent_hook, cli, git, parse_fenced, person_and_peer, push_as_peer, teammate_pushes
 
 from vault_mem.store.trust import approve_authors
 
@@ -53,6 +53,9 @@ def test_a_peers_supersedes_never_marks_the_persons_memory_superseded_anywhere(t
     try:
         outside, _ = parse_fenced(call_tool(v, "get", {"key": "editor-choice"}).text)
         assert "editor-v2" not in "\n".join(outside), outside
+        # the peer's own memory names its claim as its author's word, superseding nothing
+        outside, _ = parse_fenced(call_tool(v, "get", {"key": "editor-v2"}).text)
+        assert "nothing is superseded here" in "\n".join(outside), outside
     finally:
         v.close()
     # the person's own supersedes still counts
@@ -176,3 +179,30 @@ def test_a_second_file_of_the_persons_key_taken_by_a_plain_pull_hides_nothing(tm
     assert "Uses Helix" in prompt and "MARK-dup1" not in prompt, prompt
     listed = {m["key"]: m for m in json.loads(cli("--vault", str(mine), "list", "--json").stdout)}
     assert listed["editor-choice"]["path"] == "preferences/editor-choice.md", listed
+
+
+def _settings_pinning(vault) -> str:
+    """A Claude Code settings file whose SessionStart hook starts vault-mem on ``vault`` the way
+    an older vault-mem wrote it (no `env -u PYTHONPATH`): `doctor` finds it outdated."""
+    return json.dumps({"hooks": {"SessionStart": [{"hooks": [
+        {"type": "command", "command": f"vault-mem hook session-start --vault {vault}"}]}]}})
+
+
+def test_doctor_never_tells_the_person_to_connect_a_vault_a_teammates_commit_chose(project, tmp_path):
+    """Before: a teammate's committed `.claude/settings.json` with a vault-mem hook pinning a vault
+    of the teammate's choosing (`--vault /tmp/...`, outside the project) made the person's `vault-mem
+    doctor` say "run `vault-mem connect claude-code --vault /tmp/... --scope project` to rewrite it":
+    run, the person's agent read and wrote its memories there. A pin outside the project that a
+    project file holds is named, never repeated in the command; one inside the project still is."""
+    from vault_mem.adapters.connect import outdated
+
+    proj, home = project
+    elsewhere = tmp_path / "teammates-vault"
+    teammate_pushes(proj, tmp_path, {".claude/settings.json": _settings_pinning(elsewhere)})
+    r = cli("doctor", cwd=proj, env={"HOME": str(home)})
+    line = next(ln for ln in r.stdout.splitlines() + r.stderr.splitlines() if ".claude/settings.json" in ln)
+    assert "`vault-mem connect claude-code --scope project`" in line and "teammates-vault" in line, line
+    assert "--vault" not in line, line
+    (proj / ".claude" / "settings.json").write_text(_settings_pinning(proj / "memory"))
+    assert [o.fix for o in outdated(home=home, project=proj)] == [
+        f"vault-mem connect claude-code --vault {proj / 'memory'} --scope project"]

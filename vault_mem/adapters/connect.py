@@ -412,7 +412,8 @@ def outdated(*, home: Path | None = None, project: Path | None = None) -> list[O
                     argv = _split(command)
                     why = _command_problem(argv)
                     if why:
-                        found.append(Outdated(agent, scope, base / rel, f"a hook {why}", _pinned(argv)))
+                        vault, note = _repeatable_pin(scope, base, _pinned(argv))
+                        found.append(Outdated(agent, scope, base / rel, f"a hook {why}{note}", vault))
                         break
             for rel in mcp_files:
                 entry = _our_server(base / rel)
@@ -428,9 +429,27 @@ def outdated(*, home: Path | None = None, project: Path | None = None) -> list[O
                            "PYTHONPATH setting)" if agent in _ENV_IGNORED
                            else "starts vault-mem without emptying PYTHONPATH")
                 if why and not any(o.path == base / rel for o in found):
-                    vault = argv[2] if len(argv) > 2 and argv[1] == "mcp" else ""
-                    found.append(Outdated(agent, scope, base / rel, f"the MCP server {why}", vault))
+                    vault, note = _repeatable_pin(scope, base, argv[2] if len(argv) > 2 and argv[1] == "mcp" else "")
+                    found.append(Outdated(agent, scope, base / rel, f"the MCP server {why}{note}", vault))
     return found
+
+
+def _repeatable_pin(scope: str, base: Path, vault: str) -> tuple[str, str]:
+    """The vault an entry pins as :attr:`Outdated.fix` may repeat it, and what is said of one it
+    may not. A project's files are a clone's, whatever a commit put there: a teammate's entry
+    pinning a vault outside the project made `doctor` tell the person to connect the project to
+    that vault (their agent's memories read and written where the teammate chose). Such a pin is
+    named, and the fix pins none (each session's project vault, found from its folder)."""
+    if not vault or scope != "project":
+        return vault, ""
+    try:
+        inside = (base / vault).resolve().is_relative_to(base.resolve())
+    except (OSError, RuntimeError, ValueError):
+        inside = False
+    if inside:
+        return vault, ""
+    return "", (f"; it pins the vault {shown(vault)}, outside this project, which a file the repository holds "
+                "chose: the command below pins none")
 
 
 def _pinned(argv: list[str]) -> str:

@@ -327,10 +327,10 @@ def get_view(vault: Vault, key: str, *, today: dt.date | None = None) -> dict[st
     direct = queries.superseded_by(vault.sidecar.db, mem.key, today=today, distrusted=distrusted)
     chain = queries.supersession_chain(vault.sidecar.db, mem.key, today=today, distrusted=distrusted) if direct else []
     dated = as_date(queries.memory_date(vault.sidecar.db, mem.path))
-    view = views.memory_view(mem, stale_after=vault.config.stale_after_days, superseded_by=direct,
-                             chain=chain, today=today, dated=dated)
     found = vault.find_file(mem.key)
     who = vault.authors([found[1]])[found[1]] if found else render.Author(None, "local")
+    view = views.memory_view(mem, stale_after=vault.config.stale_after_days, superseded_by=direct,
+                             chain=chain, today=today, dated=dated, trusted=who.trusted)
     view["author"], view["trusted"] = who.email, who.trusted
     return view
 
