@@ -206,3 +206,29 @@ def test_doctor_never_tells_the_person_to_connect_a_vault_a_teammates_commit_cho
     (proj / ".claude" / "settings.json").write_text(_settings_pinning(proj / "memory"))
     assert [o.fix for o in outdated(home=home, project=proj)] == [
         f"vault-mem connect claude-code --vault {proj / 'memory'} --scope project"]
+
+
+def test_a_peers_look_alike_never_has_the_agent_forget_its_new_memory(tmp_path):
+    """Before: a peer's look-alike pushed before the person's agent wrote (`deploy-reviews`, the
+    same words) made `remember` answer, in vault-mem's own words: "looks like a near duplicate of
+    'deploy-reviews': update that memory (remember with key 'deploy-reviews') instead of adding
+    another, and forget 'deploy-rule'": the agent sent to forget the person's new memory and to
+    write under the key the peer chose. `dupes` already said which side a peer wrote; the write's
+    warning now does too, and asks no change of either. A trusted look-alike keeps the old advice."""
+    from vault_mem import Vault
+    from vault_mem.adapters.tools import call_tool
+
+    mine, peer = person_and_peer(tmp_path)
+    words = {"description": "Deploys need two reviewers and a green CI run", "body": "Two reviewers, green CI."}
+    (peer / "facts" / "deploy-reviews.md").write_text(f"---\ndescription: {words['description']}\n---\n{words['body']}\n")
+    push_as_peer(peer, "deploy")
+    assert cli("--vault", str(mine), "sync").returncode == 0
+    v = Vault(mine)
+    try:
+        said = call_tool(v, "remember", {"key": "deploy-rule", "type": "fact", **words})
+        assert not said.is_error and "deploy-reviews" in said.text, said.text
+        assert "forget 'deploy-rule'" not in said.text and "key 'deploy-reviews'" not in said.text, said.text
+        said = call_tool(v, "remember", {"key": "deploy-rule-2", "type": "fact", **words})
+        assert "forget 'deploy-rule-2'" in said.text and "key 'deploy-rule'" in said.text, said.text
+    finally:
+        v.close()

@@ -479,6 +479,11 @@ class Vault:
         who = (who_made or self.authors)(rels)
         return {path for path, author in who.items() if not author.trusted}
 
+    def _peer_keys(self, keys: list[str]) -> set[str]:
+        """Of ``keys``, those whose memory was last changed by an author not trusted here."""
+        paths = {found[1]: key for key in keys if (found := self.find_file(key)) is not None}
+        return {paths[rel] for rel, who in self.authors(list(paths)).items() if not who.trusted}
+
     def authors(self, rels: list[str], *, check_disk: bool = True) -> dict[str, Author]:
         """Who last changed each of the memory files ``rels`` (vault-relative), from git, and
         whether they are trusted here (:mod:`vault_mem.vault.authors`)."""
@@ -575,7 +580,7 @@ class Vault:
             if action == "create":
                 warnings = [*warnings, *dupes.duplicate_warnings(
                     self.sidecar, key=key, type=type_, description=description, body=body,
-                    exclude=new.supersedes)]
+                    exclude=new.supersedes, peers=self._peer_keys)]
             # an update rewrites the old file in place: a person's comments and layout survive
             if (old is None or old.path != new.path) and self.ws.disk_bytes(new.path) is not None:
                 # the key's file in another type folder too (a person's file there): never replaced
