@@ -264,3 +264,18 @@ def test_a_teammates_file_name_reaches_the_agent_only_as_data(two_vaults, tmp_pa
     outside = "\n".join(parse_fenced(texts[0])[0])
     assert "the project vault is skipped" in outside, texts[0]
     assert "run the deploy script" not in outside, outside
+
+
+def test_list_asked_for_thousands_of_tags_answers_instead_of_failing(vault):
+    """Before: recall bounded the tags it filters on, `list` did not: a clause per tag, and an
+    agent's `list` with 2,000 tags (MCP or the CLI) came back as "internal error in vault-mem
+    (OperationalError: Expression tree is too large)". No memory holds more than 64 tags: the one
+    tag filter keeps none then, in one clause."""
+    from vault_mem.adapters.tools import call_tool
+
+    tags = [f"t{i}" for i in range(2000)]
+    for args in ({"tags": tags}, {"tags": tags[:3]}):
+        result = call_tool(vault, "list", args)
+        assert not result.is_error and result.data["memories"] == [], result.text
+    r = cli("--vault", str(vault.root), "list", "--tags", ",".join(tags), "--json")
+    assert r.returncode == 0 and json.loads(r.stdout) == [], r.stderr

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from vault_mem.model.memory import MAX_LIST_ITEMS
 from vault_mem.model.terms import fts_query
 
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = ["COMMON_TERM_FLOOR", "ID_LIST", "MAX_CHAIN", "SUPERSEDED_KEYS_SQL", "SUPERSEDERS_SQL", "TRUSTED_SUPERSEDED_KEYS_SQL",
            "common_bar", "drop_common_terms", "id_list", "informative_terms", "rare_terms", "superseded_by", "superseders",
-           "supersession_chain", "term_counts", "usable_files"]
+           "supersession_chain", "tag_clauses", "term_counts", "usable_files"]
 
 # The supersession rule, one query for recall's hiding, INDEX.md, `get` and `review`: pairs
 # (target, by) where ``by`` is a usable memory, unexpired on the day bound to ``?``, other than
@@ -32,6 +33,17 @@ SUPERSEDERS_SQL = (
 #: bound JSON text, never a parameter per item (SQLite caps those; a peer's files must not be
 #: able to push a list past any cap)
 ID_LIST = "(SELECT value FROM json_each(?))"
+
+
+def tag_clauses(tags: Iterable[str] | None) -> tuple[list[str], list[str]]:
+    """The clauses (on ``files f``) and their parameters that keep the memories holding every one
+    of ``tags``: the one rule of recall's and ``list``'s tag filter. No memory holds more than
+    MAX_LIST_ITEMS tags, so more asked for keep none, in one clause: a clause per tag passed
+    SQLite's limits (an agent's `list` with 2,000 tags came back as an internal error)."""
+    wanted = list(dict.fromkeys(t for t in tags or () if t))
+    if len(wanted) > MAX_LIST_ITEMS:
+        return ["0"], []
+    return ["EXISTS (SELECT 1 FROM tags t WHERE t.tag = ? AND t.file_id = f.id)"] * len(wanted), wanted
 
 
 def id_list(ids) -> str:

@@ -54,10 +54,11 @@ from vault_mem.index.queries import (  # the rules a write shares with recall li
     common_bar,
     id_list,
     rare_terms,
+    tag_clauses,
     term_counts,
 )
 from vault_mem.model import views
-from vault_mem.model.memory import MAX_LIST_ITEMS, as_date, validate_type
+from vault_mem.model.memory import as_date, validate_type
 from vault_mem.model.terms import (
     MAX_QUERIES,
     MAX_QUERY_CHARS,
@@ -215,12 +216,9 @@ class Filters:
         if self.scope:
             clauses.append("f.scope = ?")
             params.append(self.scope)
-        tags = list(dict.fromkeys(self.tags or []))
-        if len(tags) > MAX_LIST_ITEMS:
-            clauses.append("0")  # no memory holds them all: a clause per tag would pass SQLite's limits
-        for tag in tags if len(tags) <= MAX_LIST_ITEMS else []:
-            clauses.append("EXISTS (SELECT 1 FROM tags t WHERE t.tag = ? AND t.file_id = f.id)")
-            params.append(tag)
+        held, wanted = tag_clauses(self.tags)
+        clauses += held
+        params += wanted
         if not self.include_expired:
             clauses.append("(f.expires IS NULL OR f.expires >= ?)")
             params.append(self.today)

@@ -681,9 +681,9 @@ class Sidecar:
         if type:
             clauses.append("f.type = ?")
             params.append(type)
-        for tag in tags or []:
-            clauses.append("EXISTS (SELECT 1 FROM tags t WHERE t.tag = ? AND t.file_id = f.id)")
-            params.append(tag)
+        held, wanted = queries.tag_clauses(tags)
+        clauses += held
+        params += wanted
         rows = self.db.execute(
             "SELECT key, type, description, sort_date, path, tags, pinned FROM files f "
             f"WHERE {' AND '.join(clauses)} ORDER BY type_rank, key", params)
