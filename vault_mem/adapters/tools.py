@@ -313,7 +313,9 @@ def list_text(data: dict[str, Any]) -> str:
     quotes = [render.memory_quote(key=r["key"], type_=r["type"], text=r["description"], vault=r.get("vault"),
                                   author=r.get("author"),
                                   trusted=r.get("trusted", True), date=r.get("date"),
-                                  pinned="yes" if r.get("pinned") else None, tags=r.get("tags"))
+                                  # a peer's pinned: true pins nothing here: not said as ours
+                                  pinned="yes" if r.get("pinned") and r.get("trusted", True) else None,
+                                  tags=r.get("tags"))
               for r in rows]
     return render.fence(quotes, heading=f"{len(rows)} memories:", tail=notices)
 
