@@ -66,17 +66,23 @@ def _history():
     return history
 
 
-def _trusted_owner(ws: Workspace, sidecar: Sidecar | None, paths: list[str]) -> str | None:
-    """Of the files ``paths`` that hold one key, the first whose author is trusted here, or None
-    (the sidecar's own rule: the first by path): :attr:`Sidecar.key_owner`. A peer not approved
-    here cannot take the person's key with a second file, whatever folder it picks."""
+def _trusted_owners(ws: Workspace, sidecar: Sidecar | None, shared: dict[str, list[str]]) -> dict[str, str]:
+    """For each key that two files or more hold (``shared``: key -> paths), the first file whose
+    author is trusted here (:attr:`Sidecar.key_owner`; a key with none, or all, trusted is left to
+    the sidecar's own rule). A peer not approved here cannot take the person's key with a second
+    file, whatever folder it picks. One look at the authors of all of them."""
     if sidecar is None:
-        return None
+        return {}
     try:
-        who = authors.authors_of(ws, sidecar, paths)
+        who = authors.authors_of(ws, sidecar, sorted({p for paths in shared.values() for p in paths}))
     except VaultMemError:  # damaged history, no git: the plain rule
-        return None
-    return next((p for p in paths if who[p].trusted), None)
+        return {}
+    owners = {}
+    for key, paths in shared.items():
+        trusted = [p for p in paths if who[p].trusted]
+        if trusted and len(trusted) < len(paths):
+            owners[key] = trusted[0]
+    return owners
 
 
 class Vault:
@@ -92,7 +98,7 @@ class Vault:
         self.sidecar.change_dates = lambda files: _history().change_dates(ws, files)
         # of two files of one key, a trusted one owns it (a peer's second file hides nothing)
         sidecar = weakref.ref(self.sidecar)  # no reference cycle through its own attribute
-        self.sidecar.key_owner = lambda key, paths: _trusted_owner(ws, sidecar(), paths)
+        self.sidecar.key_owner = lambda shared: _trusted_owners(ws, sidecar(), shared)
         #: progress(done, total) for long index work (a rebuild after index.db was deleted,
         #: vectors owed); the CLI sets a progress bar here
         self.progress = None
