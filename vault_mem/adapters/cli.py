@@ -46,7 +46,7 @@ from vault_mem.adapters.cli_output import escaping_streams, json_text, raw_strea
 from vault_mem.config import CONFIG_FILE, PERSONAL, daemon_may_answer
 from vault_mem.store.finder import resolve_vault_root, resolve_vaults
 from vault_mem.errors import UsageError, VaultMemError, WriteOutcomeUnknownError
-from vault_mem.model.names import shell_word, shown, shown_email, shown_text
+from vault_mem.model.names import email_key, shell_word, shown, shown_email, shown_text
 from vault_mem.model.render import author_label
 from vault_mem.platform.threads import one_blas_thread
 
@@ -1056,10 +1056,10 @@ def _with_authors(vault: Vault, data: dict[str, Any], text: str) -> tuple[dict[s
     pending = pending_authors(vault.ws, vault.sidecar)
     own = own_emails(vault.ws)
     data["authors_pending"] = pending
-    data["own_emails_pending"] = [email for email in pending if email.lower() in own]
+    data["own_emails_pending"] = [email for email in pending if email_key(email) in own]
     if pending:
         listed = "\n".join(f"  {shown_email(email)}: {n} memor{'y' if n == 1 else 'ies'}"
-                           + (f" ({_OWN_EMAIL})" if email.lower() in own else "")
+                           + (f" ({_OWN_EMAIL})" if email_key(email) in own else "")
                            for email, n in pending.items())
         text += (f"\nauthors pending (their memories reach an agent only when it asks, marked, until approved; "
                  f"read them with `vault-mem log`, then `vault-mem trust --author EMAIL`):\n{listed}")
@@ -1077,7 +1077,7 @@ def _trust_authors(args, vault: Vault) -> int:
     from vault_mem.store.trust import approve_authors
     from vault_mem.vault.authors import own_emails, pending_authors  # lazy: start-up time (module docstring)
 
-    emails = [e.strip().lower() for e in args.author if e.strip()]
+    emails = [email_key(e.strip()) for e in args.author if e.strip()]
     if not emails or any("\n" in e or " " in e for e in emails):
         raise UsageError("--author takes an email as git records it, e.g. --author alice@example.com")
     vault.reconcile()

@@ -13,6 +13,7 @@ from typing import Any
 
 from vault_mem.adapters.connect import OUR_HOOK, SERVER, THEN, parse_toml, read_config
 from vault_mem.errors import ConfigError, UnreadableJSONError
+from vault_mem.model.names import shown
 from vault_mem.store.agentfiles import project_top
 from vault_mem.store.jsonfiles import read_json
 
@@ -64,7 +65,8 @@ def outdated(*, home: Path | None = None, project: Path | None = None) -> list[O
                     argv = _split(command)
                     why = _command_problem(argv)
                     if why:
-                        found.append(Outdated(agent, scope, base / rel, f"a hook {why}", _pinned(argv)))
+                        vault, note = _repeatable_pin(scope, base, _pinned(argv))
+                        found.append(Outdated(agent, scope, base / rel, f"a hook {why}{note}", vault))
                         break
             for rel in mcp_files:
                 entry = _our_server(base / rel)
@@ -80,8 +82,8 @@ def outdated(*, home: Path | None = None, project: Path | None = None) -> list[O
                            "PYTHONPATH setting)" if agent in _ENV_IGNORED
                            else "starts vault-mem without emptying PYTHONPATH")
                 if why:
-                    vault = argv[2] if len(argv) > 2 and argv[1] == "mcp" else ""
-                    found.append(Outdated(agent, scope, base / rel, f"the MCP server {why}", vault))
+                    vault, note = _repeatable_pin(scope, base, argv[2] if len(argv) > 2 and argv[1] == "mcp" else "")
+                    found.append(Outdated(agent, scope, base / rel, f"the MCP server {why}{note}", vault))
     return [o for i, o in enumerate(found) if all(p.path != o.path for p in found[:i])]  # one finding per file
 
 
@@ -101,15 +103,17 @@ def _claude_committed(home: Path, project: Path) -> list[Outdated]:
     argv = [str(a) for a in (server or {}).get("args") or []]
     vault = argv[1] if len(argv) > 1 and argv[0] == "mcp" else next(
         (_pinned(_split(c)) for c in hooks + _our_hook_commands(local) if _pinned(_split(c))), "")
+    vault, note = _repeatable_pin("project", project, vault)
     run = "whatever command a teammate's commit gives it runs as you"
     found = [Outdated("claude-code", "project", path, f"approves the project's committed MCP server 'vault-mem' by "
-                      f"name (enabledMcpjsonServers): {run}, unasked", vault) for path in approved]
+                      f"name (enabledMcpjsonServers): {run}, unasked{note}", vault) for path in approved]
     if server:
-        found.append(Outdated("claude-code", "project", mcp, f"the MCP server is in the project's committed .mcp.json: {run}",
-                              vault))
+        found.append(Outdated("claude-code", "project", mcp, f"the MCP server is in the project's committed .mcp.json: {run}"
+                              f"{note}", vault))
     if hooks:
         found.append(Outdated("claude-code", "project", settings, "the hooks are in the project's committed "
-                              ".claude/settings.json: whatever commands a teammate's commit gives them run as you", vault))
+                              ".claude/settings.json: whatever commands a teammate's commit gives them run as you"
+                              f"{note}", vault))
     return found
 
 
@@ -118,6 +122,24 @@ def _local_entry(home: Path, project: Path) -> Any:
     data = _json_or_none(home / ".claude.json")
     projects = data.get("projects") if isinstance(data, dict) else None
     return projects.get(str(project_top(project))) if isinstance(projects, dict) else None
+
+
+def _repeatable_pin(scope: str, base: Path, vault: str) -> tuple[str, str]:
+    """The vault an entry pins as :attr:`Outdated.fix` may repeat it, and what is said of one it
+    may not. A project's files are a clone's, whatever a commit put there: a teammate's entry
+    pinning a vault outside the project made `doctor` tell the person to connect the project to
+    that vault (their agent's memories read and written where the teammate chose). Such a pin is
+    named, and the fix pins none (each session's project vault, found from its folder)."""
+    if not vault or scope != "project":
+        return vault, ""
+    try:
+        inside = (base / vault).resolve().is_relative_to(base.resolve())
+    except (OSError, RuntimeError, ValueError):
+        inside = False
+    if inside:
+        return vault, ""
+    return "", (f"; it pins the vault {shown(vault)}, outside this project, which a file the repository holds "
+                "chose: the command below pins none")
 
 
 def _pinned(argv: list[str]) -> str:

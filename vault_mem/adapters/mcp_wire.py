@@ -152,9 +152,15 @@ def _depth(text: str) -> int:
     return deepest
 
 
+def _unicode(text: str) -> bool:
+    """Whether ``text`` is Unicode text: JSON's ``\\ud800`` escapes can leave an unpaired
+    surrogate, which no UTF-8 answer can carry."""
+    return not any("\ud800" <= c <= "\udfff" for c in text)
+
+
 def _valid_id(rid: Any) -> bool:
     if isinstance(rid, str):
-        return len(rid) <= MAX_ID_CHARS
+        return len(rid) <= MAX_ID_CHARS and _unicode(rid)
     return isinstance(rid, int) and not isinstance(rid, bool) and abs(rid) <= _MAX_ID_INT
 
 
@@ -189,7 +195,8 @@ def check_line(raw: bytes | LineTooLong) -> tuple[str | None, str | None]:
     rid = msg.get("id")
     if has_id and not _valid_id(rid):
         return None, error_response(None, INVALID_REQUEST, f"the request's id must be a string of at most "
-                                    f"{MAX_ID_CHARS} characters or an integer below 2**53; nothing was done")
+                                    f"{MAX_ID_CHARS} characters of Unicode text (no unpaired surrogate) or an "
+                                    "integer below 2**53; nothing was done")
     answer_id = rid if has_id else None
     if msg.get("jsonrpc") != "2.0":
         return None, error_response(answer_id, INVALID_REQUEST, 'the message lacks "jsonrpc": "2.0"; nothing was done')
@@ -197,9 +204,10 @@ def check_line(raw: bytes | LineTooLong) -> tuple[str | None, str | None]:
         if has_id and ("result" in msg or "error" in msg):
             return text, None  # the client's answer to a request of ours
         return None, error_response(answer_id, INVALID_REQUEST, 'the request has no "method"; nothing was done')
-    if not isinstance(msg["method"], str):
-        return None, error_response(answer_id, INVALID_REQUEST, 'the request\'s "method" must be a string; '
-                                    "nothing was done")
+    if not isinstance(msg["method"], str) or not _unicode(msg["method"]):
+        # a method holding an unpaired surrogate got no answer at all: the SDK dropped it
+        return None, error_response(answer_id, INVALID_REQUEST, 'the request\'s "method" must be a string of '
+                                    "Unicode text (no unpaired surrogate); nothing was done")
     if "params" in msg and not isinstance(msg["params"], dict):
         if not has_id:
             return None, None  # a notification is never answered

@@ -314,7 +314,9 @@ def list_text(data: dict[str, Any]) -> str:
     quotes = [render.memory_quote(key=r["key"], type_=r["type"], text=r["description"], vault=r.get("vault"),
                                   author=r.get("author"),
                                   trusted=r.get("trusted", True), date=r.get("date"),
-                                  pinned="yes" if r.get("pinned") else None, tags=r.get("tags"))
+                                  # a peer's pinned: true pins nothing here: not said as ours
+                                  pinned="yes" if r.get("pinned") and r.get("trusted", True) else None,
+                                  tags=r.get("tags"))
               for r in rows]
     return render.fence(quotes, heading=f"{len(rows)} memories:", tail=notices)
 
@@ -324,13 +326,14 @@ def get_view(vault: Vault, key: str, *, today: dt.date | None = None) -> dict[st
     its age, flags, reading notes and supersession (:func:`vault_mem.model.views.memory_view`)."""
     mem = vault.get(key)
     today = today or dt.date.today()
-    direct = queries.superseded_by(vault.sidecar.db, mem.key, today=today)
-    chain = queries.supersession_chain(vault.sidecar.db, mem.key, today=today) if direct else []
+    distrusted = vault.untrusted_superseders()  # a peer's supersedes marks nothing superseded
+    direct = queries.superseded_by(vault.sidecar.db, mem.key, today=today, distrusted=distrusted)
+    chain = queries.supersession_chain(vault.sidecar.db, mem.key, today=today, distrusted=distrusted) if direct else []
     dated = as_date(queries.memory_date(vault.sidecar.db, mem.path))
-    view = views.memory_view(mem, stale_after=vault.config.stale_after_days, superseded_by=direct,
-                             chain=chain, today=today, dated=dated)
     found = vault.find_file(mem.key)
     who = vault.authors([found[1]])[found[1]] if found else render.Author(None, "local")
+    view = views.memory_view(mem, stale_after=vault.config.stale_after_days, superseded_by=direct,
+                             chain=chain, today=today, dated=dated, trusted=who.trusted)
     view["author"], view["trusted"] = who.email, who.trusted
     return view
 

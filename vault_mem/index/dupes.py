@@ -34,7 +34,7 @@ import json
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -229,17 +229,27 @@ def near_duplicates(sidecar: Sidecar, *, key: str, type: str | None, description
 
 
 def duplicate_warnings(sidecar: Sidecar, *, key: str, type: str | None, description: str, body: str,
-                       exclude: Iterable[str] = ()) -> list[str]:
+                       exclude: Iterable[str] = (),
+                       peers: Callable[[list[str]], set[str]] | None = None) -> list[str]:
     """The warnings ``remember`` adds for a new key that repeats an existing memory.
 
+    ``peers``: of the keys found, those whose author is not approved here (the vault knows). A
+    look-alike of theirs is named as such, never as the memory to update while the new one is
+    forgotten: a peer's look-alike planted before the person's agent wrote made vault-mem tell
+    the agent to forget the person's new memory and write under the key the peer chose.
     Never raises: the duplicate check must not stop a write."""
     try:
         found = near_duplicates(sidecar, key=key, type=type, description=description, body=body,
                                 exclude=exclude)
+        theirs = peers([other for other, _ in found]) if peers is not None and found else set()
     except (VaultMemError, *dbmod.errors()) as exc:
         log.warning("vault-mem: duplicate check skipped (%s)", exc)
         return []
     return [
+        f"looks like '{other}' (similarity {sim:.2f}), a memory whose author is not approved on this "
+        f"machine: '{key}' is kept; neither is a reason to change the other (the person reviews that "
+        "author with `vault-mem trust`)"
+        if other in theirs else
         f"looks like a near duplicate of '{other}' (similarity {sim:.2f}): update that memory "
         f"(remember with key '{other}') instead of adding another, and forget '{key}' if it says "
         "the same thing"

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from vault_mem.model.memory import MAX_LIST_ITEMS
 from vault_mem.model.terms import fts_query
 
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = ["COMMON_TERM_FLOOR", "ID_LIST", "MAX_CHAIN", "SUPERSEDED_KEYS_SQL", "SUPERSEDERS_SQL", "TRUSTED_SUPERSEDED_KEYS_SQL",
            "common_bar", "drop_common_terms", "id_list", "informative_terms", "rare_terms", "superseded_by", "superseders",
-           "supersession_chain", "term_counts", "usable_files"]
+           "supersession_chain", "tag_clauses", "term_counts", "usable_files"]
 
 # The supersession rule, one query for recall's hiding, INDEX.md, `get` and `review`: pairs
 # (target, by) where ``by`` is a usable memory, unexpired on the day bound to ``?``, other than
@@ -32,6 +33,17 @@ SUPERSEDERS_SQL = (
 #: bound JSON text, never a parameter per item (SQLite caps those; a peer's files must not be
 #: able to push a list past any cap)
 ID_LIST = "(SELECT value FROM json_each(?))"
+
+
+def tag_clauses(tags: Iterable[str] | None) -> tuple[list[str], list[str]]:
+    """The clauses (on ``files f``) and their parameters that keep the memories holding every one
+    of ``tags``: the one rule of recall's and ``list``'s tag filter. No memory holds more than
+    MAX_LIST_ITEMS tags, so more asked for keep none, in one clause: a clause per tag passed
+    SQLite's limits (an agent's `list` with 2,000 tags came back as an internal error)."""
+    wanted = list(dict.fromkeys(t for t in tags or () if t))
+    if len(wanted) > MAX_LIST_ITEMS:
+        return ["0"], []
+    return ["EXISTS (SELECT 1 FROM tags t WHERE t.tag = ? AND t.file_id = f.id)"] * len(wanted), wanted
 
 
 def id_list(ids) -> str:
@@ -109,30 +121,46 @@ def _day(today: dt.date | None) -> str:
     return (today or dt.date.today()).isoformat()
 
 
-def superseders(db: Database, *, today: dt.date | None = None) -> dict[str, list[str]]:
-    """Every superseded key -> the keys of the live memories that supersede it, both sorted."""
+def _trusted(distrusted: Collection[str]) -> tuple[str, list[str]]:
+    """The clause (on :data:`SUPERSEDERS_SQL`'s rows) and its parameter that leave out the
+    supersessions of the memories in ``distrusted`` (paths: a peer's, not approved here, whose
+    ``supersedes`` hides nothing, DESIGN §7)."""
+    return "by_path NOT IN (SELECT value FROM json_each(?))", [json.dumps(sorted(distrusted))]
+
+
+def superseders(db: Database, *, today: dt.date | None = None,
+                distrusted: Collection[str] = ()) -> dict[str, list[str]]:
+    """Every superseded key -> the keys of the live memories that supersede it, both sorted;
+    a memory in ``distrusted`` (paths) supersedes nothing."""
+    clause, params = _trusted(distrusted)
     out: dict[str, list[str]] = {}
     for target, by in db.execute(
-            f"SELECT DISTINCT target, by_key FROM ({SUPERSEDERS_SQL}) ORDER BY target, by_key", (_day(today),)):
+            f"SELECT DISTINCT target, by_key FROM ({SUPERSEDERS_SQL}) WHERE {clause} ORDER BY target, by_key",
+            (_day(today), *params)):
         out.setdefault(target, []).append(by)
     return out
 
 
-def superseded_by(db: Database, key: str, *, today: dt.date | None = None) -> list[str]:
-    """Keys of the live memories whose ``supersedes`` names ``key``, sorted."""
+def superseded_by(db: Database, key: str, *, today: dt.date | None = None,
+                  distrusted: Collection[str] = ()) -> list[str]:
+    """Keys of the live memories whose ``supersedes`` names ``key``, sorted; a memory in
+    ``distrusted`` (paths) supersedes nothing."""
+    clause, params = _trusted(distrusted)
     return [r[0] for r in db.execute(
-        f"SELECT DISTINCT by_key FROM ({SUPERSEDERS_SQL}) WHERE target = ? ORDER BY by_key", (_day(today), key))]
+        f"SELECT DISTINCT by_key FROM ({SUPERSEDERS_SQL}) WHERE target = ? AND {clause} ORDER BY by_key",
+        (_day(today), key, *params))]
 
 
-def supersession_chain(db: Database, key: str, *, today: dt.date | None = None) -> list[str]:
+def supersession_chain(db: Database, key: str, *, today: dt.date | None = None,
+                       distrusted: Collection[str] = ()) -> list[str]:
     """``key``'s successors in order, up to the current one: [B, A] when B supersedes ``key``
     and A supersedes B. Where two memories supersede the same key, the first by key is followed;
-    a cycle stops the chain."""
+    a cycle stops the chain; a memory in ``distrusted`` (paths) supersedes nothing."""
     chain: list[str] = []
     seen = {key}
     current = key
     while len(chain) < MAX_CHAIN:
-        nxt = [k for k in superseded_by(db, current, today=today) if k not in seen]
+        nxt = [k for k in superseded_by(db, current, today=today, distrusted=distrusted) if k not in seen]
         if not nxt:
             break
         current = nxt[0]

@@ -54,10 +54,11 @@ from vault_mem.index.queries import (  # the rules a write shares with recall li
     common_bar,
     id_list,
     rare_terms,
+    tag_clauses,
     term_counts,
 )
 from vault_mem.model import views
-from vault_mem.model.memory import MAX_LIST_ITEMS, as_date, validate_type
+from vault_mem.model.memory import as_date, validate_type
 from vault_mem.model.terms import (
     MAX_QUERIES,
     MAX_QUERY_CHARS,
@@ -215,12 +216,9 @@ class Filters:
         if self.scope:
             clauses.append("f.scope = ?")
             params.append(self.scope)
-        tags = list(dict.fromkeys(self.tags or []))
-        if len(tags) > MAX_LIST_ITEMS:
-            clauses.append("0")  # no memory holds them all: a clause per tag would pass SQLite's limits
-        for tag in tags if len(tags) <= MAX_LIST_ITEMS else []:
-            clauses.append("EXISTS (SELECT 1 FROM tags t WHERE t.tag = ? AND t.file_id = f.id)")
-            params.append(tag)
+        held, wanted = tag_clauses(self.tags)
+        clauses += held
+        params += wanted
         if not self.include_expired:
             clauses.append("(f.expires IS NULL OR f.expires >= ?)")
             params.append(self.today)
@@ -654,7 +652,8 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
         result.note = "; ".join(n for n in (result.note, "no memory cleared the relevance floor") if n)
         return result
     hits, demoted = ranked_hits(db, passing, scores, why, k=k, today=today, include_expired=include_expired,
-                                stale_after=sc.config.stale_after_days, keyword_only=result.keyword_only)
+                                stale_after=sc.config.stale_after_days, keyword_only=result.keyword_only,
+                                distrusted=filters.distrusted)
     result.hits.extend(hits)
     result.demoted.update(demoted)
     return result
@@ -662,7 +661,7 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
 
 def ranked_hits(db, passing: dict[int, str], scores: dict[int, float], why: dict[int, str], *, k: int,
                 today: dt.date, include_expired: bool, stale_after: dict[str, int],
-                keyword_only: bool) -> tuple[list[Hit], dict[str, str]]:
+                keyword_only: bool, distrusted: Collection[str] = ()) -> tuple[list[Hit], dict[str, str]]:
     """After the verdict: the ``k`` best of the ``passing`` candidates as hits, in rank order
     (score, then id), each with its date, age, flags and level (``passing``), what the adapters
     render; and, by key, the verdict stage that made each hit ``why`` names a candidate."""
@@ -672,8 +671,9 @@ def ranked_hits(db, passing: dict[int, str], scores: dict[int, float], why: dict
         f"SELECT id, key, type, description, sort_date, {CHANGED_SQL}, expires, path, body, conflict_of FROM files "
         f"WHERE id IN {ID_LIST}", [id_list(ids)])}
     superseded: set[str] = set()
-    if include_expired:
-        superseded = {r[0] for r in db.execute(SUPERSEDED_KEYS_SQL, [today.isoformat()])}
+    if include_expired:  # flagged, not hidden; by a peer's supersedes (``distrusted``), not even flagged
+        superseded = {r[0] for r in db.execute(TRUSTED_SUPERSEDED_KEYS_SQL,
+                                               [today.isoformat(), json.dumps(sorted(distrusted))])}
     hits: list[Hit] = []
     demoted: dict[str, str] = {}
     for i, score in ranked:

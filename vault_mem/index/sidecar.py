@@ -57,6 +57,8 @@ Progress = Callable[[int, int], None]
 #: ``change_dates([(path, mtime_ns, seen), ...]) -> {path: ISO date or None}``: see
 #: :attr:`Sidecar.change_dates`
 ChangeDates = Callable[[list[tuple[str, int, bool]]], dict[str, str | None]]
+#: ``key_owner({key: paths}) -> {key: path}``: see :attr:`Sidecar.key_owner`
+KeyOwner = Callable[[dict[str, list[str]]], dict[str, str]]
 
 __all__ = ["DEFAULT", "Hit", "IndexEntry", "Problem", "RecallResult", "ReconcileReport", "Sidecar", "written_by"]
 
@@ -147,6 +149,13 @@ class Sidecar:
         #: dates it}, a path left out keeps what the ``changes`` table says. Set by the vault,
         #: which knows git. None here: ``updated:`` alone dates a memory.
         self.change_dates: ChangeDates | None = None
+        #: For each key that two files or more hold (paths with content, by path), the one that
+        #: owns it; a key left out: the first by path. Asked only for such keys (rare). Set by the
+        #: vault, which knows whose files are trusted: a peer's second file of the person's key
+        #: (a plain ``git pull`` takes one; sync refuses it) owned the key when its path came
+        #: first (``decisions/`` before ``preferences/``), the person's pinned memory a duplicate,
+        #: out of the session context and the prompt hook.
+        self.key_owner: KeyOwner | None = None
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -278,19 +287,23 @@ class Sidecar:
         return True
 
     def _resolve_keys(self, keys: Iterable[str]) -> None:
-        """Per key, the alphabetically first path with content owns it; later ones are duplicates."""
-        for key in keys:
-            rows = self.db.execute(
-                "SELECT id, path, has_content, duplicate_of, usable FROM files WHERE key = ? ORDER BY path", (key,)
-            ).fetchall()
-            owner = None
+        """Per key, one path with content owns it (the one :attr:`key_owner` names, else the
+        alphabetically first); the others are duplicates."""
+        found = {key: self.db.execute(
+            "SELECT id, path, has_content, duplicate_of, usable FROM files WHERE key = ? ORDER BY path", (key,)
+        ).fetchall() for key in keys}
+        held = {key: [r["path"] for r in rows if r["has_content"]] for key, rows in found.items()}
+        shared = {key: paths for key, paths in held.items() if len(paths) > 1}
+        # asked once for all the keys two files hold: a push of many costs one look at their authors
+        owners = self.key_owner(shared) if shared and self.key_owner is not None else {}
+        for key, rows in found.items():
+            owner = owners.get(key)
+            if owner not in held[key]:
+                owner = held[key][0] if held[key] else None
             for r in rows:
                 dup = None
-                if r["has_content"]:
-                    if owner is None:
-                        owner = r["path"]
-                    else:
-                        dup = owner
+                if r["has_content"] and r["path"] != owner:
+                    dup = owner
                 usable = int(bool(r["has_content"]) and dup is None)
                 if (r["duplicate_of"], r["usable"]) != (dup, usable):
                     self.db.execute("UPDATE files SET duplicate_of = ?, usable = ? WHERE id = ?", (dup, usable, r["id"]))
@@ -671,9 +684,9 @@ class Sidecar:
         if type:
             clauses.append("f.type = ?")
             params.append(type)
-        for tag in tags or []:
-            clauses.append("EXISTS (SELECT 1 FROM tags t WHERE t.tag = ? AND t.file_id = f.id)")
-            params.append(tag)
+        held, wanted = queries.tag_clauses(tags)
+        clauses += held
+        params += wanted
         rows = self.db.execute(
             "SELECT key, type, description, sort_date, path, tags, pinned FROM files f "
             f"WHERE {' AND '.join(clauses)} ORDER BY type_rank, key", params)

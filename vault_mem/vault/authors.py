@@ -48,6 +48,7 @@ from vault_mem.config import Config
 from vault_mem.errors import GitError, HistoryDamagedError, IndexStoreError, VaultMemError
 from vault_mem.index import authors as rows
 from vault_mem.model.memory import is_memory_path
+from vault_mem.model.names import email_key
 from vault_mem.model.render import Author, Legend
 from vault_mem.platform.logs import Logger
 from vault_mem.store import history
@@ -87,7 +88,7 @@ class Identities:
 
     def standing(self, email: str, commit: str) -> str:
         """'person', 'agent', 'approved' or 'peer' for a commit ``commit`` by ``email``."""
-        e = email.lower()
+        e = email_key(email)
         if commit not in self.local:
             return "approved" if e in self.approved else "peer"  # made elsewhere: the email proves nothing
         if e in self.person:
@@ -131,8 +132,8 @@ def identities(ws: Workspace) -> Identities:
     key, sources = str(ws.root), _sources(ws)
     cached = _IDENTITIES.get(key)
     if cached is None or cached[0] != sources:
-        person = {e.lower() for e in (config_value(ws.repo, "user.email"), os.environ.get("GIT_AUTHOR_EMAIL", "")) if e}
-        agents = {e.lower() for e in (ws.config.agent_email, Config.agent_email)}
+        person = {email_key(e) for e in (config_value(ws.repo, "user.email"), os.environ.get("GIT_AUTHOR_EMAIL", "")) if e}
+        agents = {email_key(e) for e in (ws.config.agent_email, Config.agent_email)}
         cached = (sources, Identities(person, agents, approved_authors(ws.root)))
         _IDENTITIES[key] = cached
     emails = cached[1]
@@ -145,7 +146,7 @@ def identities(ws: Workspace) -> Identities:
         head = ws.repo.head()
         if head is None or not made_here(ws.repo.common_dir):
             return []
-        return history.commits_by(ws.repo, head, emails.person | emails.agents | {e.lower() for e in emails.approved})
+        return history.commits_by(ws.repo, head, emails.person | emails.agents | {email_key(e) for e in emails.approved})
 
     try:
         local = ws.repo.local_commits(seed)
@@ -1026,7 +1027,7 @@ def displaced_by_peers(ws: Workspace, sidecar: Sidecar, base: str, local: str, t
             # ``own``: the email is this machine's own (a peer typed it, or another machine of the
             # person's): the sentence must not offer it for approval as an author (own_emails)
             out.append({"path": rel, "what": "deleted" if there[prefix + rel] is None else "changed",
-                        "by": email, "commit": commit, "base": base, "own": "yes" if email.lower() in own else ""})
+                        "by": email, "commit": commit, "base": base, "own": "yes" if email_key(email) in own else ""})
     return out
 
 

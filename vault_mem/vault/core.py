@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import os
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
@@ -65,6 +66,25 @@ def _history():
     return history
 
 
+def _trusted_owners(ws: Workspace, sidecar: Sidecar | None, shared: dict[str, list[str]]) -> dict[str, str]:
+    """For each key that two files or more hold (``shared``: key -> paths), the first file whose
+    author is trusted here (:attr:`Sidecar.key_owner`; a key with none, or all, trusted is left to
+    the sidecar's own rule). A peer not approved here cannot take the person's key with a second
+    file, whatever folder it picks. One look at the authors of all of them."""
+    if sidecar is None:
+        return {}
+    try:
+        who = authors.authors_of(ws, sidecar, sorted({p for paths in shared.values() for p in paths}))
+    except VaultMemError:  # damaged history, no git: the plain rule
+        return {}
+    owners = {}
+    for key, paths in shared.items():
+        trusted = [p for p in paths if who[p].trusted]
+        if trusted and len(trusted) < len(paths):
+            owners[key] = trusted[0]
+    return owners
+
+
 class Vault:
     """A vault on disk. Open with ``Vault(path)`` (the folder holding vault.toml)."""
 
@@ -76,6 +96,9 @@ class Vault:
         # a hand edit that kept an old `updated:` dates from its commit or file time (git knows)
         ws = self.ws  # not self: the sidecar must not keep its vault alive (a reference cycle)
         self.sidecar.change_dates = lambda files: _history().change_dates(ws, files)
+        # of two files of one key, a trusted one owns it (a peer's second file hides nothing)
+        sidecar = weakref.ref(self.sidecar)  # no reference cycle through its own attribute
+        self.sidecar.key_owner = lambda shared: _trusted_owners(ws, sidecar(), shared)
         #: progress(done, total) for long index work (a rebuild after index.db was deleted,
         #: vectors owed); the CLI sets a progress bar here
         self.progress = None
@@ -428,7 +451,7 @@ class Vault:
                 origins = authors.Origins(self.ws, self.sidecar, ids)
             return authors.authors_of(self.ws, self.sidecar, rels, ids, origins=origins)
 
-        superseders = who_made(self.sidecar.superseder_paths())
+        distrusted = self.untrusted_superseders(who_made)
         if trusted_only:
             if origins is None:
                 origins = authors.Origins(self.ws, self.sidecar, ids)
@@ -438,7 +461,7 @@ class Vault:
         result = self.sidecar.recall(
             query, k=k or self.config.recall_k, type=type,
             tags=tags or None, scope=scope, include_expired=include_expired,
-            distrusted={path for path, who in superseders.items() if not who.trusted}, queries=queries,
+            distrusted=distrusted, queries=queries,
             excluded=excluded,
         )
         if not full:
@@ -448,6 +471,24 @@ class Vault:
         for hit in result.hits:
             hit.author, hit.trusted = who[hit.path].email, who[hit.path].trusted
         return result
+
+    def untrusted_superseders(self, who_made: Callable[[list[str]], dict[str, Author]] | None = None) -> set[str]:
+        """The memories (paths) whose ``supersedes`` hides nothing: those of a peer not approved
+        here (DESIGN §7). The one rule for recall, ``get``'s supersession and ``review``: a
+        peer's ``supersedes: [your-key]`` neither hides the person's memory nor marks it
+        superseded (``get`` said "read the peer's for the current version", ``review`` "forget
+        it"). Asks only for the authors of the memories that supersede one (few in any vault);
+        ``who_made``: instead of :meth:`authors` (a recall reads authors once for all)."""
+        rels = self.sidecar.superseder_paths()
+        if not rels:
+            return set()
+        who = (who_made or self.authors)(rels)
+        return {path for path, author in who.items() if not author.trusted}
+
+    def _peer_keys(self, keys: list[str]) -> set[str]:
+        """Of ``keys``, those whose memory was last changed by an author not trusted here."""
+        paths = {found[1]: key for key in keys if (found := self.find_file(key)) is not None}
+        return {paths[rel] for rel, who in self.authors(list(paths)).items() if not who.trusted}
 
     def authors(self, rels: list[str], *, check_disk: bool = True) -> dict[str, Author]:
         """Who last changed each of the memory files ``rels`` (vault-relative), from git, and
@@ -545,7 +586,7 @@ class Vault:
             if action == "create":
                 warnings = [*warnings, *dupes.duplicate_warnings(
                     self.sidecar, key=key, type=type_, description=description, body=body,
-                    exclude=new.supersedes)]
+                    exclude=new.supersedes, peers=self._peer_keys)]
             # an update rewrites the old file in place: a person's comments and layout survive
             if (old is None or old.path != new.path) and self.ws.disk_bytes(new.path) is not None:
                 # the key's file in another type folder too (a person's file there): never replaced
