@@ -46,6 +46,7 @@ from vault_mem.errors import EmbedderError
 from vault_mem.index import db as dbmod
 from vault_mem.index import levels
 from vault_mem.index.floor import Floor, WordBars
+from vault_mem.index.pathsets import PathTable, not_in_sql
 from vault_mem.index.queries import (  # the rules a write shares with recall live there (a write imports no search)
     COMMON_TERM_COUNT_SPAN,
     ID_LIST,
@@ -200,8 +201,9 @@ class Filters:
     #: paths of memories whose ``supersedes`` hides nothing (peers' memories: TRUSTED_SUPERSEDED_KEYS_SQL)
     distrusted: tuple[str, ...] = ()
     #: paths of memories left out of this search (a peer's, for what reaches an agent unasked:
-    #: so many look-alikes cannot push the person's own memories out of the top list)
-    excluded: tuple[str, ...] = ()
+    #: so many look-alikes cannot push the person's own memories out of the top list); a
+    #: :class:`~vault_mem.index.pathsets.PathTable` of this connection is looked up, not bound
+    excluded: Collection[str] = ()
     #: :func:`hidden_rows` for this search, counted once (both searches and every FTS5 query
     #: of the common-words cascade over-fetch by it)
     hidden_count: int | None = field(default=None, repr=False, compare=False)
@@ -231,8 +233,9 @@ class Filters:
                 clauses.append(f"f.key NOT IN ({SUPERSEDED_KEYS_SQL})")
                 params.append(self.today)
         if self.excluded:
-            clauses.append("f.path NOT IN (SELECT value FROM json_each(?))")
-            params.append(json.dumps(list(self.excluded)))
+            among, bound = not_in_sql(None, self.excluded)
+            clauses.append(f"f.path NOT IN {among}")
+            params += bound
         return " AND ".join(clauses), params
 
     @property
@@ -607,7 +610,9 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
     db = sc.db
     filters = Filters(type=type, tags=[t for t in (tags or []) if t], scope=scope or None,
                       include_expired=include_expired, today=today.isoformat(),
-                      distrusted=tuple(sorted(distrusted)), excluded=tuple(sorted(excluded)))
+                      distrusted=tuple(sorted(distrusted)),
+                      excluded=excluded if isinstance(excluded, PathTable) and excluded.sql(db) is not None
+                      else tuple(sorted(excluded)))
     result = RecallResult()
     terms = query_terms(query)
     reason = sc.vectors.vectors_reason()
