@@ -110,6 +110,11 @@ def build(root: Path, n: int) -> None:
     write_vault(root, n)
     with Vault(root, embedder=HashEmbedder()) as vault:
         vault.reconcile(force=True)
+        # the record of the commits made here, seeded now under the bench's person (main() sets
+        # it): a first read under --peers' person would seed it without the corpus's commits
+        from vault_mem.vault import authors
+
+        authors.identities(vault.ws)
     (root / ".bench-ready").write_text(str(n))
     print(f"built {n} memories in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
 

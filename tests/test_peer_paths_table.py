@@ -20,7 +20,7 @@ import pytest
 from conftest import PEER_EMAIL, at_terminal, git, new_vault, person_and_peer, push_as_peer
 
 from vault_mem import Vault
-from vault_mem.index.pathsets import PathTable, not_in_sql
+from vault_mem.index.pathsets import PathTable, left_out_sql
 from vault_mem.sync.remote import sync
 from vault_mem.vault import authors
 
@@ -59,7 +59,7 @@ def fresh(root: Path) -> tuple[str, set[str], list[str]]:
 
 
 def table_rows(vault: Vault) -> set[str] | None:
-    """The paths in the warm vault's kept table (None: no table kept)."""
+    """The paths the warm vault's kept table keeps in (None: no table kept)."""
     kept = vault._kept_peers
     paths = kept.paths(kept._peers)
     if not isinstance(paths, PathTable):
@@ -67,6 +67,11 @@ def table_rows(vault: Vault) -> set[str] | None:
     sql = paths.sql(vault.sidecar.db)
     assert sql is not None
     return {r[0] for r in vault.sidecar.db.execute(sql[1:-1])}
+
+
+def kept_in(vault: Vault, peers: set[str]) -> set[str]:
+    """Every memory row's path but ``peers``': what the table must keep in."""
+    return {r[0] for r in vault.sidecar.db.execute("SELECT path FROM files")} - peers
 
 
 @pytest.fixture
@@ -129,14 +134,14 @@ def test_the_kept_table_and_changed_paths_follow_each_change(team, change) -> No
     before = reads(vault)
     assert before == fresh(mine)
     assert "facts/colleague-deploy.md" in before[1] and len(before[1]) == N_PEER + 1
-    assert table_rows(vault) == before[1]
+    assert table_rows(vault) == kept_in(vault, before[1])
     assert reads(vault) == before  # kept: asked again, the same
     change(vault, mine, peer)
     after = reads(vault)
     assert after[1] != before[1], "the change must move the judgement"
     assert after == fresh(mine)
     rows = table_rows(vault)
-    assert rows == (after[1] or None), (rows, after[1])
+    assert rows == (kept_in(vault, after[1]) if after[1] else None), (rows, after[1])
 
 
 def test_a_hand_edit_is_named_as_a_fresh_read_names_it(team) -> None:
@@ -171,7 +176,7 @@ def test_a_warm_read_binds_no_peer_path_and_asks_git_status_once(team, monkeypat
     finally:
         vault.sidecar.db.conn.set_trace_callback(None)
     assert statuses == []
-    assert any("temp.kept_paths_" in s for s in statements)
+    assert any("temp.kept_in_" in s for s in statements)
     assert not any("path NOT IN (SELECT value FROM json_each" in s for s in statements)
     assert not any("by_path NOT IN (SELECT value FROM json_each(:hidden" in s for s in statements)
 
@@ -213,20 +218,31 @@ def test_the_table_and_the_json_list_give_the_same_answers(tmp_path) -> None:
         vault.close()
 
 
-def test_a_table_is_never_read_on_another_connection(tmp_path) -> None:
-    """A table belongs to the connection that filled it: asked about another (a recovery or a
-    reopen replaced the sidecar's), it gives no SQL and the paths are bound as JSON."""
+def test_a_table_answers_only_for_the_rows_it_was_filled_from(tmp_path) -> None:
+    """A table keeps in the rows that are not left out as they were when it was filled: asked
+    on another connection (a recovery or a reopen replaced the sidecar's), after a row changed
+    (by this connection or another's commit) or once dropped, it gives no SQL and the paths are
+    bound as JSON: a row added since is never taken for one kept in."""
 
     class Db:
         def __init__(self) -> None:
             self.conn = sqlite3.connect(str(tmp_path / "x.db"), isolation_level=None)
 
     one, other = Db(), Db()
+    one.conn.execute("CREATE TABLE files(path TEXT PRIMARY KEY)")
+    one.conn.executemany("INSERT INTO files VALUES (?)", [("a.md",), ("b.md",), ("mine.md",)])
     table = PathTable(one, ["a.md", "b.md"])
     assert table.sql(one) is not None and table.sql(other) is None
-    sql, values = not_in_sql(other, table)
-    assert "json_each" in sql and values == ['["a.md", "b.md"]']
-    assert {r[0] for r in one.conn.execute(not_in_sql(one, table)[0][1:-1])} == {"a.md", "b.md"}
+    sql, values = left_out_sql(other, "f.path", table)
+    assert sql == "f.path NOT IN (SELECT value FROM json_each(?))" and values == ['["a.md", "b.md"]']
+    assert [r[0] for r in one.conn.execute(table.sql(one)[1:-1])] == ["mine.md"]
+    for db in (one, other):  # a row added by this connection, then by another's commit
+        db.conn.execute("INSERT INTO files VALUES (?)", (f"new-{id(db)}.md",))
+        assert table.sql(one) is None and "NOT IN" in left_out_sql(one, "f.path", table)[0]
+        table = PathTable(one, ["a.md", "b.md"])
+        assert table.sql(one) is not None
+    table.drop()
+    assert table.sql(one) is None
     one.conn.execute("BEGIN")
     with pytest.raises(ValueError):  # a rollback of the caller's transaction would empty it
         PathTable(one, ["c.md"])

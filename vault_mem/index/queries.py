@@ -45,10 +45,10 @@ SUPERSEDED_KEYS_SQL = f"SELECT target FROM ({SUPERSEDERS_SQL})"
 # not approved here, DESIGN §7) supersedes nothing: a peer's ``supersedes: [your-key]`` must not
 # hide the person's memory from recall and the session context (the committed INDEX.md, a file
 # for people and git, keeps the plain rule: it must read the same on every clone).
-def trusted_superseded_keys_sql(among: str = "(SELECT value FROM json_each(?))") -> str:
-    """TRUSTED_SUPERSEDED_KEYS_SQL with the distrusted paths as ``among`` (a subquery: the JSON
-    list's, or a :class:`~vault_mem.index.pathsets.PathTable`'s)."""
-    return f"SELECT target FROM ({SUPERSEDERS_SQL}) WHERE by_path NOT IN {among}"
+def trusted_superseded_keys_sql(trusted: str = "by_path NOT IN (SELECT value FROM json_each(?))") -> str:
+    """TRUSTED_SUPERSEDED_KEYS_SQL with ``trusted``, the condition on ``by_path`` (a path of a
+    usable memory) that it is not a distrusted one (:func:`~vault_mem.index.pathsets.left_out_sql`)."""
+    return f"SELECT target FROM ({SUPERSEDERS_SQL}) WHERE {trusted}"
 
 
 TRUSTED_SUPERSEDED_KEYS_SQL = trusted_superseded_keys_sql()

@@ -46,7 +46,7 @@ from vault_mem.errors import EmbedderError
 from vault_mem.index import db as dbmod
 from vault_mem.index import levels
 from vault_mem.index.floor import Floor, WordBars
-from vault_mem.index.pathsets import PathTable, not_in_sql
+from vault_mem.index.pathsets import PathTable, left_out_sql
 from vault_mem.index.queries import (  # the rules a write shares with recall live there (a write imports no search)
     COMMON_TERM_COUNT_SPAN,
     ID_LIST,
@@ -233,8 +233,8 @@ class Filters:
                 clauses.append(f"f.key NOT IN ({SUPERSEDED_KEYS_SQL})")
                 params.append(self.today)
         if self.excluded:
-            among, bound = not_in_sql(None, self.excluded)
-            clauses.append(f"f.path NOT IN {among}")
+            clause, bound = left_out_sql(None, "f.path", self.excluded)
+            clauses.append(clause)
             params += bound
         return " AND ".join(clauses), params
 
