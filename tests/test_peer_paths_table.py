@@ -247,3 +247,41 @@ def test_a_table_answers_only_for_the_rows_it_was_filled_from(tmp_path) -> None:
     with pytest.raises(ValueError):  # a rollback of the caller's transaction would empty it
         PathTable(one, ["c.md"])
     one.conn.execute("ROLLBACK")
+
+
+def test_a_recall_asked_again_without_the_peers_embeds_its_query_once(tmp_path) -> None:
+    """A recall whose hits are a peer's is asked again without them: the second search takes
+    the query's vector the first made (the local model's pass was the larger part of what that
+    case cost the MCP server, issue 29), and finds what a recall with a fresh vector finds."""
+    from conftest import real_embedder
+
+    model = real_embedder()
+    asked: list[str] = []
+
+    class Counted:
+        """The real local model, its query passes counted."""
+
+        def __getattr__(self, name):
+            return getattr(model, name)
+
+        def embed_batch(self, texts, kind="passage"):
+            if kind == "query":
+                asked.extend(texts)
+            return model.embed_batch(texts, kind=kind)
+
+    root = new_vault(tmp_path / "v").root
+    with Vault(root, embedder=Counted()) as vault:
+        vault.remember("deploy-window", "Deploys to staging happen on Tuesdays", "Never on Fridays.")
+        write(root, peer_files("peer-deploy", 6))
+        env = {**os.environ, "GIT_AUTHOR_EMAIL": PEER_EMAIL, "GIT_COMMITTER_EMAIL": PEER_EMAIL}
+        subprocess.run(["git", "add", "-A"], cwd=root, env=env, check=True)
+        subprocess.run(["git", "-c", "core.hooksPath=/dev/null", "commit", "-q", "--no-verify", "-m", "peer"],
+                       cwd=root, env=env, check=True)
+        vault.reconcile()
+        query = "when do deploys to staging happen"
+        asked.clear()
+        hits = vault.recall(query, k=3).hits
+        assert [h.key for h in hits if h.trusted] == ["deploy-window"] and not all(h.trusted for h in hits)
+        assert asked.count(query) == 1, asked
+    with Vault(root, embedder=model) as fresh_vault:  # another embedder object: its own vector
+        assert [h.key for h in fresh_vault.recall(query, k=3).hits] == [h.key for h in hits]

@@ -36,6 +36,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import weakref
 from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
@@ -539,6 +540,32 @@ class Phrasing:
     vec: list[tuple[int, float]] = field(default_factory=list)
 
 
+#: the last query vectors each embedder made, by text (:func:`query_vectors`)
+_QUERY_VECTORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: how many of them are kept per embedder
+QUERY_VECTORS_KEPT = 8
+
+
+def query_vectors(embedder: Any, texts: list[str]) -> list:
+    """``embedder``'s query vectors of ``texts``, the last few it made given again: a recall
+    whose hits are a peer's is asked again without them (``Vault._trusted_kept``), and its
+    second search embedded the same query again (~10-20 ms of CPU with the local model, the
+    larger part of what that case cost the MCP server: issue 29). The same embedder object
+    gives the same vector for the same text (its model is part of it); an embedder that cannot
+    be weakly referenced is asked each time."""
+    try:
+        kept = _QUERY_VECTORS.setdefault(embedder, {})
+    except TypeError:
+        return list(embedder.embed_batch(texts, kind="query"))
+    missing = [t for t in dict.fromkeys(texts) if t not in kept]
+    if missing:
+        for text, vec in zip(missing, embedder.embed_batch(missing, kind="query")):
+            kept[text] = np.array(vec, dtype=np.float32)
+        while len(kept) > max(QUERY_VECTORS_KEPT, len(texts)):
+            kept.pop(next(iter(kept)))
+    return [kept[t].copy() for t in texts]  # a copy each: no caller can change the kept one
+
+
 def embed_phrasings(vectors: RecallVectors, embedder: Any, ps: Sequence[Phrasing]) -> str | None:
     """Candidates, first half: each phrasing's query vector (``p.qvec``), once the vectors still
     owed are made, for a bounded time (:meth:`~vault_mem.index.vectors.VectorStore.embed_owed`:
@@ -547,7 +574,7 @@ def embed_phrasings(vectors: RecallVectors, embedder: Any, ps: Sequence[Phrasing
     try:
         vectors.embed_owed()
         texts = [without_courtesies(p.text[:MAX_QUERY_CHARS]) for p in ps]
-        for p, v in zip(ps, embedder.embed_batch(texts, kind="query")):
+        for p, v in zip(ps, query_vectors(embedder, texts)):
             p.qvec = np.asarray(v, dtype=np.float32)
     except EmbedderError as exc:
         for p in ps:
