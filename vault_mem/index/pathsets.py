@@ -50,8 +50,10 @@ class PathTable(Collection[str]):
         conn.execute("BEGIN")
         try:
             conn.execute(f"CREATE TEMP TABLE {self.name}(path TEXT PRIMARY KEY) WITHOUT ROWID")
-            conn.execute(f"INSERT INTO temp.{self.name}(path) SELECT path FROM main.files "
-                         "WHERE path NOT IN (SELECT value FROM json_each(?))", (json.dumps(sorted(self._paths)),))
+            #: how many rows it keeps in (the table's size)
+            self.kept = conn.execute(f"INSERT INTO temp.{self.name}(path) SELECT path FROM main.files "
+                                     "WHERE path NOT IN (SELECT value FROM json_each(?))",
+                                     (json.dumps(sorted(self._paths)),)).rowcount
             self._stamp = self._rows_stamp(conn)
         except BaseException:
             conn.execute("ROLLBACK")
@@ -87,6 +89,10 @@ class PathTable(Collection[str]):
         except Exception:  # noqa: BLE001 - a closed connection: bound as JSON
             return None
         return f"(SELECT path FROM temp.{self.name})"
+
+    def kept_in(self, db=None) -> int | None:
+        """How many rows the table keeps in, while it answers (:meth:`sql`); else None."""
+        return self.kept if self.sql(db) is not None else None
 
     def __contains__(self, path: object) -> bool:
         return path in self._paths

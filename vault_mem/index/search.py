@@ -368,10 +368,13 @@ def vector_search(db, qvec: np.ndarray, filters: Filters, *, index,
     hidden = 0 if filters.narrow else hidden_rows(db, filters) + db.execute(
         "SELECT count(*) FROM vector_log WHERE live = -1").fetchone()[0]
     fetch = limit + min(hidden, MAX_OVERFETCH)
-    if filters.narrow or (index.max_k is not None and fetch > index.max_k):
-        # Top-k among the rows the filters allow (an indexed query): for tag/scope filters, and
+    kept_in = filters.excluded.kept_in() if isinstance(filters.excluded, PathTable) else None
+    if filters.narrow or (index.max_k is not None and fetch > index.max_k) or (kept_in is not None and kept_in < fetch):
+        # Top-k among the rows the filters allow (an indexed query): for tag/scope filters,
         # where the rows to over-fetch pass what the index answers at once (sqlite-vec: 4,096;
-        # a peer's files superseding thousands of keys made every recall fail there)
+        # a peer's files superseding thousands of keys made every recall fail there), and where
+        # a kept table of the rows not left out holds fewer than those (the peers' memories left
+        # out, nearly every one: their rows were over-fetched and checked one by one, issue 29)
         allowed = np.fromiter((r[0] for r in db.execute(f"SELECT f.id FROM files f WHERE {where}", params)),
                               dtype=np.int64)
         return index.top(qvec, limit, type=filters.type, allowed=allowed)
