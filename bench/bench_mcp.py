@@ -4,6 +4,7 @@ the daemon, driven by the MCP SDK's own client over stdio.
     python bench/bench_mcp.py                       # 100k memories (first run builds the vault: slow)
     python bench/bench_mcp.py --n 10000 --dir /tmp/vm-mcp-10k --queries 200
     python bench/bench_mcp.py --mode without        # only without the daemon
+    python bench/bench_mcp.py --peers               # every memory a peer's (built vault)
 
 Memories are realistic (``bench/corpus.py``). Their vectors come from a fast hashing embedder of
 the local model's dimension (384), (``bench/corpus.py``'s ``HashEmbedder``): embedding 100k texts with
@@ -18,6 +19,9 @@ timed) but searches with the query's hashed vector, which matches the stored one
 The corpus's commit author is the person here (``GIT_AUTHOR_EMAIL``, as in bench_growth.py), so
 the memories are the person's, not a peer's. A vault built before that rule (its record of the
 commits made here seeded without the bench's) counts them as a peer's: build it again.
+``--peers`` runs the server and the daemon with another person (``person@elsewhere.invalid``):
+the corpus is then a peer's (made here under another's email), as in a clone of a team's vault,
+and each recall whose hits are a peer's is asked again without them (``Vault._trusted_kept``).
 
 Figures, per mode (``without``: no daemon, the server's own watcher; ``with``: a daemon started
 before the server):
@@ -106,6 +110,11 @@ def build(root: Path, n: int) -> None:
     write_vault(root, n)
     with Vault(root, embedder=HashEmbedder()) as vault:
         vault.reconcile(force=True)
+        # the record of the commits made here, seeded now under the bench's person (main() sets
+        # it): a first read under --peers' person would seed it without the corpus's commits
+        from vault_mem.vault import authors
+
+        authors.identities(vault.ws)
     (root / ".bench-ready").write_text(str(n))
     print(f"built {n} memories in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
 
@@ -422,6 +431,9 @@ def main() -> int:
     ap.add_argument("--profile-server", type=int, default=0, metavar="N",
                     help="profile the server's warm recalls (cProfile) and print its N costliest functions")
     ap.add_argument("--code", type=Path, help="run the server and daemon of this checkout (default: this one)")
+    ap.add_argument("--peers", action="store_true",
+                    help="the server's and daemon's person another email: every memory a peer's (each recall "
+                         "whose hits are a peer's asked again without them; the vault must be built first)")
     ap.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--daemon", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--state", type=Path, help=argparse.SUPPRESS)
@@ -431,9 +443,14 @@ def main() -> int:
         os.execv(sys.executable, [sys.executable, *[a for a in sys.argv if a not in ("--code", str(args.code))]])
     # the person here is the corpus's author (bench/corpus.py commits as bench@example.invalid), in
     # this process, the server's and the daemon's: otherwise every memory is a peer's, each recall is
-    # asked again without them, and the bench times the peers' case (~1 s a recall at 100k)
-    for env, val in (("GIT_AUTHOR_NAME", "bench"), ("GIT_AUTHOR_EMAIL", "bench@example.invalid"),
-                     ("GIT_COMMITTER_NAME", "bench"), ("GIT_COMMITTER_EMAIL", "bench@example.invalid")):
+    # asked again without them, and the bench times the peers' case (~1 s a recall at 100k before
+    # peerread); --peers times that case on purpose: another person here (BENCH_MCP_PERSON, which
+    # the server and the daemon this script starts inherit), the corpus a peer's
+    if args.peers:
+        os.environ["BENCH_MCP_PERSON"] = "person@elsewhere.invalid"
+    email = os.environ.get("BENCH_MCP_PERSON", "bench@example.invalid")
+    for env, val in (("GIT_AUTHOR_NAME", "bench"), ("GIT_AUTHOR_EMAIL", email),
+                     ("GIT_COMMITTER_NAME", "bench"), ("GIT_COMMITTER_EMAIL", email)):
         os.environ[env] = val
     if args.serve:
         serve_process(args.serve, args.state)
@@ -443,10 +460,12 @@ def main() -> int:
     root = args.dir or Path(f"/tmp/vm-mcp-{args.n}")
     ready = root / ".bench-ready"
     if not ready.exists() or ready.read_text() != str(args.n):
+        if args.peers:
+            raise SystemExit("--peers: build the vault first (a run without it), its commits made as the person")
         if root.exists():
             raise SystemExit(f"{root} exists but is not a finished {args.n}-memory bench vault; remove it")
         build(root, args.n)
-    results = {"n": args.n, "vault": str(root), "code": str(CODE),
+    results = {"n": args.n, "vault": str(root), "code": str(CODE), "peers": args.peers,
                "embedder": "stored: hashing 384-d; queries: the real local model run, then the hashed vector searched"}
     results["vector_load_alone_ms"] = vector_load_alone(root)
     results["keyword_search_alone_ms"] = keyword_alone(root, args.queries)

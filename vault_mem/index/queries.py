@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = ["COMMON_TERM_FLOOR", "ID_LIST", "MAX_CHAIN", "SUPERSEDED_KEYS_SQL", "SUPERSEDERS_SQL", "TRUSTED_SUPERSEDED_KEYS_SQL",
            "common_bar", "drop_common_terms", "id_list", "informative_terms", "rare_terms", "superseded_by", "superseders",
-           "supersession_chain", "tag_clauses", "term_counts", "usable_files"]
+           "supersession_chain", "tag_clauses", "term_counts", "trusted_superseded_keys_sql", "usable_files"]
 
 # The supersession rule, one query for recall's hiding, INDEX.md, `get` and `review`: pairs
 # (target, by) where ``by`` is a usable memory, unexpired on the day bound to ``?``, other than
@@ -57,8 +57,13 @@ SUPERSEDED_KEYS_SQL = f"SELECT target FROM ({SUPERSEDERS_SQL})"
 # not approved here, DESIGN §7) supersedes nothing: a peer's ``supersedes: [your-key]`` must not
 # hide the person's memory from recall and the session context (the committed INDEX.md, a file
 # for people and git, keeps the plain rule: it must read the same on every clone).
-TRUSTED_SUPERSEDED_KEYS_SQL = (f"SELECT target FROM ({SUPERSEDERS_SQL}) "
-                               "WHERE by_path NOT IN (SELECT value FROM json_each(?))")
+def trusted_superseded_keys_sql(trusted: str = "by_path NOT IN (SELECT value FROM json_each(?))") -> str:
+    """TRUSTED_SUPERSEDED_KEYS_SQL with ``trusted``, the condition on ``by_path`` (a path of a
+    usable memory) that it is not a distrusted one (:func:`~vault_mem.index.pathsets.left_out_sql`)."""
+    return f"SELECT target FROM ({SUPERSEDERS_SQL}) WHERE {trusted}"
+
+
+TRUSTED_SUPERSEDED_KEYS_SQL = trusted_superseded_keys_sql()
 
 
 # A query word held by at least max(COMMON_TERM_FLOOR, 1/COMMON_TERM_SHARE of the memories) is

@@ -36,6 +36,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import weakref
 from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
@@ -46,6 +47,7 @@ from vault_mem.errors import EmbedderError
 from vault_mem.index import db as dbmod
 from vault_mem.index import levels
 from vault_mem.index.floor import Floor, WordBars
+from vault_mem.index.pathsets import PathTable, left_out_sql
 from vault_mem.index.queries import (  # the rules a write shares with recall live there (a write imports no search)
     COMMON_TERM_COUNT_SPAN,
     ID_LIST,
@@ -201,8 +203,9 @@ class Filters:
     #: paths of memories whose ``supersedes`` hides nothing (peers' memories: TRUSTED_SUPERSEDED_KEYS_SQL)
     distrusted: tuple[str, ...] = ()
     #: paths of memories left out of this search (a peer's, for what reaches an agent unasked:
-    #: so many look-alikes cannot push the person's own memories out of the top list)
-    excluded: tuple[str, ...] = ()
+    #: so many look-alikes cannot push the person's own memories out of the top list); a
+    #: :class:`~vault_mem.index.pathsets.PathTable` of this connection is looked up, not bound
+    excluded: Collection[str] = ()
     #: :func:`hidden_rows` for this search, counted once (both searches and every FTS5 query
     #: of the common-words cascade over-fetch by it)
     hidden_count: int | None = field(default=None, repr=False, compare=False)
@@ -229,8 +232,9 @@ class Filters:
                 clauses.append(f"f.key NOT IN ({SUPERSEDED_KEYS_SQL})")
                 params.append(self.today)
         if self.excluded:
-            clauses.append("f.path NOT IN (SELECT value FROM json_each(?))")
-            params.append(json.dumps(list(self.excluded)))
+            clause, bound = left_out_sql(None, "f.path", self.excluded)
+            clauses.append(clause)
+            params += bound
         return " AND ".join(clauses), params
 
     @property
@@ -362,10 +366,13 @@ def vector_search(db, qvec: np.ndarray, filters: Filters, *, index,
     hidden = 0 if filters.narrow else hidden_rows(db, filters) + db.execute(
         "SELECT count(*) FROM vector_log WHERE live = -1").fetchone()[0]
     fetch = limit + min(hidden, MAX_OVERFETCH)
-    if filters.narrow or (index.max_k is not None and fetch > index.max_k):
-        # Top-k among the rows the filters allow (an indexed query): for tag/scope filters, and
+    kept_in = filters.excluded.kept_in() if isinstance(filters.excluded, PathTable) else None
+    if filters.narrow or (index.max_k is not None and fetch > index.max_k) or (kept_in is not None and kept_in < fetch):
+        # Top-k among the rows the filters allow (an indexed query): for tag/scope filters,
         # where the rows to over-fetch pass what the index answers at once (sqlite-vec: 4,096;
-        # a peer's files superseding thousands of keys made every recall fail there)
+        # a peer's files superseding thousands of keys made every recall fail there), and where
+        # a kept table of the rows not left out holds fewer than those (the peers' memories left
+        # out, nearly every one: their rows were over-fetched and checked one by one, issue 29)
         allowed = np.fromiter((r[0] for r in db.execute(f"SELECT f.id FROM files f WHERE {where}", params)),
                               dtype=np.int64)
         return index.top(qvec, limit, type=filters.type, allowed=allowed)
@@ -534,6 +541,32 @@ class Phrasing:
     vec: list[tuple[int, float]] = field(default_factory=list)
 
 
+#: the last query vectors each embedder made, by text (:func:`query_vectors`)
+_QUERY_VECTORS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: how many of them are kept per embedder
+QUERY_VECTORS_KEPT = 8
+
+
+def query_vectors(embedder: Any, texts: list[str]) -> list:
+    """``embedder``'s query vectors of ``texts``, the last few it made given again: a recall
+    whose hits are a peer's is asked again without them (``Vault._trusted_kept``), and its
+    second search embedded the same query again (~10-20 ms of CPU with the local model, the
+    larger part of what that case cost the MCP server: issue 29). The same embedder object
+    gives the same vector for the same text (its model is part of it); an embedder that cannot
+    be weakly referenced is asked each time."""
+    try:
+        kept = _QUERY_VECTORS.setdefault(embedder, {})
+    except TypeError:
+        return list(embedder.embed_batch(texts, kind="query"))
+    missing = [t for t in dict.fromkeys(texts) if t not in kept]
+    if missing:
+        for text, vec in zip(missing, embedder.embed_batch(missing, kind="query")):
+            kept[text] = np.array(vec, dtype=np.float32)
+        while len(kept) > max(QUERY_VECTORS_KEPT, len(texts)):
+            kept.pop(next(iter(kept)))
+    return [kept[t].copy() for t in texts]  # a copy each: no caller can change the kept one
+
+
 def embed_phrasings(vectors: RecallVectors, embedder: Any, ps: Sequence[Phrasing]) -> str | None:
     """Candidates, first half: each phrasing's query vector (``p.qvec``), once the vectors still
     owed are made, for a bounded time (:meth:`~vault_mem.index.vectors.VectorStore.embed_owed`:
@@ -542,7 +575,7 @@ def embed_phrasings(vectors: RecallVectors, embedder: Any, ps: Sequence[Phrasing
     try:
         vectors.embed_owed()
         texts = [without_courtesies(p.text[:MAX_QUERY_CHARS]) for p in ps]
-        for p, v in zip(ps, embedder.embed_batch(texts, kind="query")):
+        for p, v in zip(ps, query_vectors(embedder, texts)):
             p.qvec = np.asarray(v, dtype=np.float32)
     except EmbedderError as exc:
         for p in ps:
@@ -605,7 +638,9 @@ def run_recall(sc: RecallSource, query: str, *, k: int, type: str | None, tags: 
     db = sc.db
     filters = Filters(type=type, tags=[t for t in (tags or []) if t], scope=scope or None,
                       include_expired=include_expired, today=today.isoformat(),
-                      distrusted=tuple(sorted(distrusted)), excluded=tuple(sorted(excluded)))
+                      distrusted=tuple(sorted(distrusted)),
+                      excluded=excluded if isinstance(excluded, PathTable) and excluded.sql(db) is not None
+                      else tuple(sorted(excluded)))
     result = RecallResult()
     terms = query_terms(query)
     reason = sc.vectors.vectors_reason()

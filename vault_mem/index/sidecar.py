@@ -36,6 +36,7 @@ from vault_mem.config import STATE_DIR, TYPE_FOLDERS, Config
 from vault_mem.index import db as dbmod
 from vault_mem.index import listing, queries, scansum
 from vault_mem.index.folderscan import Scan, scan
+from vault_mem.index.pathsets import left_out_sql
 from vault_mem.index.scan import FileState, gate_fingerprint, read_file, state_from_bytes
 from vault_mem.index.vectors import DEFAULT, VectorStore
 from vault_mem.model import terms
@@ -515,32 +516,46 @@ class Sidecar:
 
     # -- reading rows ----------------------------------------------------------------------
 
-    _INDEX_WHERE = (
-        "f.usable = 1 AND f.type_rank < 4 AND (f.expires IS NULL OR f.expires >= :today) "
-        "AND f.conflict_of IS NULL "
-        # :hidden, the memories left out of an agent's context, supersede nothing there either
-        f"AND f.key NOT IN ({queries.TRUSTED_SUPERSEDED_KEYS_SQL.replace('?', ':today', 1).replace('?', ':hidden')})"
-    )
+    @staticmethod
+    def _index_where(trusted: str = "by_path NOT IN (SELECT value FROM json_each(:hidden))") -> str:
+        """The rows INDEX.md lists; ``trusted``: ``by_path`` is none of the paths left out of an
+        agent's context (:meth:`_hidden_sql`), which supersede nothing there either."""
+        return ("f.usable = 1 AND f.type_rank < 4 AND (f.expires IS NULL OR f.expires >= :today) "
+                "AND f.conflict_of IS NULL "
+                f"AND f.key NOT IN ({queries.trusted_superseded_keys_sql(trusted).replace('?', ':today', 1)})")
+
+    def _hidden_sql(self, hidden: Collection[str]) -> tuple[str, str, dict]:
+        """The conditions that ``f.path`` and ``by_path`` are none of ``hidden``, and their bound
+        value: a :class:`~vault_mem.index.pathsets.PathTable` that answers on this connection is
+        asked for the rows it keeps in (once per judgement, not a JSON list parsed and tested
+        per row of every statement: issue 29)."""
+        path, bound = left_out_sql(self.db, "f.path", hidden, ":hidden")
+        by_path, _ = left_out_sql(self.db, "by_path", hidden, ":hidden")
+        return path, by_path, {"hidden": bound[0]} if bound else {}
 
     def entries_for_index(self, today: dt.date, type_rank: int | None = None, *,
                           hidden: Collection[str] = ()) -> Iterator[IndexEntry]:
         """Usable memories in INDEX.md order: pinned, type, newest first, key; or only the
         section ``type_rank`` (pinned first, then newest). Lazy. ``hidden``: paths left out."""
-        skip = "" if not hidden else " AND f.path NOT IN (SELECT value FROM json_each(:hidden))"
-        extra = {"hidden": json.dumps(sorted(hidden))}
+        path, by_path, extra = self._hidden_sql(hidden)
+        skip = "" if not hidden else f" AND {path}"
+        # the rows kept in a table are few (where nearly every memory is a peer's): read from
+        # there and sorted, not by a walk of the whole order's index past the hidden ones
+        driven = bool(hidden) and not extra
         if type_rank is not None:
             # two range scans of files_index_order (pinned, type_rank, ...): each in the order wanted
             for pinned in (1, 0):
                 yield from self._index_rows("AND f.pinned = :pinned AND f.type_rank = :rank" + skip,
-                                            {"today": today.isoformat(), "pinned": pinned, "rank": type_rank, **extra})
+                                            {"today": today.isoformat(), "pinned": pinned, "rank": type_rank, **extra},
+                                            by_path, driven)
             return
-        yield from self._index_rows(skip, {"today": today.isoformat(), **extra})
+        yield from self._index_rows(skip, {"today": today.isoformat(), **extra}, by_path, driven)
 
-    def _index_rows(self, where: str, params: dict) -> Iterator[IndexEntry]:
+    def _index_rows(self, where: str, params: dict, trusted: str, driven: bool = False) -> Iterator[IndexEntry]:
         cur = self.db.conn.cursor()
         cur.execute(
             "SELECT f.key, f.type, f.path, f.description, f.sort_date, f.pinned FROM files f "
-            f"INDEXED BY files_index_order WHERE {self._INDEX_WHERE} {where} "
+            f"{'' if driven else 'INDEXED BY files_index_order'} WHERE {self._index_where(trusted)} {where} "
             "ORDER BY f.pinned DESC, f.type_rank, f.sort_date DESC, f.key",
             params,
         )
@@ -577,7 +592,7 @@ class Sidecar:
     def count_for_index_by_scan(self, today: dt.date, type_rank: int | None = None) -> int:
         """The same number as :meth:`count_for_index`, counted row by row (for ``doctor``)."""
         section = "" if type_rank is None else " AND f.type_rank = :rank"
-        return self.db.execute(f"SELECT count(*) FROM files f INDEXED BY files_index_order WHERE {self._INDEX_WHERE}"
+        return self.db.execute(f"SELECT count(*) FROM files f INDEXED BY files_index_order WHERE {self._index_where()}"
                                f"{section}", {"today": today.isoformat(), "rank": type_rank, "hidden": "[]"}).fetchone()[0]
 
     def render_index(self, *, budget_tokens: int, today: dt.date | None = None,
@@ -630,10 +645,10 @@ class Sidecar:
         by scanning the section (an agent's context, once a session)."""
         if not hidden:
             return self.count_for_index(today, type_rank)
+        path, by_path, extra = self._hidden_sql(hidden)
         return self.db.execute(
-            f"SELECT count(*) FROM files f WHERE {self._INDEX_WHERE} AND f.type_rank = :rank "
-            "AND f.path NOT IN (SELECT value FROM json_each(:hidden))",
-            {"today": today.isoformat(), "rank": type_rank, "hidden": json.dumps(sorted(hidden))}).fetchone()[0]
+            f"SELECT count(*) FROM files f WHERE {self._index_where(by_path)} AND f.type_rank = :rank AND {path}",
+            {"today": today.isoformat(), "rank": type_rank, **extra}).fetchone()[0]
 
     def render_index_with(self, overrides: dict[str, bytes | None] | Callable[[], dict[str, bytes | None]], *,
                           budget_tokens: int, today: dt.date | None = None) -> str:

@@ -65,7 +65,7 @@ if TYPE_CHECKING:
 
 log = Logger(__name__)  # logging imported at the first message (start-up time)
 
-__all__ = ["Identities", "Origins", "author_of_bytes", "author_tagger", "authors_of", "identities", "own_emails", "peer_memories", "pending_authors", "refresh"]
+__all__ = ["Identities", "Origins", "author_of_bytes", "author_tagger", "authors_of", "dirty_rels", "identities", "own_emails", "peer_memories", "pending_authors", "refresh"]
 
 
 class Identities:
@@ -1051,15 +1051,24 @@ def own_emails(ws: Workspace) -> frozenset[str]:
     return frozenset(ids.person | ids.agents)
 
 
+def dirty_rels(ws: Workspace) -> set[str]:
+    """The vault-relative paths that differ from HEAD (staged, unstaged or untracked), by one
+    ``git status`` of the vault's folder."""
+    return {top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])}
+
+
 def author_tagger(ws: Workspace, sidecar: Sidecar, legend: Legend, ids: Identities | None = None,
-                  origins: Origins | None = None) -> Callable[[str], str]:
+                  origins: Origins | None = None, *, changed: set[str] | None = None) -> Callable[[str], str]:
     """``path -> short name`` of its author in ``legend`` (INDEX.md lines in an agent's context),
     one memory at a time: only the lines that fit the budget are looked up. What differs from
-    HEAD is found once, by ``git status`` (``origins``: see :func:`authors_of`)."""
+    HEAD is found once, by ``git status`` (:func:`dirty_rels`), unless the caller gives it
+    (``changed``: kept with the judgement, :class:`vault_mem.vault.peers.KeptPeers`;
+    ``origins``: see :func:`authors_of`)."""
     ids = ids or identities(ws)
     refresh(ws, sidecar)
     current = rows.stored_head(sidecar.db) == ws.repo.head()
-    changed = {top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])}
+    if changed is None:
+        changed = dirty_rels(ws)
     origins = origins or Origins(ws, sidecar, ids)
     uncommitted = _Uncommitted(ws, ids, origins)
     # a merge under way: the changed memories' authors asked of git together, not one `git log`

@@ -455,7 +455,7 @@ class Vault:
         if trusted_only:
             if origins is None:
                 origins = authors.Origins(self.ws, self.sidecar, ids)
-            excluded = self._kept_peers.sorted_paths(self._kept_peers.peer_memories(self.ws, self.sidecar, ids, origins))
+            excluded = self._kept_peers.paths(self._kept_peers.peer_memories(self.ws, self.sidecar, ids, origins))
         else:
             excluded = ()
         result = self.sidecar.recall(
@@ -512,8 +512,9 @@ class Vault:
         legend = Legend()
         budget = self.config.index_budget_tokens if budget_tokens is None else budget_tokens
         text = self.sidecar.render_index(budget_tokens=budget, today=today,
-                                         hidden=set(peers),
-                                         author_of=authors.author_tagger(self.ws, self.sidecar, legend, ids, origins))
+                                         hidden=self._kept_peers.paths(peers),
+                                         author_of=authors.author_tagger(self.ws, self.sidecar, legend, ids, origins,
+                                                                         changed=self._kept_peers.dirty(self.ws, peers)))
         return text, legend, peers
 
     def _not_found(self, key: str) -> str:

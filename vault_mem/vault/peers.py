@@ -28,9 +28,11 @@ hits judged trusted, so such an edit never puts a peer's text in front of the ag
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from vault_mem.index import authors as rows
+from vault_mem.index.pathsets import PathTable
 from vault_mem.vault import authors
 
 if TYPE_CHECKING:
@@ -44,13 +46,21 @@ __all__ = ["KeptPeers"]
 class KeptPeers:
     """:func:`~vault_mem.vault.authors.peer_memories` of one open vault, kept while what it is
     worked out from stays as it was (see the module docstring). One per :class:`Vault`: its
-    sidecar's connection belongs to one thread."""
+    sidecar's connection belongs to one thread.
+
+    With the judgement it keeps what each read needs of it, so that a read costs what its hits
+    cost, not the vault's size: the paths in a temporary table of the sidecar's connection
+    (:class:`~vault_mem.index.pathsets.PathTable`: a search and the session context look up
+    the rows they read, instead of binding every path as JSON per statement), and the paths
+    that differ from HEAD (the session context's ``git status``, asked once per judgement)."""
 
     def __init__(self) -> None:
         self._key: tuple | None = None
         self._peers: dict[str, Author] = {}
-        #: the paths of :attr:`_peers`, sorted: what a search leaves out, made once per judgement
-        self._sorted: tuple[str, ...] = ()
+        #: the paths of :attr:`_peers` in a table of the sidecar's connection (None: none kept)
+        self._table: PathTable | None = None
+        #: the vault-relative paths that differ from HEAD, asked once per kept judgement
+        self._dirty: set[str] | None = None
 
     def peer_memories(self, ws: Workspace, sidecar: Sidecar, ids: authors.Identities,
                       origins: authors.Origins) -> dict[str, Author]:
@@ -62,15 +72,39 @@ class KeptPeers:
             return self._peers
         seen = ws.repo.damage_seen
         peers = authors.peer_memories(ws, sidecar, ids, origins)
+        self._forget()
         if key is not None and ws.repo.damage_seen == seen:
-            self._key, self._peers, self._sorted = key, peers, tuple(sorted(peers))
-        else:
-            self._key, self._peers, self._sorted = None, {}, ()
+            if peers:
+                # the table's rows count in the connection's changes: added to the stamp taken
+                # before the judgement (whatever else moved meanwhile still moves the next one)
+                before = sidecar.db.conn.total_changes
+                self._table = PathTable(sidecar.db, peers)
+                conn, changes, version = key[1]
+                key = (key[0], (conn, changes + sidecar.db.conn.total_changes - before, version), *key[2:])
+            self._key, self._peers = key, peers
         return peers
 
-    def sorted_paths(self, peers: dict[str, Author]) -> tuple[str, ...]:
-        """The paths of ``peers`` (an answer of :meth:`peer_memories`) in order."""
-        return self._sorted if peers is self._peers and self._key is not None else tuple(sorted(peers))
+    def paths(self, peers: dict[str, Author]) -> Collection[str]:
+        """The paths of ``peers`` (an answer of :meth:`peer_memories`) as a read hands them to
+        the sidecar: the kept table when ``peers`` is the kept judgement, else sorted."""
+        if peers is self._peers and self._key is not None and self._table is not None:
+            return self._table
+        return tuple(sorted(peers))
+
+    def dirty(self, ws: Workspace, peers: dict[str, Author]) -> set[str]:
+        """The vault-relative paths that differ from HEAD (:func:`authors.dirty_rels`: a ``git
+        status``), kept with the judgement ``peers`` (an answer of :meth:`peer_memories` just
+        made: git's index, HEAD and the files' rows are part of its state)."""
+        if peers is not self._peers or self._key is None:
+            return authors.dirty_rels(ws)
+        if self._dirty is None:
+            self._dirty = authors.dirty_rels(ws)
+        return self._dirty
+
+    def _forget(self) -> None:
+        if self._table is not None:
+            self._table.drop()
+        self._key, self._peers, self._table, self._dirty = None, {}, None, None
 
     @staticmethod
     def _state(ws: Workspace, sidecar: Sidecar, ids: authors.Identities) -> tuple | None:
