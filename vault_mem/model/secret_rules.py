@@ -118,6 +118,10 @@ RULES: tuple[Rule, ...] = (
     Rule("Databricks token", r"d(?<![A-Za-z0-9_-]d)api[a-f0-9]{32}(?:-[0-9])?(?![A-Za-z0-9_])", "dapi" + _H, "has_digit"),
     Rule("Postman API key", r"P(?<![A-Za-z0-9_-]P)MAK-[a-f0-9]{24}-[a-f0-9]{34}" + _B, "PMAK-<h24>-<h34>"),
     Rule("Linear API key", r"l(?<![A-Za-z0-9_-]l)in_api_[A-Za-z0-9]{40}" + _B, "lin_api_<a40>"),
+    # Asana's personal access tokens: a version, the user's and the app's numeric ids, 32 hex
+    # (`1/<user>:<hex>`, `2/<user>/<app>:<hex>`); a task's URL path has no `:<hex>` after its ids
+    Rule("Asana token", r"[12](?<![A-Za-z0-9_/.:-][12])/[0-9]{10,20}(?:/[0-9]{10,20})?:[0-9a-f]{32}(?![0-9A-Za-z])",
+         "2/<d16>/<d16>:<h32>", markers=("/",)),
     Rule("Grafana token", r"g(?<![A-Za-z0-9_-]g)l(?:sa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|c_[A-Za-z0-9+/]{32,400}={0,2})",
          "glsa_<a32>_<h8>"),
     # a service token may carry its config's name: dp.st.<config>.<secret>
