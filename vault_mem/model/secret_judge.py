@@ -262,7 +262,7 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
     # (a literal passed to a call is judged by its look alone)
     strong = (quoted and op != "(") or op in ("=", ":=", "=>", "==")
     if not strong and hint and type_name(value) and not (cls == "password" and camel_password(value)):
-        return None  # (`password: SecretStr` names a type; `password: RavenSierra8778` is one)
+        return None  # (`password: SecretStr` names a type; capitalised words and a number are a password)
     words = len(value.split())
     if cls != "password" and words == 2 and (quoted or strong):
         # a scheme and a token, as an Authorization value is written: "Bearer X", "FlyV1 fm2_X"
