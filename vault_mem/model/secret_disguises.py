@@ -201,10 +201,15 @@ _JOINED_LITERALS = (lazy(r"[\"']{2}[ \t]{0,2}\.join\([ \t]{0,4}[\[(]" + _ITEMS +
                     lazy(r"\[" + _ITEMS + r"\]\.join\([ \t]{0,4}(?:[\"']{2})?[ \t]{0,4}\)"))
 
 
+# a JWT pasted one part a line (a chat or a terminal broke it at its dots): header, payload, signature
+_JWT_LINES = lazy(r"e(?<![A-Za-z0-9_-]e)(yJ[A-Za-z0-9_-]{8,1000})[ \t]{0,4}\r?\n[ \t]{0,8}(eyJ[A-Za-z0-9_-]{2,8000})[ \t]{0,4}\r?\n"
+                  r"[ \t]{0,8}([A-Za-z0-9_-]{8,1000})(?![A-Za-z0-9_-])")
+
+
 def joined_lists(text: str) -> list[Edit]:
     """Each list of three short strings or more, as the strings joined: the caller reads the join
     with the provider formats only (a list of names or ids joined is no credential, a Stripe key
-    cut into pieces is one)."""
+    cut into pieces is one). A JWT's three parts on three lines are joined at their dots."""
     edits = []
     if "[" in text and text.count(",") >= 2:
         edits = [(m.start(), m.end(), '"' + "".join(_LIST_ITEM.findall(m.group())) + '"') for m in _STRING_LIST.finditer(text)]
@@ -213,6 +218,8 @@ def joined_lists(text: str) -> list[Edit]:
         for m in _PIECE_LINES.finditer(text):
             values = _PIECE_VALUE.findall(m.group())
             edits.append((m.start(), m.end(), "".join(values)))
+    if "eyJ" in text and "\n" in text:
+        edits.extend((m.start(), m.end(), "e" + ".".join(m.groups())) for m in _JWT_LINES.finditer(text))
     return sorted(edits)
 
 

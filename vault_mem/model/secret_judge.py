@@ -15,6 +15,7 @@ What a value looks like whatever its label (placeholder, word, random) is
 from __future__ import annotations
 
 import re
+import string
 
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_names import (
@@ -28,7 +29,7 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["CODES_LABEL", "CODE_KINDS", "CODE_PARTS", "COMMON_WORDS", "address_word_before", "digest_input", "granted_uuid", "grants", "judge",
+__all__ = ["CODES_LABEL", "CODE_KINDS", "CODE_PARTS", "COMMON_WORDS", "address_word_before", "camel_password", "digest_input", "granted_uuid", "grants", "judge",
            "name_before", "passphrase", "password_shaped", "plain_password", "prose_key",
            "public_word_before", "random_groups", "strong_unlabelled", "symbol_word_number",
            "two_words_number", "word_and_number"]
@@ -57,6 +58,10 @@ def plain_password(value: str) -> bool:
 # which it is anywhere but after a password's label.
 # (or two words joined, then the number: "quartz.walnut29", "meadow-Lark482")
 _WORD_NUMBER = lazy(r"(?P<word>[A-Za-z]{4,14}|[A-Za-z]{3,14}[-_.][A-Za-z]{3,14})(?P<joint>[-_.@#!$%&*+=]{0,2})(?P<number>[0-9]{2,8})[!?#@$%&*]{0,2}")
+# two or three capitalised words run together and a number (`LanternGlacier1117`): a password
+# after a password's label, where a type's name ends in a size or a version (`HmacSha256`, `TokenV2`)
+_CAMEL_WORDS = lazy(r"(?:[A-Z][a-z]{2,9}){2,3}")
+_BIT_SIZES = frozenset({"128", "160", "192", "224", "256", "384", "512", "1024", "2048", "3072", "4096", "8192"})
 
 
 def word_and_number(value: str, *, joined: bool = False) -> bool:
@@ -74,6 +79,21 @@ def word_and_number(value: str, *, joined: bool = False) -> bool:
     return (not word.isupper() and all(p.islower() or p.istitle() for p in parts)
             and not any(p.lower() in STATE_WORDS for p in parts)
             and (not joined or bool(m.group("joint")) or len(parts) == 2 or value[-1] in "!?#@$%&*"))
+
+
+def camel_password(value: str) -> bool:
+    """Two or three capitalised words run together and a number of three to six digits that is no
+    key size (``LanternGlacier1117``, ``RavenSierra8778``): a password a person made, which reads as
+    a CamelCase type's name (:func:`~vault_mem.model.secret_values.type_name`) but for its number;
+    ``HmacSha256`` and ``RsaKey2048`` name an algorithm and its size."""
+    value = value.rstrip("!?#@$%&*")
+    number = value.lstrip(string.ascii_letters)
+    word = value[:len(value) - len(number)]
+    return (3 <= len(number) <= 6 and number.isdigit() and number not in _BIT_SIZES and _CAMEL_WORDS.fullmatch(word) is not None
+            and all(sayable(p.lower()) and p.lower() not in STATE_WORDS for p in _CAPITALISED.findall(word)))
+
+
+_CAPITALISED = lazy(r"[A-Z][a-z]+")
 
 
 # A word, a number and a symbol at either end ("!Lantern52", "#quokka13", "Marmot95*"): a password a
@@ -241,8 +261,8 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
         return None  # a literal passed to a call with a space in it is a prompt: `getpass("DB password: ")`
     # (a literal passed to a call is judged by its look alone)
     strong = (quoted and op != "(") or op in ("=", ":=", "=>", "==")
-    if not strong and hint and type_name(value):
-        return None
+    if not strong and hint and type_name(value) and not (cls == "password" and camel_password(value)):
+        return None  # (`password: SecretStr` names a type; capitalised words and a number are a password)
     words = len(value.split())
     if cls != "password" and words == 2 and (quoted or strong):
         # a scheme and a token, as an Authorization value is written: "Bearer X", "FlyV1 fm2_X"
@@ -269,7 +289,7 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
         return "high-entropy string in assignment" if high_entropy(value) and not record_id(value) else None
     if cls == "password":
         hit = credential_like(value) or (strong and len(value) >= 4 and not value.isdigit())
-        hit = hit or (ends and words == 1 and plain_password(value)) or (words == 1 and word_and_number(value))
+        hit = hit or (ends and words == 1 and plain_password(value)) or (words == 1 and (word_and_number(value) or camel_password(value)))
         # (words run together read as a password wherever the sentence goes on: "my password was
         # harbortundracandle and it still works"; fourteen letters or more, ending as no state or
         # manner does, "incorrectlytyped", and naming no credential, "passwordconfirmation")

@@ -67,7 +67,7 @@ from vault_mem.model.secret_judge import (
 )
 from vault_mem.model.secret_names import (
     ASSIGN_TAIL, COMPOUND, FOREIGN_PASSWORD_LABEL, NEXT_LINE, PASSWORD_KEYS, PROSE_TAIL, PROSE_WORDS, PUSH_WORDS,
-    SCRIPT_PASSWORD_END, Span, WIFI, WIFI_REACH, key_class, label_keywords, manager_label,
+    SCRIPT_PASSWORD_END, Span, WIFI, WIFI_REACH, key_class, label_keywords, manager_label, public_name,
 )
 from vault_mem.model.secret_near import (
     ASIDE, ASIDE_STOP, COMMA_LITERAL, FLOW_MEMBER, ID_WORDS, LOGIN_NOUN, NAME_EQUALS, SAID_LAST, SET_VARIABLE,
@@ -354,6 +354,11 @@ def labelled_value(label: str, value: str) -> str | None:
         first = parts[0]  # "jvF9I88N ... second half is in the chat": the value, then where the rest is
     elif not first or len(parts) != 1 or len(first) > 200:
         return None
+    named = NAME_EQUALS.match(first)
+    if named and public_name(first[:named.end() - 1]):
+        # the value's own name says what it is (`GOOGLE_CLIENT_ID=...`, `AZURE_TENANT_ID=<uuid>`): an
+        # id under a description that names the login it belongs to ("sign-in", tag `auth`)
+        return None
     low = label.lower()
     if _account_password(low, first):
         return "password of the login the description names"
@@ -370,7 +375,6 @@ def labelled_value(label: str, value: str) -> str | None:
             classes.append(cls)
         elif name == "key" and not public_word_before(low, kw.start()):
             classes.append("bare key")  # "Stripe restricted key for reporting": only a random token counts
-    named = NAME_EQUALS.match(first)
     if public_by_design(first[named.end():].strip("\"'") if named else first):
         return None  # a public key under its name (`DKIM_KEY=<SubjectPublicKeyInfo>`): no credential
     if _plain_json_b64(first[named.end():].strip("\"'") if named else first):

@@ -505,8 +505,15 @@ def judged_value(text: str, tail: re.Match[str], cls: str, *, flag: bool = False
     value = raw[1:-1].strip().strip("\"'") if quoted else _value_end(raw)  # `"X"` in Markdown is X
     if not quoted and value.startswith("{") and "}" in raw:
         value = raw[1:raw.index("}")]  # ODBC quotes a value in braces: `Pwd={X};`
-        if not credential_like(value) or FSTRING_FIELD.fullmatch(value) or (identifier_like(value) and spoken(value)):
-            return None  # `{password}`, `{db_pass}`, f"{password!r}": a template's field
+        person = cls == "password" and word_and_number(value) and not any(p.lower() in CODE_PARTS for p in SEP.split(value))
+        if FSTRING_FIELD.fullmatch(value) or (identifier_like(value) and spoken(value) and not person):
+            # `{password}`, `{db_pass}`, f"{password!r}", `{cfg.db.pw}`: a template's field; words
+            # and a number as a person joins them (`{sierra.maple.426}`) are a password
+            return None
+        if not credential_like(value) and not (cls == "password" and judge(cls, "=", value, quoted=True, code=False, ends=True)):
+            # a braced password is quoted as `"X"` is: any value a quote would make one counts
+            # (`Pwd={sierra.maple.426}`, a person's dotted password), a template's field does not
+            return None
     if not quoted and CJK_CHAR.search(value):
         value = CJK_CHAR.split(value, 1)[0]  # "パスワードはX123です": the sentence goes on after the value
         value = value.rstrip("([,") if value[-1:] in "([," else value  # "X（社外秘）": a note in brackets after it

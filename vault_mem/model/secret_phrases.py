@@ -203,8 +203,11 @@ def _listed(text: str, start: int) -> bool:
 # label that makes twelve plain words a recovery phrase whatever list they come from (a phrase of
 # BIP-39's other lists counts without a label when its checksum is valid: _other_language_phrases)
 PHRASE_LABEL = lazy(r"(?<![^\W\d_])(?:seed|mnemonic\w{0,4}|mn[ée]monique|mnem[óo]nic\w{0,2}|recovery[ _-]phrase|backup[ _-]phrase"
-                    r"|secret[ _-](?:recovery[ _-])?phrase|frase|phrase[ _-]de|semilla|semente|graine|palabras|mots[ _-]de"
-                    r"|wiederherstellungs\w{0,10}|wörter|woorden|parole|herstelzin|слова|фраза)(?![^\W\d_])", re.IGNORECASE)
+                    r"|secret[ _-](?:recovery[ _-])?phrase|frase|phrase[ _-]de|semilla|semente|graine|palabras"
+                    r"|wiederherstellungs\w{0,10}|wörter|woorden|parole|herstelzin|слова|фраза|mots[ _-]de|(?:12|15|18|21|24)[ \t]mots)(?![^\W\d_])"
+                    # (Chinese, Japanese and Korean write a label against the word before it: no boundary)
+                    r"|助记词|助記詞|恢复短语|恢復短語|复原短语|復元フレーズ|リカバリーフレーズ|シードフレーズ|ニーモニック"
+                    r"|복구[ ]?구문|시드[ ]?구문|니모닉", re.IGNORECASE)
 # the short words of sentences in those languages: a phrase of list words holds none of them
 _FUNCTION_WORDS = frozenset("""
 the and for with that this from are was you your our not but all can will have has into then than them they
@@ -231,12 +234,29 @@ def word_phrase(value: str) -> bool:
 _PHRASE_AFTER = lazy(r"[^\n:]{0,60}:[ \t]*(?:\r?\n[ \t]*)?(?P<words>[^\n]{20,300})")
 
 
+def listed_phrase(value: str) -> bool:
+    """Twelve to twenty-four words (numbering and commas allowed) all of one BIP-39 list, English or
+    another, nine of them different or more: a phrase in a script whose words are no lower-case
+    Latin letters (Japanese kana, Chinese characters, Korean), judged only where a label names a
+    phrase, whatever its checksum (a phrase copied with a word wrong is still the wallet's)."""
+    words = [w if w.isascii() else unicodedata.normalize("NFKC", w)
+             for w in value.lower().replace(",", " ").replace("、", " ").split() if not w.rstrip(".):").isdigit()]
+    if len(words) not in _PHRASE_SIZES or len(set(words)) < max(9, len(words) - 3):
+        return False
+    if all(w in _INDEX for w in words):
+        return True
+    if not _other_words().issuperset(words):
+        return False
+    return any(all(w in _other_index(lang) for w in words) for lang in LANGUAGES)
+
+
 def labelled_phrases(text: str) -> Iterator[Span]:
-    """A phrase of words (:func:`word_phrase`) on the line after a label that names one and its
-    colon ("Frase de recuperación: masa dirigir ...", "Seed phrase:" then the words below)."""
+    """A phrase of words (:func:`word_phrase`, :func:`listed_phrase`) on the line after a label that
+    names one and its colon ("Frase de recuperación: masa dirigir ...", "Seed phrase:" then the
+    words below, "助记词：港 易 ...")."""
     for m in PHRASE_LABEL.finditer(text):
         after = _PHRASE_AFTER.match(text, m.end())
-        if after and word_phrase(after.group("words").strip(" \t\r.")):
+        if after and (word_phrase(after.group("words").strip(" \t\r.")) or listed_phrase(after.group("words").strip(" \t\r."))):
             words = after.group("words").rstrip(" \t\r.")
             yield "seed phrase", after.start("words"), after.start("words") + len(words)
             return

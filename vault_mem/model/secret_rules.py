@@ -14,8 +14,8 @@ base64url), ``<=text>`` for the base64 of ``text`` and ``<~text>`` for its unpad
 
 Pattern rules (what keeps a megabyte of near matches linear):
 - Start with a literal, and check the character before it with a look-behind placed after the
-  first character (``g(?<![A-Za-z0-9_]g)hp_``): the engine then skips between occurrences of the
-  literal instead of trying every position.
+  first character (``g(?<![A-Za-z0-9_]g)hp_``, written ``_start(r"ghp_", _WORD)``): the engine then
+  skips between occurrences of the literal instead of trying every position.
 - Every repeat is one character class; a repeat that a later part of the pattern can fail after
   is bounded (``{0,60}?``), never ``.*``.
 - ``lower=True`` rules run on the ASCII-lowercased text (write them in lower case); ``markers``
@@ -58,6 +58,17 @@ class Rule:
 
 
 _B = r"(?![A-Za-z0-9_-])"  # the token ends here
+_WORD = "A-Za-z0-9_"  # (a token a `-` may stand before: `--token=ghp_...`)
+_LOWER = "a-z0-9_-"  # (a ``lower=True`` rule's text has no capitals)
+
+
+def _start(pattern: str, before: str = "A-Za-z0-9_-") -> str:
+    """``pattern`` matched only where a token starts: no character of ``before`` right before it,
+    checked by a look-behind after the first character (``g(?<![A-Za-z0-9_-]g)lpat-``), so the
+    engine skips between occurrences of that character (see "Pattern rules" above)."""
+    return f"{pattern[0]}(?<![{before}]{pattern[0]}){pattern[1:]}"
+
+
 _H = "<h32>"
 
 # Order is priority: where two findings overlap, the earlier row names the kind.
@@ -66,43 +77,43 @@ RULES: tuple[Rule, ...] = (
          markers=("AKIA", "ASIA", "ABIA", "ACCA")),
     Rule("AWS secret key", r"s(?<![a-z0-9]s)ecret_?access_?key[\"']?[ \t]{0,8}[:=][ \t]{0,8}[\"']?"
          r"([a-z0-9/+]{40})(?![a-z0-9/+=])", "aws_secret_access_key = <b40>", group=1, lower=True),
-    Rule("GitHub token", r"g(?<![A-Za-z0-9_]g)(?:h[pousr]_[A-Za-z0-9]{36,251}|ithub_pat_[A-Za-z0-9_]{22,255})"
-         r"(?![A-Za-z0-9_])", "ghp_<a36>", markers=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
-    Rule("GitLab token", r"g(?<![A-Za-z0-9_-]g)l(?:pat|rt|dt|ptt|ft|soat|cbt|imt|agent|oas|ffct)-[A-Za-z0-9_-]{20,}",
+    Rule("GitHub token", _start(r"g(?:h[pousr]_[A-Za-z0-9]{36,251}|ithub_pat_[A-Za-z0-9_]{22,255})"
+         r"(?![A-Za-z0-9_])", _WORD), "ghp_<a36>", markers=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+    Rule("GitLab token", _start(r"gl(?:pat|rt|dt|ptt|ft|soat|cbt|imt|agent|oas|ffct)-[A-Za-z0-9_-]{20,}"),
          "glpat-<u20>"),
-    Rule("GitLab token", r"G(?<![A-Za-z0-9_-]G)R1348941[A-Za-z0-9_-]{20,}", "GR1348941<u20>"),
-    Rule("Slack token", r"x(?<![A-Za-z0-9_-]x)(?:ox(?:[abposr]|e\.xox[bp]|e)|app)-[A-Za-z0-9-]{10,}",
+    Rule("GitLab token", _start(r"GR1348941[A-Za-z0-9_-]{20,}"), "GR1348941<u20>"),
+    Rule("Slack token", _start(r"x(?:ox(?:[abposr]|e\.xox[bp]|e)|app)-[A-Za-z0-9-]{10,}"),
          "xoxb-<d12>-<d13>-<a24>", "has_digit", markers=("xox", "xapp-")),
     Rule("Slack webhook", r"hooks\.slack\.com/(?:services/T[A-Z0-9_]{6,}/B[A-Z0-9_]{6,}/[A-Za-z0-9]{16,}"
          r"|(?:workflows|triggers)/T[A-Z0-9]{6,}/[A-Za-z0-9/]{16,})", "https://hooks.slack.com/services/T<A8>/B<A8>/<a24>"),
-    Rule("Anthropic API key", r"s(?<![A-Za-z0-9_-]s)k-ant-[A-Za-z0-9_-]{20,}", "sk-ant-api03-<u93>AA"),
-    Rule("OpenAI API key", r"s(?<![A-Za-z0-9_-]s)k-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}", "sk-proj-<u64>",
+    Rule("Anthropic API key", _start(r"sk-ant-[A-Za-z0-9_-]{20,}"), "sk-ant-api03-<u93>AA"),
+    Rule("OpenAI API key", _start(r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"), "sk-proj-<u64>",
          "has_digit"),
-    Rule("Hugging Face token", r"h(?<![A-Za-z0-9_]h)f_[A-Za-z0-9]{30,}(?![A-Za-z0-9_])", "hf_<a34>", "digit_or_letters"),
+    Rule("Hugging Face token", _start(r"hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9_])", _WORD), "hf_<a34>", "digit_or_letters"),
     # 1Password's Secret Key (its Emergency Kit's "Secret Key"/"account key"): `A3-`, the account's six
     # characters, then 26 in groups of 6 and 5
-    Rule("1Password secret key", r"A(?<![A-Za-z0-9_-]A)3-[A-Z0-9]{6}-[A-Z0-9]{6}(?:-[A-Z0-9]{5}){4}(?![A-Za-z0-9_-])",
+    Rule("1Password secret key", _start(r"A3-[A-Z0-9]{6}-[A-Z0-9]{6}(?:-[A-Z0-9]{5}){4}(?![A-Za-z0-9_-])"),
          "A3-<A6>-<A6>-<A5>-<A5>-<A5>-<A5>", "has_digit"),
-    Rule("Google API key", r"A(?<![A-Za-z0-9_-]A)Iza[A-Za-z0-9_-]{35}" + _B, "AIza<u35>", "not_web_config"),
-    Rule("Google OAuth client secret", r"G(?<![A-Za-z0-9_-]G)OCSPX-[A-Za-z0-9_-]{28}" + _B, "GOCSPX-<u28>"),
-    Rule("Google OAuth token", r"y(?<![A-Za-z0-9_-]y)a29\.[A-Za-z0-9_-]{30,}", "ya29.<u60>", "has_digit"),
+    Rule("Google API key", _start(r"AIza[A-Za-z0-9_-]{35}") + _B, "AIza<u35>", "not_web_config"),
+    Rule("Google OAuth client secret", _start(r"GOCSPX-[A-Za-z0-9_-]{28}") + _B, "GOCSPX-<u28>"),
+    Rule("Google OAuth token", _start(r"ya29\.[A-Za-z0-9_-]{30,}"), "ya29.<u60>", "has_digit"),
     Rule("Stripe key", r"(?<![A-Za-z0-9_])(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})",
          "sk_live_<a24>", markers=("_live_", "_test_", "whsec_")),
-    Rule("npm token", r"n(?<![A-Za-z0-9_]n)pm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])", "npm_<a36>", "has_digit"),
-    Rule("PyPI token", r"p(?<![A-Za-z0-9_-]p)ypi-AgE[A-Za-z0-9_-]{50,}", "pypi-AgEIcHlwaS5vcmc<u70>"),
+    Rule("npm token", _start(r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])", _WORD), "npm_<a36>", "has_digit"),
+    Rule("PyPI token", _start(r"pypi-AgE[A-Za-z0-9_-]{50,}"), "pypi-AgEIcHlwaS5vcmc<u70>"),
     Rule("HashiCorp Vault token", r"h(?<![A-Za-z0-9_.-]h)v[sbr]\.[A-Za-z0-9_-]{24,}", "hvs.<u90>", "has_digit"),
     Rule("HashiCorp Vault token", r"s(?<![A-Za-z0-9_./-]s)\.[A-Za-z0-9]{24}(?![A-Za-z0-9_./-])", "s.<a24>", "mixed"),
-    Rule("Shopify token", r"s(?<![A-Za-z0-9_]s)hp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}(?![A-Za-z0-9_])", "shpat_" + _H),
-    Rule("Twilio API key", r"S(?<![A-Za-z0-9_]S)K[0-9a-f]{32}(?![A-Za-z0-9_])", "SK" + _H),
+    Rule("Shopify token", _start(r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}(?![A-Za-z0-9_])", _WORD), "shpat_" + _H),
+    Rule("Twilio API key", _start(r"SK[0-9a-f]{32}(?![A-Za-z0-9_])", _WORD), "SK" + _H),
     # the account SID then the token: `AC...:token` (basic auth) or `Client("AC...", "token")`
-    Rule("Twilio auth token", r"a(?<![A-Za-z0-9_]a)c[0-9a-f]{32}(?::|[\"']?[ \t]{0,4},[ \t]{0,4}[\"'])([0-9a-f]{32})(?![0-9a-z])",
+    Rule("Twilio auth token", _start(r"ac[0-9a-f]{32}(?::|[\"']?[ \t]{0,4},[ \t]{0,4}[\"'])([0-9a-f]{32})(?![0-9a-z])", _WORD),
          "AC<h32>:<h32>", group=1, lower=True),
     Rule("Twilio auth token", r"twilio[^\n]{0,60}?(?<![0-9a-z_])([0-9a-f]{32})(?![0-9a-z_])",
          "TWILIO_AUTH_TOKEN=<h32>", "has_digit", 1, lower=True),
-    Rule("SendGrid API key", r"S(?<![A-Za-z0-9_-]S)G\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _B, "SG.<u22>.<u43>"),
+    Rule("SendGrid API key", _start(r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}") + _B, "SG.<u22>.<u43>"),
     Rule("Discord bot token", r"[MNO](?<![A-Za-z0-9_-][MNO])[A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}" + _B,
          "<~123456789012345678>.<u6>.<u38>", "numeric_id"),
-    Rule("Discord webhook", r"d(?<![A-Za-z0-9_-]d)iscord(?:app)?\.com/api/webhooks/[0-9]{5,20}/[A-Za-z0-9_-]{60,68}",
+    Rule("Discord webhook", _start(r"discord(?:app)?\.com/api/webhooks/[0-9]{5,20}/[A-Za-z0-9_-]{60,68}"),
          "https://discord.com/api/webhooks/<d18>/<u68>"),
     Rule("Telegram bot token", r"[0-9](?<![0-9][0-9])[0-9]{7,9}:AA[A-Za-z0-9_-]{33}" + _B, "<d10>:AA<u33>",
          markers=(":AA",)),
@@ -110,101 +121,105 @@ RULES: tuple[Rule, ...] = (
          "value", 1, markers=("sig=",)),
     Rule("Azure storage account key", r"a(?<![a-z0-9_]a)ccountkey=([a-z0-9+/]{40,100}={0,2})",
          "AccountKey=<b86>==", "value", 1, lower=True),
-    Rule("DigitalOcean token", r"d(?<![A-Za-z0-9_]d)o[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9_])", "dop_v1_<h64>"),
-    Rule("Mailgun API key", r"k(?<![A-Za-z0-9_-]k)ey-[0-9a-f]{32}(?![A-Za-z0-9_-])", "key-" + _H, "has_digit"),
-    Rule("Heroku API key", r"h(?<![A-Za-z0-9_-]h)rku-[a-z0-9_-]{60}(?![a-z0-9_-])", "HRKU-<u60>", lower=True),
+    Rule("DigitalOcean token", _start(r"do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9_])", _WORD), "dop_v1_<h64>"),
+    Rule("Mailgun API key", _start(r"key-[0-9a-f]{32}(?![A-Za-z0-9_-])"), "key-" + _H, "has_digit"),
+    Rule("Heroku API key", _start(r"hrku-[a-z0-9_-]{60}(?![a-z0-9_-])"), "HRKU-<u60>", lower=True),
     Rule("Heroku API key", r"heroku[_ -]?(?:api[_ -]?)?(?:key|token)[^\n]{0,12}?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}"
          r"-[0-9a-f]{4}-[0-9a-f]{12})", "HEROKU_API_KEY=<h8>-<h4>-<h4>-<h4>-<h12>", group=1, lower=True),
-    Rule("Databricks token", r"d(?<![A-Za-z0-9_-]d)api[a-f0-9]{32}(?:-[0-9])?(?![A-Za-z0-9_])", "dapi" + _H, "has_digit"),
-    Rule("Postman API key", r"P(?<![A-Za-z0-9_-]P)MAK-[a-f0-9]{24}-[a-f0-9]{34}" + _B, "PMAK-<h24>-<h34>"),
-    Rule("Linear API key", r"l(?<![A-Za-z0-9_-]l)in_api_[A-Za-z0-9]{40}" + _B, "lin_api_<a40>"),
-    Rule("Grafana token", r"g(?<![A-Za-z0-9_-]g)l(?:sa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|c_[A-Za-z0-9+/]{32,400}={0,2})",
+    Rule("Databricks token", _start(r"dapi[a-f0-9]{32}(?:-[0-9])?(?![A-Za-z0-9_])"), "dapi" + _H, "has_digit"),
+    Rule("Postman API key", _start(r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}") + _B, "PMAK-<h24>-<h34>"),
+    Rule("Linear API key", _start(r"lin_api_[A-Za-z0-9]{40}") + _B, "lin_api_<a40>"),
+    # Asana's personal access tokens: a version, the user's and the app's numeric ids, 32 hex
+    # (`1/<user>:<hex>`, `2/<user>/<app>:<hex>`); a task's URL path has no `:<hex>` after its ids
+    Rule("Asana token", r"[12](?<![A-Za-z0-9_/.:-][12])/[0-9]{10,20}(?:/[0-9]{10,20})?:[0-9a-f]{32}(?![0-9A-Za-z])",
+         "2/<d16>/<d16>:<h32>", markers=("/",)),
+    Rule("Grafana token", _start(r"gl(?:sa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|c_[A-Za-z0-9+/]{32,400}={0,2})"),
          "glsa_<a32>_<h8>"),
     # a service token may carry its config's name: dp.st.<config>.<secret>
-    Rule("Doppler token", r"d(?<![A-Za-z0-9_-]d)p\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{1,40}\.)?[A-Za-z0-9]{40,44}" + _B,
+    Rule("Doppler token", _start(r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{1,40}\.)?[A-Za-z0-9]{40,44}") + _B,
          "dp.pt.<a43>"),
-    Rule("LaunchDarkly SDK key", r"s(?<![A-Za-z0-9_-]s)dk-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}" + _B,
+    Rule("LaunchDarkly SDK key", _start(r"sdk-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}") + _B,
          "sdk-<h8>-<h4>-<h4>-<h4>-<h12>"),
-    Rule("New Relic key", r"N(?<![A-Za-z0-9_-]N)R(?:AK|II|JS|AA)-[A-Z0-9]{27}" + _B, "NRAK-<A27>"),
+    Rule("New Relic key", _start(r"NR(?:AK|II|JS|AA)-[A-Z0-9]{27}") + _B, "NRAK-<A27>"),
     # Plaid's access and processor tokens: the environment, then a UUID (its sandbox's, test data
     # the docs print, pass; its short-lived `link-` and `public-` tokens open nothing alone)
     Rule("Plaid access token", r"(?:a(?<![A-Za-z0-9_-]a)ccess|p(?<![A-Za-z0-9_-]p)rocessor)-(?:production|development)"
          r"-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}" + _B,
          "access-production-<h8>-<h4>-<h4>-<h4>-<h12>", markers=("-production-", "-development-")),
-    Rule("Sentry token", r"s(?<![A-Za-z0-9_-]s)ntry[us]_[A-Za-z0-9+/=_]{40,}", "sntrys_<b80>"),
-    Rule("Supabase token", r"s(?<![A-Za-z0-9_-]s)b(?:p|_secret)_[A-Za-z0-9_-]{32,}", "sbp_<h40>", "has_digit"),
-    Rule("Square token", r"s(?<![A-Za-z0-9_-]s)q0(?:atp|csp)-[A-Za-z0-9_-]{22,43}" + _B, "sq0csp-<u43>"),
-    Rule("Groq API key", r"g(?<![A-Za-z0-9_-]g)sk_[A-Za-z0-9]{48,}" + _B, "gsk_<a52>", "has_digit"),
-    Rule("Replicate API token", r"r(?<![A-Za-z0-9_-]r)8_[A-Za-z0-9]{37}" + _B, "r8_<a37>", "has_digit"),
-    Rule("Bitbucket app password", r"A(?<![A-Za-z0-9_-]A)TBB[A-Za-z0-9_=.-]{28,40}" + _B, "ATBB<a32>", "mixed"),
-    Rule("Fireworks API key", r"f(?<![A-Za-z0-9_-]f)w_[A-Za-z0-9]{24,}" + _B, "fw_<a24>", "mixed"),
-    Rule("Square access token", r"E(?<![A-Za-z0-9_-]E)AAA[A-Za-z0-9_-]{60}" + _B, "EAAA<u60>", "mixed"),
-    Rule("Fly.io token", r"F(?<![A-Za-z0-9_-]F)lyV1[ \t]{1,4}fm[12][ar]?_[A-Za-z0-9+/=_-]{40,}", "FlyV1 fm2_<b120>"),
-    Rule("Atlassian API token", r"A(?<![A-Za-z0-9_-]A)TATT3[A-Za-z0-9_=-]{100,}", "ATATT3<u186>"),
-    Rule("age secret key", r"A(?<![A-Za-z0-9_-]A)GE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}", "AGE-SECRET-KEY-1"
+    Rule("Sentry token", _start(r"sntry[us]_[A-Za-z0-9+/=_]{40,}"), "sntrys_<b80>"),
+    Rule("Supabase token", _start(r"sb(?:p|_secret)_[A-Za-z0-9_-]{32,}"), "sbp_<h40>", "has_digit"),
+    Rule("Square token", _start(r"sq0(?:atp|csp)-[A-Za-z0-9_-]{22,43}") + _B, "sq0csp-<u43>"),
+    Rule("Groq API key", _start(r"gsk_[A-Za-z0-9]{48,}") + _B, "gsk_<a52>", "has_digit"),
+    Rule("Replicate API token", _start(r"r8_[A-Za-z0-9]{37}") + _B, "r8_<a37>", "has_digit"),
+    Rule("Bitbucket app password", _start(r"ATBB[A-Za-z0-9_=.-]{28,40}") + _B, "ATBB<a32>", "mixed"),
+    Rule("Fireworks API key", _start(r"fw_[A-Za-z0-9]{24,}") + _B, "fw_<a24>", "mixed"),
+    Rule("Square access token", _start(r"EAAA[A-Za-z0-9_-]{60}") + _B, "EAAA<u60>", "mixed"),
+    Rule("Fly.io token", _start(r"FlyV1[ \t]{1,4}fm[12][ar]?_[A-Za-z0-9+/=_-]{40,}"), "FlyV1 fm2_<b120>"),
+    Rule("Atlassian API token", _start(r"ATATT3[A-Za-z0-9_=-]{100,}"), "ATATT3<u186>"),
+    Rule("age secret key", _start(r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"), "AGE-SECRET-KEY-1"
          + "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2 + "QPZRY9X8GF2T"),
     # a signed token, or an encrypted one (JWE: five parts, the second empty with direct
     # encryption, as next-auth's session cookie is)
-    Rule("JWT", r"e(?<![A-Za-z0-9_-]e)y[A-Za-z0-9_-]{8,}\.(?:[A-Za-z0-9_-]{2,}|[A-Za-z0-9_-]{0,1000}\.[A-Za-z0-9_-]{8,}"
-         r"\.[A-Za-z0-9_-]{16,})\.[A-Za-z0-9_-]{8,}", '<~{"alg":"HS256","typ":"JWT"}>.<~{"sub":"42"}>.<u43>', "jwt"),
-    Rule("kubeconfig client key", r"c(?<![a-z0-9_-]c)lient-key-data:[ \t]{0,8}[\"']?([a-z0-9+/]{20,}={0,2})",
+    Rule("JWT", _start(r"ey[A-Za-z0-9_-]{8,}\.(?:[A-Za-z0-9_-]{2,}|[A-Za-z0-9_-]{0,1000}\.[A-Za-z0-9_-]{8,}"
+         r"\.[A-Za-z0-9_-]{16,})\.[A-Za-z0-9_-]{8,}"), '<~{"alg":"HS256","typ":"JWT"}>.<~{"sub":"42"}>.<u43>', "jwt"),
+    Rule("kubeconfig client key", _start(r"client-key-data:[ \t]{0,8}[\"']?([a-z0-9+/]{20,}={0,2})", _LOWER),
          "client-key-data: <b64>", group=1, lower=True),
     Rule("registry auth", r"\"(?:auth|identitytoken)\"[ \t]{0,8}:[ \t]{0,8}\"([A-Za-z0-9+/]{8,}={0,2})\"",
          '{"auths": {"ghcr.io": {"auth": "<=deploy:<a20>>"}}}', "basic_auth", 1, markers=('"auth"', '"identitytoken"')),
-    Rule("netrc password", r"m(?<![a-z0-9_-]m)achine[ \t]{1,8}[^\s]{1,253}(?:\s{1,16}(?:login|account)[ \t]{1,8}"
-         r"[^\s]{1,128}){0,2}\s{1,16}password[ \t]{1,8}([^\s]{1,200})", "machine ci.corp login bot password <a16>",
+    Rule("netrc password", _start(r"machine[ \t]{1,8}[^\s]{1,253}(?:\s{1,16}(?:login|account)[ \t]{1,8}"
+         r"[^\s]{1,128}){0,2}\s{1,16}password[ \t]{1,8}([^\s]{1,200})", _LOWER), "machine ci.corp login bot password <a16>",
          "password", 1, lower=True),
-    Rule("password on a command line", r"s(?<![a-z0-9_-]s)shpass[ \t]{1,8}-p[ \t]{0,8}[\"']?([^\s\"']{1,200})",
+    Rule("password on a command line", _start(r"sshpass[ \t]{1,8}-p[ \t]{0,8}[\"']?([^\s\"']{1,200})", _LOWER),
          "sshpass -p <a12> ssh deploy@host", "value", 1),
-    Rule("password on a command line", r"s(?<![A-Za-z0-9_-]s)sh-keygen[ \t][^\n]{0,200}?(?<=[ \t])-[NP][ \t]{0,8}"
-         r"[\"']?([^\s\"']{1,200})", "ssh-keygen -t ed25519 -N <a14> -f deploy", "value", 1),
-    Rule("password on a command line", r"r(?<![A-Za-z0-9_-]r)edis-cli[ \t][^\n]{0,200}?(?<=[ \t])-a[ \t]{1,8}"
-         r"[\"']?([^\s\"']{1,200})", "redis-cli -h cache -a <a24> info", "value", 1),
-    Rule("password on a command line", r"l(?<![A-Za-z0-9_-]l)dap(?:search|modify|add|delete|compare|passwd|whoami|modrdn)"
-         r"[ \t][^\n]{0,300}?(?<=[ \t])-w[ \t]{1,8}[\"']?([^\s\"']{1,200})", "ldapsearch -D cn=admin -w <a14> -b dc=corp",
+    Rule("password on a command line", _start(r"ssh-keygen[ \t][^\n]{0,200}?(?<=[ \t])-[NP][ \t]{0,8}"
+         r"[\"']?([^\s\"']{1,200})"), "ssh-keygen -t ed25519 -N <a14> -f deploy", "value", 1),
+    Rule("password on a command line", _start(r"redis-cli[ \t][^\n]{0,200}?(?<=[ \t])-a[ \t]{1,8}"
+         r"[\"']?([^\s\"']{1,200})"), "redis-cli -h cache -a <a24> info", "value", 1),
+    Rule("password on a command line", _start(r"ldap(?:search|modify|add|delete|compare|passwd|whoami|modrdn)"
+         r"[ \t][^\n]{0,300}?(?<=[ \t])-w[ \t]{1,8}[\"']?([^\s\"']{1,200})"), "ldapsearch -D cn=admin -w <a14> -b dc=corp",
          "value", 1),
-    Rule("password on a command line", r"c(?<![a-z0-9_-]c)onvertto-securestring[ \t]{1,8}(?:-string[ \t]{1,8})?[\"']"
-         r"([^\"'\n]{4,200})[\"'][^\n]{0,60}?-asplaintext", 'ConvertTo-SecureString "<a14>" -AsPlainText -Force',
+    Rule("password on a command line", _start(r"convertto-securestring[ \t]{1,8}(?:-string[ \t]{1,8})?[\"']"
+         r"([^\"'\n]{4,200})[\"'][^\n]{0,60}?-asplaintext", _LOWER), 'ConvertTo-SecureString "<a14>" -AsPlainText -Force',
          "password", 1, lower=True),  # (any literal made a SecureString is one: words too)
     # a Spring (or Quarkus, Micronaut) property placeholder's default, for a property named for a
     # secret: `@Value("${payments.secret:X}")` gives X when the property is unset (`${X:-d}` is a shell's)
     Rule("secret in a placeholder's default", r"\$\{(?i:[a-z0-9_.-]{0,80}(?:secret|password|passwd|token|api[_.-]?key"
          r"|private[_.-]?key)[a-z0-9_.-]{0,20}):([^\s}:\"'$-][^\s}\"'$]{11,199})\}",
          '@Value("${payments.secret:<a32>}")', "literal", 1, markers=("${",)),
-    Rule("password on a command line", r"n(?<![A-Za-z0-9_-]n)et[ \t]{1,8}use[ \t][^\n]{0,200}?/user:[^\s]{1,100}[ \t]{1,8}"
+    Rule("password on a command line", _start(r"net[ \t]{1,8}use[ \t][^\n]{0,200}?/user:[^\s]{1,100}[ \t]{1,8}"
          # (a lone `*` asks for the password; one that starts with `*` is one)
-         r"([^\s/\"'][^\s\"']{3,199})", "net use Z: \\\\fs01\\share /user:CORP\\svc <a14>", "literal", 1),
-    Rule("password on a command line", r"m(?<![A-Za-z0-9_-]m)ysql(?:dump|admin|import|check|sh)?[ \t][^\n]{0,200}?"
-         r"(?<=[ \t])-p[\"']?([^\s\"']{1,200})", "mysql -u root -p<a12> shop", "value", 1),
+         r"([^\s/\"'][^\s\"']{3,199})"), "net use Z: \\\\fs01\\share /user:CORP\\svc <a14>", "literal", 1),
+    Rule("password on a command line", _start(r"mysql(?:dump|admin|import|check|sh)?[ \t][^\n]{0,200}?"
+         r"(?<=[ \t])-p[\"']?([^\s\"']{1,200})"), "mysql -u root -p<a12> shop", "value", 1),
     Rule("authorization header", r"b(?<![a-z]b)(?:earer|asic)[ \t]{1,8}([a-z0-9._~+/-]{16,}=*)",
          "Authorization: Bearer <u40>", "literal", 1, lower=True, markers=("bearer", "basic")),
     # before the header of any scheme, so a token known by its scheme is named for it
-    Rule("Okta API token", r"s(?<![a-z0-9_-]s)sws[ \t]{1,8}([a-z0-9_-]{30,})", "Authorization: SSWS 00<u40>", "literal", 1,
+    Rule("Okta API token", _start(r"ssws[ \t]{1,8}([a-z0-9_-]{30,})", _LOWER), "Authorization: SSWS 00<u40>", "literal", 1,
          lower=True),
     # a vendor's scheme named for what it carries, then the token, as a header's value is written
     # (`GenieKey <uuid>`, `'ServiceToken <token>'`), with or without the header's name
     Rule("authorization header", r"(?<![A-Za-z0-9_.-])([A-Z][a-z]{1,12}(?:Key|Token|Auth))[ \t]{1,4}"
          r"([A-Za-z0-9._~+/-]{20,}=*)(?![A-Za-z0-9._~+/=-])", "GenieKey <h8>-<h4>-4<h3>-a<h3>-<h12>", "scheme_token", 2,
          markers=("Key ", "Token ", "Auth ")),
-    Rule("authorization header", r"a(?<![a-z0-9_-]a)uthorization[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?"
-         r"[a-z][a-z0-9_-]{1,24}[ \t]{1,8}([a-z0-9._~+/-]{16,}=*)", "Authorization: Splunk <h40>", "token", 1,
+    Rule("authorization header", _start(r"authorization[\"']?[ \t]{0,4}[:=][ \t]{0,4}[\"']?"
+         r"[a-z][a-z0-9_-]{1,24}[ \t]{1,8}([a-z0-9._~+/-]{16,}=*)", _LOWER), "Authorization: Splunk <h40>", "token", 1,
          lower=True),
-    Rule("netrc password", r"d(?<![a-z0-9_-]d)efault(?:\s{1,16}(?:login|account)[ \t]{1,8}[^\s]{1,128}){1,2}\s{1,16}"
-         r"password[ \t]{1,8}([^\s]{1,200})", "default login anonymous password <a14>", "password", 1,
+    Rule("netrc password", _start(r"default(?:\s{1,16}(?:login|account)[ \t]{1,8}[^\s]{1,128}){1,2}\s{1,16}"
+         r"password[ \t]{1,8}([^\s]{1,200})", _LOWER), "default login anonymous password <a14>", "password", 1,
          lower=True),
-    Rule("Dynatrace token", r"d(?<![A-Za-z0-9_-]d)t0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}" + _B, "dt0c01.<A24>.<A64>"),
-    Rule("password assignment", r"-(?<![A-Za-z0-9_-]-)(?:u|-user)[ \t]{1,8}[\"']?[\w.@-]{0,64}:([^\s\"'`]{1,200})",
+    Rule("Dynatrace token", _start(r"dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}") + _B, "dt0c01.<A24>.<A64>"),
+    Rule("password assignment", _start(r"-(?:u|-user)[ \t]{1,8}[\"']?[\w.@-]{0,64}:([^\s\"'`]{1,200})"),
          "curl -u admin:<a12> https://ci", "literal", 1, markers=("-u", "--user")),
     # lftp's `-u user,password` (the password may be quoted on its own: `-u ops,'X'`)
-    Rule("password assignment", r"-(?<![A-Za-z0-9_-]-)(?:u|-user)[ \t]{1,8}[\"']?[\w.@-]{1,64},[\"']?([^\s\"'`,]{4,200})",
+    Rule("password assignment", _start(r"-(?:u|-user)[ \t]{1,8}[\"']?[\w.@-]{1,64},[\"']?([^\s\"'`,]{4,200})"),
          "lftp -u ops,<a12> sftp://files.corp", "literal", 1, markers=("-u", "--user")),
     # OpenLDAP's tools take the bind password after `-w` (`ldapsearch -D <dn> -w X`)
-    Rule("password on a command line", r"l(?<![A-Za-z0-9_-]l)dap[a-z]{2,12}[ \t][^\n]{0,300}?(?<=[ \t])-w[ \t]{1,8}[\"']?"
-         r"([^\s\"'`]{4,200})", "ldapsearch -x -D cn=admin,dc=corp -w <a12> -b dc=corp", "password", 1),
+    Rule("password on a command line", _start(r"ldap[a-z]{2,12}[ \t][^\n]{0,300}?(?<=[ \t])-w[ \t]{1,8}[\"']?"
+         r"([^\s\"'`]{4,200})"), "ldapsearch -x -D cn=admin,dc=corp -w <a12> -b dc=corp", "password", 1),
     # Samba's tools (smbclient, rpcclient, smbcacls, net) take the password after a `%` in -U
-    Rule("password on a command line", r"-(?<![A-Za-z0-9_-]-)(?:U|-user(?:name)?)(?:[ \t]{1,8}|=)[\"']?[\w.@\\-]{1,128}%"
-         r"([^\s\"'`%]{4,200})", "smbclient //nas/share -U CORP\\svc%<a14>", "literal", 1, markers=("-U", "--user")),
-    Rule("password on a command line", r"-(?<![A-Za-z0-9_-]-)p[ \t]{1,8}[\"']?([A-Za-z0-9][^\s\"'`/.:]{7,199})(?=[\"']?(?:\s|$))",
+    Rule("password on a command line", _start(r"-(?:U|-user(?:name)?)(?:[ \t]{1,8}|=)[\"']?[\w.@\\-]{1,128}%"
+         r"([^\s\"'`%]{4,200})"), "smbclient //nas/share -U CORP\\svc%<a14>", "literal", 1, markers=("-U", "--user")),
+    Rule("password on a command line", _start(r"-p[ \t]{1,8}[\"']?([A-Za-z0-9][^\s\"'`/.:]{7,199})(?=[\"']?(?:\s|$))"),
          "docker login -u ci -p <a20> registry.corp", "literal", 1, markers=("-p",)),
     # tools whose positional argument is the credential (no flag or label names it): `snyk auth X`,
     # `wandb login X`, `b2 account authorize <id> X`, `mc alias set <name> <url> <access> X`,
@@ -256,38 +271,38 @@ RULES: tuple[Rule, ...] = (
          r"[0-9a-fA-F]{64}[ \t]{1,4}([0-9a-fA-F]{64,96})(?![0-9a-fA-F])",
          "CLIENT_RANDOM <h64> <h96>", "value", 1, markers=("CLIENT_RANDOM", "_SECRET")),
     # AWS CDK's `SecretValue.unsafePlainText('X')`: a secret written into the template
-    Rule("password assignment", r"u(?<![A-Za-z0-9_]u)nsafePlainText\([ \t]{0,4}[\"'`]([^\"'`\n]{4,200})[\"'`]",
+    Rule("password assignment", _start(r"unsafePlainText\([ \t]{0,4}[\"'`]([^\"'`\n]{4,200})[\"'`]", _WORD),
          "SecretValue.unsafePlainText('<a16>')", "value", 1),
     # an API client made with its key as the only argument (Cohere's ClientV2, a Go NewClient)
     # (no dots: a host name; not a name made of words: a project id, `storage.Client("data-eu1")`)
     Rule("API key given to a client", r"Client(?:V[0-9])?\([ \t]{0,4}(?:api_key[ \t]{0,2}=[ \t]{0,2})?[\"']"
          r"([A-Za-z0-9_-]{20,200})[\"']", 'co = cohere.ClientV2("<a40>")', "random_name", 1),
     # sqlcmd, bcp: `-P` is the password; in other tools it takes `name=value` options or a profile
-    Rule("password on a command line", r"-(?<![A-Za-z0-9_-]-)P[ \t]{1,8}[\"']?([A-Za-z0-9][^\s\"'`/.:=,]{7,199})(?=[\"']?(?:\s|$))",
+    Rule("password on a command line", _start(r"-P[ \t]{1,8}[\"']?([A-Za-z0-9][^\s\"'`/.:=,]{7,199})(?=[\"']?(?:\s|$))"),
          "sqlcmd -S db -U sa -P <a14>", "literal", 1, markers=("-P",)),
     # NuGet's API keys (`dotnet nuget push -k X`): `oy2` and 43 lower-case letters and digits
-    Rule("NuGet API key", r"o(?<![A-Za-z0-9_]o)y2[a-z0-9]{43}" + _B, "dotnet nuget push a.nupkg -k oy2<l43>", "has_digit"),
+    Rule("NuGet API key", _start(r"oy2[a-z0-9]{43}", _WORD) + _B, "dotnet nuget push a.nupkg -k oy2<l43>", "has_digit"),
     # a cookie handed to curl (`-b "name=value"`, `--cookie`), or set by a response's header
     # (`Set-Cookie: name=value; Path=/`): the value, when random
-    Rule("session cookie", r"c(?<![A-Za-z0-9_-]c)url[ \t][^\n]{0,300}?(?<=[ \t])-b[ \t]{1,8}[\"']?[^=\s\"';]{1,64}="
-         r"([^\s\"';]{16,4000})", 'curl -b "sid=<a32>" https://app.example', "entropy", 1),
-    Rule("session cookie", r"s(?<![a-z0-9_-]s)et-cookie[\"']?[ \t]{0,4}:[ \t]{0,4}[^=\s\"';]{1,64}=([^\s\"';]{16,4000})",
+    Rule("session cookie", _start(r"curl[ \t][^\n]{0,300}?(?<=[ \t])-b[ \t]{1,8}[\"']?[^=\s\"';]{1,64}="
+         r"([^\s\"';]{16,4000})"), 'curl -b "sid=<a32>" https://app.example', "entropy", 1),
+    Rule("session cookie", _start(r"set-cookie[\"']?[ \t]{0,4}:[ \t]{0,4}[^=\s\"';]{1,64}=([^\s\"';]{16,4000})", _LOWER),
          "Set-Cookie: sid=<a32>; Path=/; HttpOnly", "entropy", 1, lower=True),
     # a signed session cookie (Express's `connect.sid`, cookie-signature): `s:` then the session
     # id, a dot and the HMAC, URL-encoded or not
-    Rule("signed session cookie", r"s(?<![A-Za-z0-9_]s)(?:%3[Aa]|:)([A-Za-z0-9_-]{24,64}\.[A-Za-z0-9+/]{27,60}(?:%2[BbFf][A-Za-z0-9+/]{0,20}){0,4})"
+    Rule("signed session cookie", _start(r"s(?:%3[Aa]|:)([A-Za-z0-9_-]{24,64}\.[A-Za-z0-9+/]{27,60}(?:%2[BbFf][A-Za-z0-9+/]{0,20}){0,4})", _WORD)
          + _B, "connect.sid=s%3A<a32>.<a43>", "mixed", 1, markers=("s%3a", "s%3A", "s:")),
     # a sealed session cookie (@hapi/iron, as Kibana and hapi apps set it): `Fe26.2*`, then the
     # password id, salt, IV, ciphertext, expiry, HMAC salt and HMAC, separated by `*`
-    Rule("sealed session cookie", r"F(?<![A-Za-z0-9_]F)e26\.2\*[A-Za-z0-9_-]{0,64}\*[A-Za-z0-9]{16,128}\*[A-Za-z0-9_-]{16,64}\*[A-Za-z0-9_-]{20,}",
+    Rule("sealed session cookie", _start(r"Fe26\.2\*[A-Za-z0-9_-]{0,64}\*[A-Za-z0-9]{16,128}\*[A-Za-z0-9_-]{16,64}\*[A-Za-z0-9_-]{20,}", _WORD),
          "sid=Fe26.2**<h64>*<a22>*<u80>**<h64>*<u43>", "mixed", markers=("Fe26.2*",)),
     # WordPress's login cookies: `wordpress_logged_in_` or `wordpress_sec_`, the site's hash, then
     # `user|expiry|token|hmac` (the `|` URL-encoded or not)
-    Rule("WordPress login cookie", r"w(?<![A-Za-z0-9_]w)ordpress_(?:logged_in|sec)_[0-9a-f]{32}=([^\s;|%]{1,60}(?:%7[Cc]|\|)[0-9]{9,11}"
-         r"(?:%7[Cc]|\|)[A-Za-z0-9]{20,64}(?:%7[Cc]|\|)[0-9a-f]{32,64})", "wordpress_logged_in_<h32>=ops%7C1765400000%7C<a43>%7C<h64>",
+    Rule("WordPress login cookie", _start(r"wordpress_(?:logged_in|sec)_[0-9a-f]{32}=([^\s;|%]{1,60}(?:%7[Cc]|\|)[0-9]{9,11}"
+         r"(?:%7[Cc]|\|)[A-Za-z0-9]{20,64}(?:%7[Cc]|\|)[0-9a-f]{32,64})", _WORD), "wordpress_logged_in_<h32>=ops%7C1765400000%7C<a43>%7C<h64>",
          "value", 1),
     # Twitch chat's IRC password: `oauth:` and the 30-character user access token
-    Rule("Twitch OAuth token", r"o(?<![A-Za-z0-9_]o)auth:([a-z0-9]{30})" + _B, "PASS oauth:<l30>", "has_digit", 1),
+    Rule("Twitch OAuth token", _start(r"oauth:([a-z0-9]{30})", _WORD) + _B, "PASS oauth:<l30>", "has_digit", 1),
 )
 
 _ALPHABETS = {

@@ -107,7 +107,9 @@ _VOWEL = lazy(r"[aeiouy]")
 CONSONANT_RUN = lazy(r"[b-df-hj-np-tv-xz]{4}")
 # An identifier that names the thing (`"challengePassword"`, `mypassword`) is a name, not a value.
 NAMED = lazy(r"[A-Za-z_]*(?i:pass(?:word|wd)|secret|token|auth)[A-Za-z_]*")
-_FORMAT = lazy(r"%[-+0 #]*\d*[sdrfx(]|\{\d*\}|\{[A-Za-z_]\w*\}")
+# (a directive is a letter after `%` that no lower-case letter follows: in `Amber%raven66` the `%r`
+# begins a word, a person's symbol between two words of a password, not a format's `%r`)
+_FORMAT = lazy(r"%[-+0 #]*\d*(?:[sdrfx](?![a-z])|\()|\{\d*\}|\{[A-Za-z_]\w*\}")
 _VERSION = lazy(r"v?\d+(?:\.\d+)+(?:[-+.][0-9A-Za-z.-]+)?")
 _SEGMENTS = lazy(r"[_.\-/: ]+")
 
