@@ -177,12 +177,12 @@ def _scan_worktree(vault: Vault) -> Iterator[dict[str, Any]]:
         try:
             if "/" in rel:
                 check_type_folder(vault.root, rel)  # a linked type folder leads outside the vault
-            data = current_bytes(vault.root / rel)  # never through a link
+            # never through a link, never whole: a file a commit gave may be any size
+            data = current_bytes(vault.root / rel, max_bytes=_MAX_SCAN_BYTES)
         except (OSError, VaultMemError):
             continue
         if data is None:
             continue
-        data = data[:_MAX_SCAN_BYTES]
         for field, kind, line in _findings_in(data, rel):
             yield {"where": rel, "path": rel, "commit": None, "kind": kind, "field": field, "line": line,
                    "how_to_purge": _purge_worktree(vault, rel)}
