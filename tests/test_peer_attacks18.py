@@ -109,7 +109,7 @@ def test_a_peers_huge_index_md_taken_by_a_plain_pull_is_never_read_whole(tmp_pat
     or present in a fresh `git clone`, made the first command of every clone (or the post-merge
     hook the pull ran) read it whole to compare it with the one it renders: 120 MB more of memory (a 1 GB INDEX.md, a 1 MB push,
     1 GB). An INDEX.md larger than any vault-mem renders is replaced unread."""
-    mine, peer = person_and_peer(tmp_path)
+    _, peer = person_and_peer(tmp_path)
     size = 120 << 20
     oid = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=peer, input=b"a" * size,
                          capture_output=True, check=True).stdout.decode().strip()
@@ -119,12 +119,9 @@ def test_a_peers_huge_index_md_taken_by_a_plain_pull_is_never_read_whole(tmp_pat
     git(peer, "push", "-q", "origin", "main")
     fresh = tmp_path / "fresh"  # the person's clone on another machine, by plain git
     git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(fresh))
-    env = {**os.environ, "VAULT_MEM_EMBEDDER": "none"}
-    proc = subprocess.run([sys.executable, "-c", _WRAPPER, sys.executable, "-m", "vault_mem", "--vault", str(fresh),
-                           "list"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
-    code, peak = (int(x) for x in proc.stdout.split())
-    assert code == 0, proc.stderr
-    assert "editor-choice" in proc.stderr
+    code, peak, out = _measured(fresh, "list")
+    assert code == 0, out
+    assert "editor-choice" in out
     assert peak < 100, f"list took {peak} MB beside a peer's {size >> 20} MB INDEX.md"
     assert (fresh / "INDEX.md").stat().st_size < 64 << 10
 
@@ -162,3 +159,33 @@ def test_the_tree_rule_still_takes_an_executable_file():
     """The guard: a file's executable bit is a regular file's mode, taken (a refusal would stop
     every clone's sync on any `chmod +x` a teammate commits)."""
     assert unsafe_entry("facts/deploy.md", "100755") is None
+
+
+def _measured(root: Path, *args: str) -> tuple[int, int, str]:
+    """``vault-mem --vault ROOT ARGS`` as a process of its own: (exit code, peak RSS in MB of it and
+    its descendants, its output)."""
+    env = {**os.environ, "VAULT_MEM_EMBEDDER": "none"}
+    proc = subprocess.run([sys.executable, "-c", _WRAPPER, sys.executable, "-m", "vault_mem", "--vault", str(root),
+                           *args], cwd=root.parent, env=env, capture_output=True, text=True, timeout=300)
+    code, peak = (int(x) for x in proc.stdout.split())
+    return code, peak, proc.stderr
+
+
+@pytest.mark.skipif(os.name != "posix", reason="peak RSS from getrusage")
+def test_scan_of_history_holds_no_more_than_one_version_of_a_file(tmp_path):
+    """Before: `vault-mem scan --history` read every version of every vault file in history into
+    memory at once (one `git cat-file --batch`, then a copy of each): a peer's three 30 MB versions
+    of INDEX.md (a push of 90 KB, taken by a plain `git pull`) took it past 200 MB (six of 100 MB,
+    1.2 GB). Versions are read one at a time, and none larger than any file vault-mem writes."""
+    _, peer = person_and_peer(tmp_path)
+    mine = tmp_path / "mine"
+    for i in range(3):
+        oid = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=peer, input=bytes([65 + i]) * (30 << 20),
+                             capture_output=True, check=True).stdout.decode().strip()
+        git(peer, "update-index", "--cacheinfo", f"100644,{oid},INDEX.md")
+        git(peer, "commit", "-q", "--no-verify", "-m", f"index {i}")
+    git(peer, "push", "-q", "origin", "main")
+    git(mine, "pull", "-q", "--no-rebase", "origin", "main")
+    code, peak, out = _measured(mine, "scan", "--history")
+    assert code == 0, out
+    assert peak < 100, f"scan --history took {peak} MB"
