@@ -189,3 +189,18 @@ def test_scan_of_history_holds_no_more_than_one_version_of_a_file(tmp_path):
     code, peak, out = _measured(mine, "scan", "--history")
     assert code == 0, out
     assert peak < 100, f"scan --history took {peak} MB"
+
+
+def test_a_peers_mode_change_of_the_persons_memory_is_no_change_of_its_text(tmp_path):
+    """Before: a peer's commit that only made the person's pinned memory executable (its text as
+    it was) had sync say "preferences/editor-choice.md, a memory of this machine's, was changed
+    by mallory@peer.example ... so the agent no longer sees your version: bring it back with `git
+    checkout ...` and commit, or approve that author": false (the memory stays the person's, in
+    the session context), and it offered the peer's approval as a way out."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "preferences" / "editor-choice.md").chmod(0o755)
+    push_as_peer(peer, "mode")
+    r = cli("sync", "--vault", str(mine))
+    assert r.returncode == 0, r.stderr
+    assert "editor-choice" not in r.stdout + r.stderr, r.stdout
+    assert git(mine, "status", "--porcelain", "--", "preferences") == ""

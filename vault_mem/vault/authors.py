@@ -1002,7 +1002,10 @@ def displaced_by_peers(ws: Workspace, sidecar: Sidecar, base: str, local: str, t
         return []
     tops = [prefix + rel for rel in rels]
     at_base, here, there = (ws.repo.blobs_at(c, tops) for c in (base, local, tip))
-    rels = [rel for rel, top in zip(rels, tops, strict=True) if here[top] is not None and here[top] == at_base[top]]
+    # a text ``tip`` holds as this side does is none taken (a mode change, a change given back:
+    # :func:`_given_back`): "the agent no longer sees your version" was said of a `chmod +x`
+    rels = [rel for rel, top in zip(rels, tops, strict=True)
+            if here[top] is not None and here[top] == at_base[top] and there[top] != here[top]]
     if not rels:
         return []
     ids = identities(ws)
