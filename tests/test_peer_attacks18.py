@@ -204,3 +204,60 @@ def test_a_peers_mode_change_of_the_persons_memory_is_no_change_of_its_text(tmp_
     assert r.returncode == 0, r.stderr
     assert "editor-choice" not in r.stdout + r.stderr, r.stdout
     assert git(mine, "status", "--porcelain", "--", "preferences") == ""
+
+
+def test_a_peers_unrelated_line_holding_a_copy_of_the_persons_memory_takes_nothing(tmp_path):
+    """Before: a peer's root commit of a line of its own (dated 2001) holding a copy of the
+    person's pinned memory, merged into main with `git merge --allow-unrelated-histories -s
+    ours` (the tree stays main's: no file changes), stood in that path's history as a change
+    that added every line; the person's own memory became the peer's: out of the session context
+    and marked as the peer's in `list`, with nothing said by the sync. A text is its first
+    committer's wherever a peer commits it again."""
+    mine, peer = person_and_peer(tmp_path)
+    git(peer, "checkout", "-q", "--orphan", "side")
+    git(peer, "rm", "-rq", "--cached", ".")
+    git(peer, "add", "preferences/editor-choice.md")
+    env = {**os.environ, "GIT_AUTHOR_DATE": "2001-01-01T00:00:00", "GIT_COMMITTER_DATE": "2001-01-01T00:00:00"}
+    subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "notes"], cwd=peer, env=env, check=True)
+    side = git(peer, "rev-parse", "HEAD").strip()
+    git(peer, "checkout", "-q", "-f", "main")
+    git(peer, "merge", "-q", "--allow-unrelated-histories", "--no-edit", "-s", "ours", side)
+    git(peer, "push", "-q", "origin", "main")
+    r = cli("sync", "--vault", str(mine))
+    assert r.returncode == 0, r.stderr
+    listed = cli("--vault", str(mine), "list").stdout
+    assert "editor-choice" in listed and "from a peer" not in listed, listed
+
+
+def test_a_peers_deletion_of_vault_toml_taken_by_a_plain_pull_leaves_the_commit_check_on(tmp_path):
+    """Before: vault-mem's git hooks counted a folder as a vault only while it held vault.toml; a
+    peer's commit deleting it, taken by a plain `git pull`, left every command working on the
+    settings approved here (the vault's state says it is one), but every hook said "no vault
+    ... any more; the pre-commit hook did nothing (... or delete it)" and let the person's next
+    commit of a hand-written memory holding an AWS key through, for the next push to publish.
+    The hooks count a vault as vault-mem does: vault.toml, or its state."""
+    mine, peer = person_and_peer(tmp_path)
+    git(peer, "rm", "-q", "vault.toml")
+    push_as_peer(peer, "settings are per machine")
+    git(mine, "pull", "-q", "--no-rebase", "origin", "main")
+    assert not (mine / "vault.toml").exists()
+    (mine / "facts" / "aws.md").write_text("---\ndescription: The deploy key\n---\n"
+                                           "aws_access_key_id = AKIAQWERTYUIOPASDFGH\n")
+    git(mine, "add", "facts/aws.md")
+    proc = subprocess.run(["git", "commit", "-q", "-m", "deploy key"], cwd=mine, capture_output=True, text=True)
+    assert proc.returncode != 0, "a credential was committed past the check a peer's deletion turned off"
+    assert "facts/aws.md" in proc.stderr and "AWS" in proc.stderr, proc.stderr
+
+
+def test_hooks_that_look_for_vault_toml_alone_are_named_until_reinstalled(tmp_path):
+    """A clone whose hooks an older vault-mem wrote (the check for vault.toml alone) is told to
+    rewrite them: every command names them until `vault-mem hooks install` does."""
+    mine, _ = person_and_peer(tmp_path)
+    hook = mine / ".git" / "hooks" / "pre-commit"
+    text = hook.read_text()
+    new = next(line for line in text.splitlines() if line.startswith('if [ ! -f "$VAULT/vault.toml" ]'))
+    hook.write_text(text.replace(new, 'if [ ! -f "$VAULT/vault.toml" ]; then'))
+    r = cli("--vault", str(mine), "list")
+    assert "pre-commit" in r.stderr and "older vault-mem" in r.stderr, r.stderr
+    assert cli("--vault", str(mine), "hooks", "install").returncode == 0
+    assert "older vault-mem" not in cli("--vault", str(mine), "list").stderr

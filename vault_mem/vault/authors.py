@@ -637,7 +637,14 @@ def _adopted_walk(ws: Workspace, ids: Identities, origins: Origins, known: dict[
     walks = origins.path_histories(sorted(ws.prefix + rel for rel in paths))
     chains: dict[str, list[tuple[str, str, str]]] = {}
     for rel in asked:
-        chain = _line_back(walks.get(ws.prefix + rel, []), 0)
+        # the line back from the commit HEAD's row names (the one that gave HEAD's text), not from
+        # the walk's first entry: a peer's root commit of a line of its own holding a copy of the
+        # person's memory, merged in (`git merge --allow-unrelated-histories -s ours`, any
+        # dates), came first in the walk, and its line (that commit alone, adding every line)
+        # made the person's pinned memory the peer's, out of the session context, unsaid
+        walk = walks.get(ws.prefix + rel, [])
+        who = known.get(rel)
+        chain = _line_back(walk, next((i for i, entry in enumerate(walk) if who and entry[0] == who[0]), 0))
         at, followed = rel, set()
         # a path a commit made here added while it deleted the path moved from: that path's
         # history, before the move, stands for what came before the move here (nothing, or a
