@@ -900,7 +900,7 @@ def cmd_trust(args) -> int:
     ws = vault.ws
     vault.take_notices()  # the pending notices: this command says them in full below
     s = ws.settings
-    files = pending_git_files(ws.root, ws.repo, ws.prefix)
+    files = pending_git_files(ws.root, ws.repo, ws.prefix, s.config.sync_remote)
     shown_texts = trust_items.git_files_shown(ws.repo, [f for _, f in files])
     items = trust_items.pending_items(ws, s, files, shown_texts)
     data: dict[str, Any] = {

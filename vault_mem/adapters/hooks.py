@@ -39,13 +39,21 @@ git (installed by :mod:`vault_mem.store.hooks`):
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vault_mem.config import FOLDER_TYPES, STATE_DIR, is_state_dir_name
-from vault_mem.errors import LockTimeoutError, MalformedFileError, NotAVaultError, UsageError, VaultMemError
+from vault_mem.errors import (
+    LockTimeoutError,
+    MalformedFileError,
+    NotAVaultError,
+    UnsafeTreeError,
+    UsageError,
+    VaultMemError,
+)
 from vault_mem.store.finder import resolve_vault_root
 from vault_mem.model.names import shell_word, shown
 from vault_mem.adapters.hook_event import event_of
@@ -224,6 +232,22 @@ def check_staged_file(vault: Vault, rel: str, mode: str, data: bytes) -> str | N
     return None
 
 
+def _only_deletions(folder: Path) -> bool:
+    """Whether the commit being made changes nothing in the vault at ``folder`` but deletions,
+    read from git's index: a commit that writes no file."""
+    from vault_mem.store import worktree
+    from vault_mem.store.git import GitRepo
+
+    try:
+        repo = GitRepo(folder)
+        prefix = os.path.relpath(folder, repo.toplevel)
+        prefix = "" if prefix == "." else prefix.replace(os.sep, "/") + "/"
+        changes = worktree.staged_changes(repo, prefix or ".")
+    except (VaultMemError, OSError, ValueError):
+        return False
+    return bool(changes) and all(status == "D" for status, _, _path in changes)
+
+
 def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> HookOutput:
     """Refuse broken memory files; regenerate and stage INDEX.md."""
     from vault_mem.model.indexmd import INDEX_FILE  # lazy: the Claude Code hooks' start-up time
@@ -239,6 +263,13 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
         vault = _open_vault(vault_path)
     except NotAVaultError as exc:
         return 1, "", f"vault-mem pre-commit: {exc}\n(the hook was installed for a vault; reinstall or delete it)\n"
+    except UnsafeTreeError as exc:
+        # HEAD holds an entry vault-mem takes from no commit (a teammate's), and every command
+        # says to take it out with git: the commit that does must pass. One that only deletes
+        # writes nothing to check; it was refused, so the fix took `--no-verify`
+        if vault_path and _only_deletions(Path(vault_path)):
+            return 0, "", f"vault-mem pre-commit: this commit only takes files out; HEAD's: {exc}\n"
+        raise
     try:
         changes = worktree.staged_changes(vault.repo, vault.prefix or ".")
         if not changes:

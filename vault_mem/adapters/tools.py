@@ -219,7 +219,7 @@ def index_text(vault: Vault, *, max_chars: int | None = None) -> str:
     ``max_chars`` (a context of fixed size): rendered within the smaller of the vault's budget
     and that room, so every section keeps its lines or its "+N more" (never cut off the end)."""
     vault.reconcile()
-    vault.index_md()  # a symlinked INDEX.md is refused by name (LinkError), not silently passed over
+    vault.index_md(max_bytes=0)  # a symlinked INDEX.md is refused by name (LinkError), not silently passed over
     if max_chars is None:
         return vault.render_index()
     room = max(0, max_chars) // CHARS_PER_TOKEN

@@ -194,9 +194,11 @@ def write_index_marked(vault: Vault, mark: tuple | None, *, held: frozenset[str]
         return written, mark
     repo = vault.repo
     try:
-        data = read_own(vault.root / INDEX_FILE)
         head = repo.head()
         committed = repo.blob_at(head, vault.ws.top(INDEX_FILE)) if head else None
+        header = repo.object_header(committed) if committed else None
+        # read up to HEAD's size and one byte more: a peer's INDEX.md of any size is never read whole
+        data = read_own(vault.root / INDEX_FILE, max_bytes=header[1] + 1) if header else None
     except (VaultMemError, OSError):
         return written, token  # looked at again when git moves
     return written, (None if data is not None and committed is not None and committed == repo.blob_id(data)

@@ -150,6 +150,10 @@ def review(vault: Vault, *, today: dt.date | None = None, type: str | None = Non
 #: Files of a vault besides the memories that end up in commits and may hold a pasted value.
 _VAULT_FILES = (INDEX_FILE, "README.md", "vault.toml")
 _MAX_SCAN_BYTES = 1024 * 1024
+#: the largest version in history ``scan --history`` reads: past the file size limit's highest
+#: setting (16 MB) and any INDEX.md vault-mem renders, so only a file no vault-mem wrote is left
+#: unread (a peer's padding: its first bytes are not scanned)
+_MAX_HISTORY_BLOB = 32 * 1024 * 1024
 
 
 def scan(vault: Vault, *, history: bool = False) -> list[dict[str, Any]]:
@@ -178,12 +182,12 @@ def _scan_worktree(vault: Vault) -> Iterator[dict[str, Any]]:
         try:
             if "/" in rel:
                 check_type_folder(vault.root, rel)  # a linked type folder leads outside the vault
-            data = current_bytes(vault.root / rel)  # never through a link
+            # never through a link, never whole: a file a commit gave may be any size
+            data = current_bytes(vault.root / rel, max_bytes=_MAX_SCAN_BYTES)
         except (OSError, VaultMemError):
             continue
         if data is None:
             continue
-        data = data[:_MAX_SCAN_BYTES]
         for field, kind, line in _findings_in(data, rel):
             yield {"where": rel, "path": rel, "commit": None, "kind": kind, "field": field, "line": line,
                    "how_to_purge": _purge_worktree(vault, rel)}
@@ -231,15 +235,23 @@ def _scan_history(vault: Vault) -> Iterator[dict[str, Any]]:
         for blob, path in changes:
             if _is_vault_file(path, vault.prefix):
                 introduced[(blob, path)] = commit  # log runs newest first: the last one wins
-    blobs = git_history.read_blobs(repo, sorted({b for b, _ in introduced}))
+    # one version held at a time, none over _MAX_HISTORY_BLOB read at all: a peer's six 100 MB
+    # versions of INDEX.md (a push of 3 MB, taken by a plain `git pull`) were all read into
+    # memory at once (1.2 GB)
+    sizes = git_history.blob_sizes(repo, sorted({b for b, _ in introduced}))
+    wanted = sorted({b for b, _ in introduced if sizes.get(b, _MAX_HISTORY_BLOB + 1) <= _MAX_HISTORY_BLOB})
+    where: dict[str, list[tuple[str, str]]] = {}
     for (blob, top), commit in sorted(introduced.items(), key=lambda x: (x[0][1], x[1])):
-        rel = top[len(vault.prefix):]
-        data = blobs.get(blob)
-        if data is None:
-            continue
-        for field, kind, line in _findings_in(data[:_MAX_SCAN_BYTES], rel):
-            yield {"where": f"{commit[:10]} {top}", "path": top, "commit": commit, "kind": kind,
-                   "field": field, "line": line, "how_to_purge": _purge_history(top)}
+        where.setdefault(blob, []).append((top, commit))
+    found = []
+    for blob, (_kind, data) in zip(wanted, repo.read_objects(wanted)):
+        for top, commit in where[blob]:
+            rel = top[len(vault.prefix):]
+            found.extend({"where": f"{commit[:10]} {top}", "path": top, "commit": commit, "kind": kind,
+                          "field": field, "line": line, "how_to_purge": _purge_history(top)}
+                         for field, kind, line in _findings_in(data[:_MAX_SCAN_BYTES], rel))
+    # in the order they were found before: by path, then commit
+    yield from sorted(found, key=lambda f: (f["path"], f["commit"]))
     if not vault.prefix:  # the vault's own repository: every commit message is the vault's
         commits = dict.fromkeys(git_history.all_commits(repo))
     for commit, message in git_history.commit_messages(repo, list(commits)):

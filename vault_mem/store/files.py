@@ -93,6 +93,30 @@ def read_own(path: Path, *, max_bytes: int | None = None) -> bytes | None:
         return fh.read() if max_bytes is None else fh.read(max_bytes)
 
 
+def holds(path: Path, data: bytes) -> bool:
+    """Whether the file at ``path`` (never through a symlink: :func:`current_bytes`'s rule) holds
+    exactly ``data``, read only when its size is ``data``'s: a file a commit gave (a peer's 1 GB
+    INDEX.md, a push of 1 MB, taken by a plain `git pull` or a clone) is never read whole to learn
+    that it is not the one vault-mem renders. False when there is none."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            if not os.path.exists(path):
+                return False
+            raise LinkError(link_message(path)) from None
+        raise
+    st = os.fstat(fd)
+    if stat.S_ISDIR(st.st_mode):
+        os.close(fd)
+        raise MalformedFileError(f"{shown(str(path))} is a folder where vault-mem expects a file; move what it "
+                                 "holds out, remove it and retry")
+    with os.fdopen(fd, "rb") as fh:
+        return st.st_size == len(data) and fh.read(len(data) + 1) == data
+
+
 def ensure_own_dir(path: Path) -> Path:
     """Make the folder ``path`` (vault-mem's state folder) unless it exists, mode
     :data:`PRIVATE_DIR` whatever the umask (a folder made before that rule is closed here); a
@@ -145,9 +169,10 @@ def _restrict(fd: int, allowed: int) -> None:
             pass  # a read-only file system: nothing can be changed there, by anyone
 
 
-def current_bytes(path: Path) -> bytes | None:
+def current_bytes(path: Path, *, max_bytes: int | None = None) -> bytes | None:
     """The bytes at ``path`` now (never through a symlink), or None when there is no file (or
-    only a dangling link)."""
+    only a dangling link); the first ``max_bytes`` when given (a file a commit gave may be any
+    size)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except FileNotFoundError:
@@ -163,7 +188,7 @@ def current_bytes(path: Path) -> bytes | None:
         raise MalformedFileError(f"{shown(str(path))} is a folder where vault-mem expects a file; move what it "
                                  "holds out, remove it and retry")
     with os.fdopen(fd, "rb") as fh:
-        return fh.read()
+        return fh.read() if max_bytes is None else fh.read(max_bytes)
 
 
 def atomic_write(path: Path, data: bytes, *, expect: bytes | None | bool = True, mode: int = 0o644,

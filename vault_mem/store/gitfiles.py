@@ -31,6 +31,7 @@ from vault_mem.model.memory import is_memory_name, is_memory_path, validate_key
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import blob_sizes, changed_paths, merge_base
 from vault_mem.store.trust import approve_git_files, approved_git_files, file_version
+from vault_mem.store.worktree import config_values
 
 #: the names git reads from the work tree (matched case-insensitively: a case-insensitive file
 #: system takes ``.GITATTRIBUTES`` for ``.gitattributes``)
@@ -132,20 +133,44 @@ def unapproved_git_files(root: Path, repo: GitRepo, prefix: str, local: str,
     return [f for f in found if f.approval not in approved]
 
 
-def pending_git_files(root: Path, repo: GitRepo, prefix: str) -> list[tuple[str, IncomingGitFile]]:
-    """``(remote-tracking ref, file)`` for each unapproved file git interprets that a fetched
-    remote branch would bring into HEAD: what ``vault-mem trust`` shows after a sync refused."""
+def synced_refs(repo: GitRepo, remote: str | None) -> list[str]:
+    """The remote-tracking refs a sync (or a plain ``git pull``) of the current branch takes:
+    its upstream's, and ``refs/remotes/REMOTE/BRANCH`` (``remote``: vault.toml's ``[sync]
+    remote``, else ``origin``), where ``vault-mem sync`` lands what it fetched. None while HEAD
+    is detached. One git process."""
+    branch = repo.head_branch()
+    if branch is None:
+        return []
+    short = branch.removeprefix("refs/heads/")
+    up, merge = config_values(repo, f"branch.{short}.remote", f"branch.{short}.merge").values()
+    refs = [f"refs/remotes/{remote or 'origin'}/{short}"]
+    if up and up != "." and merge.startswith("refs/heads/"):
+        refs.insert(0, f"refs/remotes/{up}/{merge.removeprefix('refs/heads/')}")
+    return list(dict.fromkeys(refs))
+
+
+def pending_git_files(root: Path, repo: GitRepo, prefix: str,
+                      remote: str | None = None) -> list[tuple[str, IncomingGitFile]]:
+    """``(remote-tracking ref, file)`` for each unapproved file git interprets that the fetched
+    branch a sync takes (:func:`synced_refs`) would bring into HEAD: what ``vault-mem trust``
+    shows after a sync refused. Only that branch: every other branch a peer pushes (a plain
+    ``git pull`` fetches them all) is none of a sync's, and asking git about each cost a merge
+    base and a diff per branch (3,000 branches of a peer's made every `trust` start 6,000 git
+    processes)."""
     head = repo.head()
     if head is None:
         return []
+    wanted = synced_refs(repo, remote)
+    if not wanted:
+        return []
     try:
-        refs = repo.run("for-each-ref", "--format=%(refname) %(objectname)", "refs/remotes").split("\n")
+        refs = repo.run("for-each-ref", "--format=%(refname) %(objectname)", *wanted).split("\n")
     except GitError:
         return []
     out, seen = [], set()
     for line in refs:
         ref, _, tip = line.partition(" ")
-        if not tip or ref.endswith("/HEAD"):
+        if not tip or ref not in wanted:
             continue
         for f in unapproved_git_files(root, repo, prefix, head, tip):
             if (f.path, f.approval) not in seen:

@@ -333,18 +333,26 @@ def _record(name: str, wrapped: bool = False) -> str:
     return text.replace("$PPID", "$VM_GIT_PID") if wrapped else text
 
 
+#: the hooks' test for a vault whose vault.toml a commit deleted (hooks/git/hook.in): an older
+#: hook looked for vault.toml alone, so a peer's deletion of it, taken by a plain `git pull`,
+#: turned off the check of the person's commits for credentials while every command went on
+VAULT_FOUND = '[ ! -f "$VAULT/.vault-mem/index.db" ]'
+
+
 def unsafe_hooks(folder: Path, wrapped: bool = False) -> list[str]:
     """vault-mem's hooks in ``folder`` that an older vault-mem wrote: they start Python without
     :data:`LAUNCH` (``python -m vault_mem`` with the repository as the working folder), so a file
     a peer commits to the vault can run in their place, or keep the record of commits made here
     by older lines than :data:`RECORD`'s (which recorded a commit holding a text git merged from
-    a peer's change as made here). A few small reads, no process."""
+    a peer's change as made here), or do nothing once a commit deletes vault.toml
+    (:data:`VAULT_FOUND`). A few small reads, no process."""
     found = []
     for name in HOOK_NAMES:
         text = _read(folder / name)
         # a plain-shell hook of ours is unsafe only in a form that starts vault-mem another way
         starts = name not in SHELL_ONLY or f"hook {name}" in text
-        if MARKER in text and ((starts and LAUNCH not in text) or _record(name, wrapped) not in text):
+        if MARKER in text and ((starts and (LAUNCH not in text or VAULT_FOUND not in text))
+                               or _record(name, wrapped) not in text):
             found.append(name)
     return found
 
@@ -536,7 +544,8 @@ def unsafe_hooks_notice(folder: Path, root: Path | None = None, git_dir: Path | 
         return None
     return (f"the git hooks {', '.join(names)} in {folder} are an older vault-mem's, which start Python so that a "
             "file in the repository (a peer's vault_mem/ or yaml.py) runs in their place, or take a text git merged "
-            "from a peer's change for one made here: rewrite them with `vault-mem hooks install`")
+            "from a peer's change for one made here, or check nothing once a commit deletes vault.toml: "
+            "rewrite them with `vault-mem hooks install`")
 
 
 #: the most of a hook file read: a hook is a script of a few lines (vault-mem's a few KB)

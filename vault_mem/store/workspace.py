@@ -10,6 +10,7 @@ transaction, recovery, history, creation) and the sync layer take a workspace, n
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -377,13 +378,49 @@ class Workspace:
             # the entry as git holds it: the vault's own folder (a teammate's gitlink at `memory`)
             # is named by its top-level path, which is no path inside the vault
             held = self.prefix + rel if self.prefix + rel in modes else rel
+            removed = self._drop_committed_state(modes)
+            said = (f"; git wrote that commit's {', '.join(shown(r) for r in removed[:3])} over this machine's "
+                    "own state, which vault-mem removed (rebuilt from the memory files once the entry is gone)"
+                    if removed else "; nothing was changed")
             raise UnsafeTreeError(
                 f"the commit checked out in {self.root} ({head[:10]}) holds '{shown(rel)}': {why}. vault-mem "
                 f"takes only regular files inside the vault from a commit; inspect it (git show --stat "
                 f"{head[:10]}) and remove that entry with git (git rm -r --cached -- {shell_word(held)}, "
-                "delete it, git commit), then retry; nothing was changed")
+                f"delete it, git commit), then retry{said}")
         self._checked_head = head
         self._record_checked_head(head, durable=True)
+
+    #: the search index's file in the state folder (index/sidecar.py), and SQLite's beside it
+    SIDECAR_FILE = "index.db"
+
+    def _drop_committed_state(self, modes: dict[str, str | None]) -> list[str]:
+        """Remove the search index files of the state folder (``.vault-mem/index.db`` and its
+        ``-wal``, ``-shm``, ``-journal``) that HEAD's commit holds and git wrote on the disk (the
+        vault-relative paths removed; the other state files are signed with this machine's key,
+        or ignored when another machine wrote them). git overwrites ignored files
+        at a checkout, a pull or a merge, so a teammate's commit of a ``.vault-mem/index.db`` put
+        their search index, its authors and origins rows of their choosing, in place of this
+        machine's: once the person took the entry out of the commit, every read used it (the
+        teammate's pinned memory in the session context as this machine's agent's). Nothing of
+        it is read: the state is derived, rebuilt from the memory files. Never through a link."""
+        removed = []
+        for top in sorted(modes):
+            if not top.startswith(self.prefix):
+                continue
+            rel = top[len(self.prefix):]
+            parts = rel.split("/")
+            if (len(parts) != 2 or parts[0] != STATE_DIR or not parts[1].startswith(self.SIDECAR_FILE)
+                    or modes[top] not in ("100644", "100755")):
+                continue
+            path = self.root / rel
+            try:
+                if os.path.islink(self.state_dir) or not stat.S_ISREG(os.lstat(path).st_mode):
+                    continue
+                os.unlink(path)
+            except OSError:
+                continue
+            removed.append(rel)
+        return removed
 
     def _record_checked_head(self, head: str, *, durable: bool) -> None:
         record = self.state_dir / HEAD_CHECKED

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 
 from vault_mem.errors import SyncError, VaultMemError
 from vault_mem.model.memory import is_memory_path
-from vault_mem.model.names import shown
+from vault_mem.model.names import shell_word, shown
 from vault_mem.model.policy import describe_secrets
 from vault_mem.store.attributes import protect
 from vault_mem.store.git import damage_in, damaged_history_message
@@ -72,6 +72,7 @@ from vault_mem.store.network import (
     local_git_dir,
     out_of_memory,
     receive_pack_args,
+    refused_object,
     run_remote,
     upload_pack_args,
 )
@@ -90,6 +91,8 @@ NET_TIMEOUT_S = 120.0
 _AUTH = ("authentication failed", "permission denied", "could not read username",
          "could not read password", "terminal prompts disabled", "access denied", "error: 403",
          "error: 401")
+#: git's refusal of a branch whose name another branch holds as a folder (``main`` beside ``main/x``)
+_IN_THE_WAY = re.compile(r"cannot lock ref '[^']*': '(refs/[^']*)' exists; cannot create")
 _RACE = ("non-fast-forward", "fetch first", "failed to update ref", "cannot lock ref", "stale info")
 #: git received the remote's pack but could not keep it: a person's `git prune --expire=now` (or
 #: `gc --prune=now`) deletes the temporary pack a fetch is writing, a race in git itself (its
@@ -241,6 +244,13 @@ def _fetch(repo, name: str, url: str, rbranch: str, tracking: str, timeout_s: fl
             continue
         if "couldn't find remote ref" in proc.stderr:
             return None  # an empty remote, or the branch is not there yet: push creates it
+        bad = refused_object(proc.stderr)
+        if bad is not None:
+            raise SyncError("unsafe", f"the commits on '{name}' ({url}) {rbranch} hold an object git's check "
+                            f"refuses ({shown(bad)}): no git command makes one, so it was written by hand. "
+                            "Nothing local changed and nothing of it was kept. Remove that commit from the "
+                            "remote's history (find it with `git log` there, which names the commit or the "
+                            "tree holding the object), then sync again")
         if out_of_memory(proc.stderr):
             raise SyncError("rejected", f"the commits on '{name}' ({url}) {rbranch} need more than "
                             f"{FETCH_MEMORY_BYTES >> 20} MB of memory for git to receive (the bound a sync "
@@ -270,6 +280,17 @@ def _push(repo, name: str, url: str, head: str, rbranch: str, timeout_s: float) 
     if proc.returncode == 0:
         return None
     err = proc.stderr + proc.stdout
+    blocker = _IN_THE_WAY.search(err)
+    if blocker:
+        # no race: git keeps no branch inside another's name, and pushing again never helps (a
+        # peer deleted the branch and pushed `main/x`: every clone's sync said "kept moving")
+        raise SyncError("rejected", f"remote '{name}' ({url}) holds the branch '{shown(blocker.group(1))}', where "
+                        f"sync pushes refs/heads/{rbranch} (git keeps no branch inside another's name): "
+                        "someone deleted the branch and pushed one in its place. Look at it there (`git "
+                        f"fetch {name} {shell_word(blocker.group(1))}`, `git log FETCH_HEAD`), take what it "
+                        f"holds into the vault by hand if it is wanted, remove it (`git push {name} "
+                        f":{shell_word(blocker.group(1))}`), then sync again; your writes are committed "
+                        "locally, nothing was pushed")
     if any(s in err.lower() for s in _RACE):
         return err
     raise _classify("push", name, url, err, repo.toplevel)

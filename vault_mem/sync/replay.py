@@ -22,6 +22,7 @@ import contextlib
 import datetime as dt
 import logging
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -72,6 +73,8 @@ MAX_INCOMING_BYTES = 64 * 1024 * 1024
 #: CPU and 373 MB; git would fetch one of up to the fetch's memory bound (512 MB). A person's
 #: commit message is a few KB; a squash of a long branch, a few hundred.
 MAX_COMMIT_BYTES = 1024 * 1024
+#: a tree's mode of a file committed executable (a regular file all the same: taken)
+EXECUTABLE = "100755"
 
 
 class Replay:
@@ -331,8 +334,12 @@ class Replay:
         # deletion of vault.toml is taken in git but not on disk: without the file the folder is
         # no vault at all, and the settings approved here stay in force from the copy kept
         # (vault_mem.store.settings says so at every command until it is committed back)
+        # with the modes of the remote's tree: a file committed executable is written so, as a
+        # checkout writes it, or git's index (which takes the mode from the disk) would stage a
+        # mode change no one made, and the next sync bringing that file stop as "not committed"
+        executable = {top[len(self.prefix):] for top, e in self.entries.items() if e and e[0] == EXECUTABLE}
         with contextlib.closing(self._theirs([rel for rel in incoming if rel != INDEX_FILE])) as theirs:
-            self._write((rel, d) for rel, d in theirs if d is not None or rel != CONFIG_FILE)
+            self._write(((rel, d) for rel, d in theirs if d is not None or rel != CONFIG_FILE), executable)
         parent, tree = self.remote_tip, repo.commit_tree(self.remote_tip)
         for commit, _parent, changed in per_commit:
             edits: dict[str, bytes | None] = {}
@@ -403,9 +410,11 @@ class Replay:
     def _bytes(self, oid: str | None) -> bytes | None:
         return self.repo.read_object(oid)[1] if oid else None
 
-    def _write(self, files: Iterable[tuple[str, bytes | None]]) -> None:
+    def _write(self, files: Iterable[tuple[str, bytes | None]], executable: frozenset[str] | set[str] = frozenset()) -> None:
         """Write (or delete, for None) each ``(path, bytes)`` as it comes, then index them:
-        ``files`` may be a generator, so only one file's bytes are held at a time."""
+        ``files`` may be a generator, so only one file's bytes are held at a time. The paths in
+        ``executable`` are written with the executable bit, the others without (what the tree of
+        the commit they come from says: vault-mem's own commits hold every file as 100644)."""
         # a memory file holding a credential is written and quarantined by the sidecar's
         # refresh below (the write gate's rule): INDEX.md, rendered from the sidecar, leaves it out
         written: list[str] = []
@@ -420,12 +429,12 @@ class Replay:
                     folders.add(path.parent)  # a deletion is made durable with the new names
                 except FileNotFoundError:
                     pass
-            elif _bytes_at(path) != data:
+            elif _bytes_at(path) != data or _executable(path) != (rel in executable):
                 # replaces a link itself, never writes through it; each file's bytes are on disk
                 # before its rename, the new names and the deletions once per folder below
                 # (before HEAD can move: a file a power loss brought back beside a HEAD without it
                 # was the person's new memory to the next command)
-                atomic_write(path, data, sync_folder=False)
+                atomic_write(path, data, sync_folder=False, mode=0o755 if rel in executable else 0o644)
                 folders.add(path.parent)
         for folder in sorted(folders):
             fsync_dir(folder)
@@ -439,6 +448,14 @@ class Replay:
         if notes:  # added to the trailer block (vault-mem's messages end in one)
             message = add_trailers(message, notes)
         return self.repo.replay_commit(original, tree, parent, message, committer=self.vault.identity())
+
+
+def _executable(path) -> bool:
+    """Whether the file at ``path`` (never a link's target) has its owner's executable bit."""
+    try:
+        return bool(os.lstat(path).st_mode & stat.S_IXUSR)
+    except OSError:
+        return False
 
 
 def _bytes_at(path) -> bytes | None:

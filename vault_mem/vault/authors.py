@@ -638,7 +638,14 @@ def _adopted_walk(ws: Workspace, ids: Identities, origins: Origins, known: dict[
     walks = origins.path_histories(sorted(ws.prefix + rel for rel in paths))
     chains: dict[str, list[tuple[str, str, str]]] = {}
     for rel in asked:
-        chain = _line_back(walks.get(ws.prefix + rel, []), 0)
+        # the line back from the commit HEAD's row names (the one that gave HEAD's text), not from
+        # the walk's first entry: a peer's root commit of a line of its own holding a copy of the
+        # person's memory, merged in (`git merge --allow-unrelated-histories -s ours`, any
+        # dates), came first in the walk, and its line (that commit alone, adding every line)
+        # made the person's pinned memory the peer's, out of the session context, unsaid
+        walk = walks.get(ws.prefix + rel, [])
+        who = known.get(rel)
+        chain = _line_back(walk, next((i for i, entry in enumerate(walk) if who and entry[0] == who[0]), 0))
         at, followed = rel, set()
         # a path a commit made here added while it deleted the path moved from: that path's
         # history, before the move, stands for what came before the move here (nothing, or a
@@ -1003,7 +1010,10 @@ def displaced_by_peers(ws: Workspace, sidecar: Sidecar, base: str, local: str, t
         return []
     tops = [prefix + rel for rel in rels]
     at_base, here, there = (ws.repo.blobs_at(c, tops) for c in (base, local, tip))
-    rels = [rel for rel, top in zip(rels, tops, strict=True) if here[top] is not None and here[top] == at_base[top]]
+    # a text ``tip`` holds as this side does is none taken (a mode change, a change given back:
+    # :func:`_given_back`): "the agent no longer sees your version" was said of a `chmod +x`
+    rels = [rel for rel, top in zip(rels, tops, strict=True)
+            if here[top] is not None and here[top] == at_base[top] and there[top] != here[top]]
     if not rels:
         return []
     ids = identities(ws)

@@ -42,7 +42,7 @@ from vault_mem.model.policy import check_text
 from vault_mem.model.render import Author, Legend
 from vault_mem.model.terms import MAX_QUERIES
 from vault_mem.model.views import body_excerpt
-from vault_mem.store.files import read_own
+from vault_mem.store.files import holds, read_own
 from vault_mem.store.git import Identity
 from vault_mem.store.workspace import Workspace
 from vault_mem.vault import authors, person
@@ -313,14 +313,29 @@ class Vault:
         """INDEX.md on disk is one that belongs there: the files' today (what ``vault-mem index
         --write`` and the pre-commit hook write), or HEAD's while only vault-mem's own catching
         up, an expiry, differs (:func:`~vault_mem.vault.steps.index_due`, what reads keep)."""
-        data = read_own(self.root / INDEX_FILE)
-        return data in (index_due(self.ws, self.sidecar, keep_committed=False), index_due(self.ws, self.sidecar))
+        path = self.root / INDEX_FILE
+        if read_own(path, max_bytes=0) is None:  # a link or no regular file refused; nothing read
+            return False
+        # compared, never read whole: a peer's INDEX.md may be any size
+        return any(holds(path, due) for due in (index_due(self.ws, self.sidecar, keep_committed=False),
+                                                index_due(self.ws, self.sidecar)))
 
-    def index_md(self) -> str | None:
-        """INDEX.md's text on disk (None: no file); a symlinked INDEX.md is refused, never served
+    def index_md(self, *, max_bytes: int | None = None) -> str | None:
+        """INDEX.md's text on disk (None: no file), its first ``max_bytes`` bytes when given (0:
+        only the check); a symlinked INDEX.md is refused, never served
         (:class:`~vault_mem.errors.LinkError`), whatever it points at."""
-        data = read_own(self.root / INDEX_FILE)
+        data = read_own(self.root / INDEX_FILE, max_bytes=max_bytes)
         return data.decode("utf-8", "replace") if data is not None else None
+
+    def _index_md_version(self) -> tuple[int, int, int] | None:
+        """INDEX.md's (inode, size, change time) on disk, None when there is none: every write of
+        it is a rename of a new file, so a change is a new version, told without reading it."""
+        self.index_md(max_bytes=0)  # a symlinked INDEX.md is refused by name
+        try:
+            st = os.lstat(self.root / INDEX_FILE)
+        except FileNotFoundError:
+            return None
+        return st.st_ino, st.st_size, st.st_mtime_ns
 
     def write_index(self, *, in_git_hook: bool = False, keep_committed: bool = True,
                     held: frozenset[str] = frozenset()) -> IndexWrite:
@@ -684,10 +699,10 @@ class Vault:
         --write``, and the pre-commit hook, whose commit carries it); True when it changed (not
         committed)."""
         with self.lock:
-            before = self.index_md()
+            before = self._index_md_version()
             self.reconcile(force=True, recover=recover)  # rewrites INDEX.md itself when files changed
             self.write_index(in_git_hook=not recover, keep_committed=False)
-            return self.index_md() != before
+            return self._index_md_version() != before
 
     def take_notices(self) -> list[str]:
         """The notices not reported yet, each handed out once (and cleared). A history read

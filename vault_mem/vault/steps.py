@@ -19,7 +19,7 @@ from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.trailers import memory_trailers
-from vault_mem.store.files import PRIVATE_FILE, atomic_write, checkpoint, current_bytes, read_own, refuse_link
+from vault_mem.store.files import PRIVATE_FILE, atomic_write, checkpoint, current_bytes, holds, read_own, refuse_link
 from vault_mem.store.history import changed_entries, merge_base
 from vault_mem.store.trust import seal, unseal
 from vault_mem.store.workspace import Workspace
@@ -163,7 +163,7 @@ def write_index(ws: Workspace, sidecar: Sidecar, *, in_git_hook: bool = False,
         _owe_index(ws, busy)
         return IndexWrite(held_back=busy)
     replaced = replace_index(ws, sidecar, keep_committed=keep_committed, held=held)
-    return IndexWrite(new=replaced[1] if replaced else None, was_owed=_paid_index(ws))
+    return IndexWrite(new=replaced, was_owed=_paid_index(ws))
 
 
 def index_owed(ws: Workspace) -> bool:
@@ -220,18 +220,18 @@ def index_due(ws: Workspace, sidecar: Sidecar, *, keep_committed: bool = True,
 
 
 def replace_index(ws: Workspace, sidecar: Sidecar, *, keep_committed: bool = False,
-                  held: frozenset[str] = frozenset()) -> tuple[bytes | None, bytes] | None:
+                  held: frozenset[str] = frozenset()) -> bytes | None:
     """INDEX.md on disk rendered from the sidecar, with no check of git (:func:`write_index`
-    makes them; a write, after its commit landed, needs none); (the bytes it replaced, None: no
-    file; the new bytes) when they changed. ``keep_committed``: HEAD's INDEX.md instead when
+    makes them; a write, after its commit landed, needs none); the new bytes when they changed. ``keep_committed``: HEAD's INDEX.md instead when
     the difference is vault-mem's own catching up (:func:`committed_index_kept`)."""
     new = index_due(ws, sidecar, keep_committed=keep_committed, held=held)
     path = ws.root / INDEX_FILE
-    old = current_bytes(path)  # never through a link: a symlinked INDEX.md is refused by name
-    if old == new:
+    # never through a link (a symlinked INDEX.md is refused by name), never read whole: a
+    # peer's INDEX.md of any size is written over unread
+    if holds(path, new):
         return None
     atomic_write(path, new)
-    return old, new
+    return new
 
 
 def committed_index_kept(ws: Workspace, sidecar: Sidecar, new: bytes) -> bytes | None:
@@ -259,16 +259,16 @@ def committed_index_kept(ws: Workspace, sidecar: Sidecar, new: bytes) -> bytes |
         return None  # a setting not committed (a budget): the person's change, shown as it is
     if stale_by_persons_commits(ws, sidecar) is not None:
         return None
-    kind, data = repo.read_object(oid)
-    if kind != "blob":
-        return None
     # only an INDEX.md these very files gave on the day it was committed: one edited by hand or
     # crafted by a peer and committed without the hook is no catching up, and is written over
     when = repo.committed_at(head)
     if when is None:
         return None
-    then = sidecar.render_index(budget_tokens=ws.config.index_budget_tokens, today=dt.date.fromtimestamp(when))
-    return data if then.encode() == data else None
+    then = sidecar.render_index(budget_tokens=ws.config.index_budget_tokens,
+                                today=dt.date.fromtimestamp(when)).encode()
+    if repo.object_header(oid) != ("blob", len(then)):
+        return None  # read only when it can be that one: a peer's INDEX.md of any size stays unread
+    return then if repo.read_object(oid)[1] == then else None
 
 
 def stale_by_persons_commits(ws: Workspace, sidecar: Sidecar) -> str | None:
