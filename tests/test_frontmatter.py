@@ -10,6 +10,7 @@ import subprocess
 
 import frontmatter
 import pytest
+from stress import sized
 from conftest import git
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -27,6 +28,12 @@ from vault_mem.model.memory import (
     rewrite_in_place,
     rewrite_memory,
 )
+
+# hypothesis examples per property: 300 or 200 at full size, 100 or 75 everyday (tests/stress.py).
+# Outside CI each run draws new ones, so a developer's runs add up to more than either size; in CI
+# (hypothesis's own "ci" profile, derandomized) every run tries the same first ones
+EXAMPLES_300 = sized(300, 100)
+EXAMPLES_200 = sized(200, 75)
 
 REL = "preferences/editor.md"
 
@@ -279,7 +286,7 @@ _body = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",), exclude
                 max_size=200).filter(lambda b: not b.lstrip("\n").startswith("---"))
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=EXAMPLES_200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(meta=_meta, body=_body)
 def test_render_then_parse_is_the_identity(meta, body):
     text = render_memory(Memory("k", "fact", meta, body))
@@ -288,7 +295,7 @@ def test_render_then_parse_is_the_identity(meta, body):
     assert back.body == (body + "\n" if body and not body.endswith("\n") else body)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=EXAMPLES_200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(old=_meta, new=_meta, data=st.data())
 def test_rewrite_changes_only_the_changed_fields(old, new, data):
     # new: some of old's fields (in old's order, some with new values), then new fields at the end
@@ -514,7 +521,7 @@ _FRAGMENTS = ["description", "a", "k2", ": ", ":", "- ", "-", " ", "  ", "\n", "
               "\x85", "\u2028", "\x07", "%", "9" * 30]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=EXAMPLES_300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(parts=st.lists(st.sampled_from(_FRAGMENTS), max_size=40), lead=st.booleans())
 def test_the_c_loader_agrees_with_the_strict_loader_on_random_frontmatter(parts, lead):
     _same_outcome(("description: d\n" if lead else "") + "".join(parts))
@@ -527,7 +534,7 @@ def test_a_control_character_in_frontmatter_is_a_malformed_file(char):
             memory_from_bytes(text.encode(), "facts/x.md", max_bytes=100_000)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=EXAMPLES_200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(meta=_meta)
 def test_the_c_loader_agrees_with_the_strict_loader_on_rendered_frontmatter(meta):
     yaml_text = HANDLER.split(render_memory(Memory("k", "fact", meta, "")))[0]

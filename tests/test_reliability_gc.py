@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import cli, git, new_vault, person_and_peer, prune_when_found, run_cli, start_to_stop, wait_for
+from stress import sized
 
 from vault_mem import Vault
 
@@ -124,9 +125,15 @@ def test_sync_and_undo_under_git_gc_lose_no_object(tmp_path):
     stop, ran = threading.Event(), []
     gc = threading.Thread(target=_maintenance, args=(root, stop, ran))
     synced = undone = 0
+    # 4 rounds at full size, where CI saw it fail 1 run in 7 (load 3.5: a prune a write's process
+    # listing missed, 9752ca1) and at load 24 (a fetch whose pack a prune took, 1700ebc); 2
+    # everyday. Both windows are now held open on purpose by their own tests (a real prune held
+    # between its read of the refs and its deletions; a prune loop under every fetch, below), so
+    # this loop is the soak over the whole path, not the only test of either window
+    rounds = sized(4, 2)
     try:
         gc.start()
-        for round_ in range(4):
+        for round_ in range(rounds):
             for i in range(12):  # local commits the sync replays on the remote's tip
                 vault.remember(f"sync-{round_}-{i}", f"local note {round_} {i}", f"body {round_} {i} " * 30)
             (peer / "facts").mkdir(exist_ok=True)
@@ -733,9 +740,12 @@ def test_a_fetch_whose_pack_a_prune_took_is_fetched_again_and_never_called_a_net
     loop = threading.Thread(target=prune)
     failures: list[str] = []
     caplog.set_level(logging.INFO, logger="vault_mem.sync.remote")
+    # 3 rounds at full size; 1 everyday: on the code before the fix the first sync under the loop
+    # failed, every run (git's own race lost the fetch's pack in 23 of 60 fetches, 1700ebc)
+    rounds = sized(3, 1)
     try:
         loop.start()
-        for i in range(3):
+        for i in range(rounds):
             (peer / "facts").mkdir(exist_ok=True)
             for j in range(40):  # a few hundred KB of pack, in memories under the size limit
                 words = " ".join(random.choice(WORDS) + str(random.randrange(10**6)) for _ in range(900))
@@ -750,7 +760,7 @@ def test_a_fetch_whose_pack_a_prune_took_is_fetched_again_and_never_called_a_net
         stop.set()
         loop.join()
         sync(vault)  # the person's prune is over: the next sync takes everything
-        assert (root / "facts" / "peer-2-39.md").is_file()
+        assert (root / "facts" / f"peer-{rounds - 1}-39.md").is_file()
     finally:
         stop.set()
         loop.join()

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 from conftest import new_vault
+from stress import sized
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -246,7 +247,11 @@ class VaultMachine(RuleBasedStateMachine):
 
 
 MACHINE_SETTINGS = settings(
-    max_examples=12,
+    # 12 runs at full size (RELIABILITY.md's figures), 6 everyday: derandomized, every run of the
+    # suite draws the same sequences, so the everyday suite repeats its 6 and the full run adds 6
+    # more; the one failure on record (7defe5a) came from a draw that timing changed, and is a
+    # test of its own below
+    max_examples=sized(12, 6),
     stateful_step_count=12,
     deadline=None,
     derandomize=True,
