@@ -333,12 +333,12 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
     commit not in ``local`` (did one change it?), ``moves`` the commits in ``local`` and the merges.
 
     Memory: git's output is read as it comes (:meth:`~vault_mem.store.git.GitRepo.stream`), and
-    what is kept per path is kept for the files ``new`` holds (read first, one ``git ls-tree``):
+    what is kept per path is kept for the files ``new`` holds (one ``git ls-tree``, at the first commit):
     with ``local``, nothing grows with the number of commits of the range, only with the paths
     (a peer's push of 100,000 commits to one file held ~2.3 KB per commit before)."""
     by_blob: dict[tuple[str, str], tuple[str, str, str]] = {}
     newest: dict[str, tuple[str, str, str]] = {}
-    tree = _files_at(repo, new, paths)
+    tree: dict[str, str] | None = None  # read at the walk's first commit: none, no tree asked (as before)
     for i in range(0, len(paths), 2000):
         # the whole repository is asked without a pathspec: matching one against every entry of
         # every commit's diff tripled the time of a pass over a long history
@@ -350,10 +350,11 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
         try:
             for text in _records(out, rs):
                 for head, changes in _raw_log(text, rs, fs, 4):
+                    tree = _files_at(repo, new, paths) if tree is None else tree
                     _last_authors_record(head, changes, tree, newest, by_blob, touched, moves, local)
         except HistoryDamagedError as exc:  # what git read before the damage stands (as _walk's)
             repo.answer_from_what_is_there(exc)
-    if not newest:
+    if not newest or tree is None:
         return {}
     held = {path: tree[path] for path in sorted(newest)}
     if given_only:
