@@ -247,8 +247,8 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                     proc.wait()
                 proc.stdout.close()  # type: ignore[union-attr]
             if code != 0:
-                err.seek(0)
-                msg = err.read(1 << 16).decode("utf-8", "replace").strip() or f"exit {code}"
+                err.seek(max(0, err.seek(0, 2) - (1 << 16)))  # the last 64 KB: git's fatal words end it
+                msg = err.read().decode("utf-8", "replace").strip() or f"exit {code}"
                 if damage_in(msg):
                     said = " ".join(line.strip() for line in msg.splitlines()[-2:])
                     raise HistoryDamagedError(damaged_history_message(getattr(self, "toplevel", self.cwd),
