@@ -688,20 +688,27 @@ def existing_commits(repo: GitRepo, ids: list[str]) -> list[str]:
 
 def _records(pieces: Iterable[bytes], rs: str) -> Iterator[str]:
     """The text of ``pieces`` (a git output read as it comes) cut into runs of whole records:
-    each run ends before a record separator ``rs``, so a record is never split."""
+    each run ends before a record separator ``rs``, so a record is never split. Where git stops
+    at damaged history, what it printed is yielded before the error is raised."""
     sep = rs.encode("ascii")
     held: list[bytes] = []  # the pieces since the last cut (a long record: many, joined once)
-    for piece in pieces:
-        window = (held[-1][1 - len(sep):] if held and len(sep) > 1 else b"") + piece
-        held.append(piece)
-        cut = window.rfind(sep)
-        if cut < 0:
-            continue
-        joined = b"".join(held)
-        at = len(joined) - len(window) + cut
-        if at > 0:
-            yield joined[:at].decode("utf-8", "replace")
-        held = [joined[at:]]
+    try:
+        for piece in pieces:
+            window = (held[-1][1 - len(sep):] if held and len(sep) > 1 else b"") + piece
+            held.append(piece)
+            cut = window.rfind(sep)
+            if cut < 0:
+                continue
+            joined = b"".join(held)
+            at = len(joined) - len(window) + cut
+            if at > 0:
+                yield joined[:at].decode("utf-8", "replace")
+            held = [joined[at:]]
+    except HistoryDamagedError:
+        # git stopped at damage: what it printed before is an answer (as _walk's ``partial``)
+        if held:
+            yield b"".join(held).decode("utf-8", "replace")
+        raise
     if held:
         yield b"".join(held).decode("utf-8", "replace")
 
