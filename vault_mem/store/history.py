@@ -737,19 +737,27 @@ def introductions(repo: GitRepo, tips: list[str], seen: list[str]
                    head[3].split(), blobs)
 
 
-def reached_first(repo: GitRepo, tips: list[str], seen: list[str]) -> Iterator[tuple[int, str]]:
+def reached_first(repo: GitRepo, tips: list[str], seen: list[str],
+                  parents: dict[str, list[str]] | None = None) -> Iterator[tuple[int, str]]:
     """``(k, commit)`` for each commit reachable from ``tips[k]`` and from none of ``tips[:k]``
     nor ``seen`` (each tip in turn: what it reached first). One ``git rev-list`` per tip, read as
-    it comes: nothing is held per commit, however many. ``seen`` must be commits that are there
-    (:func:`existing_commits`)."""
+    it comes: nothing is held per commit, however many. A tip whose ``parents`` (when known) are
+    all earlier tips reaches itself alone: no git asked (a line of commits made here, one log
+    entry each), and it is named even when an earlier tip reached it (the first naming is the
+    answer). ``seen`` must be commits that are there (:func:`existing_commits`)."""
     negative = "".join(f"^{c}\n" for c in seen)
+    done: set[str] = set()
     for k, tip in enumerate(tips):
-        rs = "\n"
-        for text in _records(repo.stream("rev-list", "--stdin", input=f"{tip}\n{negative}".encode("ascii"),
-                                         cwd=repo.toplevel), rs):
-            for commit in text.split():
-                yield k, commit
+        above = (parents or {}).get(tip)
+        if above is not None and all(p in done for p in above):
+            yield k, tip
+        else:
+            for text in _records(repo.stream("rev-list", "--stdin", input=f"{tip}\n{negative}".encode("ascii"),
+                                             cwd=repo.toplevel), "\n"):
+                for commit in text.split():
+                    yield k, commit
         negative += f"^{tip}\n"
+        done.add(tip)
 
 
 def is_ancestor(repo: GitRepo, old: str, new: str) -> bool:

@@ -1142,20 +1142,20 @@ class Origins:
                 self.unstored.update({b: (c, e) for b, c, e in batch})
             self.unstored.update(firsts)
 
-    def _gather(self, scratch: ScanScratch, tips: list[str], seen: list[str]) -> set[str]:
+    def _gather(self, scratch: ScanScratch, tips: list[str], seen: list[str]) -> dict[str, list[str]]:
         """Each new text's commits, in the scan's order (parents before children), into
         ``scratch``, :data:`SCAN_CHUNK` commits (or texts) at a time: nothing here grows with
-        their number. Returns the new commits among ``tips`` (a ref log may name them: where
-        :meth:`_firsts` asks when each commit arrived)."""
+        their number. Returns the new commits among ``tips`` with their parents (a ref log may
+        name them: where :meth:`_firsts` asks when each commit arrived)."""
         tipset = set(tips)
-        new_tips: set[str] = set()
+        new_tips: dict[str, list[str]] = {}
         chunk: list[tuple[str, str, str, int, list[str], list[str]]] = []
         size = 0
         for record in history.introductions(self.ws.repo, tips, seen):
             chunk.append(record)
             size += 1 + len(record[5])
             if record[0] in tipset:
-                new_tips.add(record[0])
+                new_tips[record[0]] = record[4]
             if size >= SCAN_CHUNK:
                 self._add(scratch, chunk)
                 chunk, size = [], 0
@@ -1171,7 +1171,7 @@ class Origins:
                             for commit, email, _name, when, _parents, blobs in chunk
                             for blob in dict.fromkeys(blobs) if blob not in known and blob not in self.unstored])
 
-    def _firsts(self, scratch: ScanScratch, new_tips: set[str], seen: list[str]) -> dict[str, tuple[str, str]]:
+    def _firsts(self, scratch: ScanScratch, new_tips: dict[str, list[str]], seen: list[str]) -> dict[str, tuple[str, str]]:
         """The first commit of each text given both here and by a peer in this scan (the others':
         their first giver, ``scratch.firsts``). Where this machine and a peer both gave it, this
         machine's earliest commit is first unless one of the peer's had arrived here by the time it was made (the
@@ -1189,9 +1189,9 @@ class Origins:
         for blob in scratch.both():
             mine = min(scratch.givers(blob, here=True), key=lambda c: c[2])
             if not arrived:  # when each new commit arrived, asked once, only when needed
-                order = Arrivals(self.ws.repo).tips(new_tips)
+                order = Arrivals(self.ws.repo).tips(set(new_tips))
                 scratch.add_arrivals((commit, order[k][0]) for k, commit in history.reached_first(
-                    self.ws.repo, [tip for _when, tip in order], history.existing_commits(self.ws.repo, seen)))
+                    self.ws.repo, [tip for _when, tip in order], history.existing_commits(self.ws.repo, seen), new_tips))
                 arrived = True
             kept, first = True, None
             for peer, email, _when in scratch.givers(blob, here=False):
