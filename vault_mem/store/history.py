@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -36,6 +37,7 @@ __all__ = [
     "commit_messages",
     "commit_trailers",
     "commits_between",
+    "incoming_commits",
     "commits_with_parents",
     "count_commits",
     "current_branch",
@@ -824,6 +826,21 @@ def count_commits(repo: GitRepo, tip: str, exclude: str | None = None) -> int:
     """How many commits ``tip`` has that ``exclude`` (when given) does not (git counts: nothing
     is held per commit here)."""
     return int(repo.run("rev-list", "--count", tip, *([f"^{exclude}"] if exclude else [])))
+
+
+def incoming_commits(repo: GitRepo, tip: str, exclude: str, over: int) -> tuple[int, list[tuple[str, int]]]:
+    """``(how many commits tip has that exclude does not, [(commit, size) of those over ``over``
+    bytes]``): one streamed ``git rev-list``, the sizes read from object headers 2,000 commits at
+    a time; nothing held per commit. Kept within :func:`remembered` (a sync counts them and checks
+    their sizes from one list)."""
+    def answer() -> tuple[int, list[tuple[str, int]]]:
+        count, big = 0, []
+        commits = commits_between(repo, tip, exclude)
+        while part := list(itertools.islice(commits, 2000)):
+            count += len(part)
+            big += [(c, size) for c, size in blob_sizes(repo, part).items() if size > over]
+        return count, big
+    return _once(repo, ("incoming", tip, exclude, over), (tip, exclude), answer)
 
 
 def commits_between(repo: GitRepo, tip: str, exclude: str | None = None) -> Iterator[str]:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import itertools
 import logging
 import os
 from collections.abc import Iterable, Iterator
@@ -41,7 +40,7 @@ from vault_mem.store.history import (
     case_collision,
     changed_entries,
     changed_paths,
-    commits_between,
+    incoming_commits,
     first_unsafe_entry,
     log_entries,
     staged_against,
@@ -61,8 +60,6 @@ log = logging.getLogger("vault_mem.sync.replay")
 #: the file size limit) for as long as it runs. A vault that really changes this much at once
 #: (a large import) is integrated by hand with git, once.
 MAX_INCOMING_PATHS = 20_000
-#: how many incoming commits' sizes one ``git cat-file`` is asked (:meth:`Replay.check_limits`)
-_SIZES_PER_CALL = 2000
 #: Most bytes of files one sync writes (the sum over the incoming paths, each counted). Git stores
 #: a blob once however many paths name it, so a push of one 80 KB blob under 20,000 names (a
 #: pack of ~300 KB) had every clone write 1.6 GB and index it for as long as that took; this
@@ -210,12 +207,8 @@ class Replay:
         object headers, so nothing over it is loaded."""
         # the commits' sizes a chunk at a time, as git lists them: a peer's push of any number of
         # commits is never held whole (the first over the limit by id is named, as ever)
-        over: tuple[str, int] | None = None
-        commits = commits_between(self.repo, self.remote_tip, self.local)
-        while part := list(itertools.islice(commits, _SIZES_PER_CALL)):
-            for commit, size in blob_sizes(self.repo, part).items():
-                if size > MAX_COMMIT_BYTES and (over is None or commit < over[0]):
-                    over = (commit, size)
+        big = incoming_commits(self.repo, self.remote_tip, self.local, MAX_COMMIT_BYTES)[1]
+        over = min(big) if big else None
         sizes = blob_sizes(self.repo, sorted(set(blobs.values())))
         if over is not None:
             commit, size = over
