@@ -7,9 +7,10 @@ Per count N: a fresh vault (``vault-mem init``, one memory) published to a bare 
 clone that pushes N commits each changing one memory file (``git fast-import``: the same two texts
 in turn, so the pack stays small), then in the vault ``vault-mem sync`` and the next command
 (``vault-mem list``), each timed as a child process (``os.wait4``: user + system CPU of it and
-the git processes it waited for; peak RSS of the largest). The next command is where the origins
-scan (``vault_mem/vault/authors.Origins``) reads every new commit (RELIABILITY.md, Known limits:
-it has no bound). The keyword-only index (``VAULT_MEM_EMBEDDER=none``). Prints one line per step
+the git processes it waited for; peak RSS of the largest) and its own peak RSS (``VmHWM``, written
+by the process at its exit: git's processes not counted). The next command is where the origins
+scan (``vault_mem/vault/authors.Origins``) and the authors' refresh read every new commit
+(RELIABILITY.md, Limits on what a peer can make us do). The keyword-only index (``VAULT_MEM_EMBEDDER=none``). Prints one line per step
 and the load average. Asserts nothing.
 """
 
@@ -39,15 +40,30 @@ def churn(peer: Path, n: int, env: dict[str, str]) -> None:
     run(["git", "push", "-q", "origin", "main"], peer, env)
 
 
-def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, int]:
-    """(CPU seconds with the children it waited for, wall seconds, peak RSS in KB) of ``cmd``."""
+#: ``python -c`` that runs ``vault-mem ARGS`` and, at its exit, writes its own peak RSS (``VmHWM``
+#: of /proc/self/status, git's processes not counted) to stderr
+_HWM = ("import atexit, sys\n"
+        "def _hwm():\n"
+        "    for line in open('/proc/self/status'):\n"
+        "        if line.startswith('VmHWM'): sys.stderr.write('\\nVMHWM ' + line.split()[1] + '\\n')\n"
+        "atexit.register(_hwm)\n"
+        "import runpy\n"
+        "sys.argv = ['vault-mem'] + sys.argv[1:]\n"
+        "runpy.run_module('vault_mem', run_name='__main__')\n")
+
+
+def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, int, int]:
+    """(CPU seconds with the children it waited for, wall seconds, peak RSS in KB of the largest
+    of it and git's processes, its own peak RSS in KB: 0 unknown) of ``cmd``."""
     start = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = proc.stderr.read()  # before the wait: a full pipe would hold the command
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.monotonic() - start
     if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(cmd[-2:])} failed: {proc.stderr.read().decode(errors='replace')}")
-    return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss
+        raise SystemExit(f"{' '.join(cmd[-2:])} failed: {err.decode(errors='replace')}")
+    own = [int(line.split()[1]) for line in err.decode(errors="replace").splitlines() if line.startswith("VMHWM ")]
+    return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss, own[-1] if own else 0
 
 
 def one(n: int) -> None:
@@ -68,9 +84,10 @@ def one(n: int) -> None:
         churn(peer, n, env)
         pack = sum(f.stat().st_size for f in bare.rglob("*") if f.is_file())
         for step, args in (("sync", ["sync"]), ("next command (list)", ["list"])):
-            cpu, wall, rss = timed([*vm, "--vault", str(mine), *args], mine, env)
+            cpu, wall, rss, own = timed([sys.executable, "-c", _HWM, "--vault", str(mine), *args], mine, env)
             print(f"{n:>9,} commits ({pack / 1e6:.0f} MB remote): {step:<20} {cpu:6.2f} s CPU  "
-                  f"{wall:6.2f} s wall  peak RSS {rss / 1024:7.1f} MB", flush=True)
+                  f"{wall:6.2f} s wall  peak RSS {rss / 1024:7.1f} MB (vault-mem's own {own / 1024:6.1f} MB)",
+                  flush=True)
     finally:
         shutil.rmtree(base, ignore_errors=True)
 

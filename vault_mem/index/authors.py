@@ -10,6 +10,7 @@ reflect; the rows are derived state like the rest of the sidecar.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -199,12 +200,16 @@ def origins_of(db: Database, blobs: list[str]) -> dict[str, tuple[str, str]]:
     return {r[0]: (r[1], r[2]) for r in rows}
 
 
-def add_origins(db: Database, found: dict[str, tuple[str, str]], stamp: str, tips: list[str]) -> None:
+def add_origins(db: Database, found: dict[str, tuple[str, str]], stamp: str, tips: list[str],
+                more: Iterable[list[tuple[str, str, str]]] = ()) -> None:
     """Record ``found`` (``{blob: (commit, email)}``; a blob with a row keeps it: first seen
-    wins) and the refs they were scanned up to."""
+    wins), then ``more`` (batches of ``(blob, commit, email)``, read as they come: a scan's
+    answer need not be held whole), and the refs they were scanned up to: one transaction."""
     with db.write():
         db.executemany("INSERT OR IGNORE INTO origins(blob, commit_id, email) VALUES (?, ?, ?)",
                        [(b, c, e) for b, (c, e) in found.items()])
+        for batch in more:
+            db.executemany("INSERT OR IGNORE INTO origins(blob, commit_id, email) VALUES (?, ?, ?)", batch)
         db.set_meta(ORIGINS_STAMP, stamp)
         db.set_meta(ORIGINS_TIPS, json.dumps(tips))
 

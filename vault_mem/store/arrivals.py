@@ -89,6 +89,28 @@ class Arrivals:
     def __init__(self, repo: GitRepo) -> None:
         self.logs = [e for e in (_entries(p) for p in log_files(repo)) if e]
 
+    def tips(self, new: set[str]) -> list[tuple[float, str]]:
+        """``(when, commit)`` of the log entries whose commit is one of ``new`` (a scan's new
+        commits), in :meth:`times`' order, each commit once (its first): what
+        :func:`~vault_mem.store.history.reached_first` walks from, so that the commits each
+        reached first arrived then, as :meth:`times` finds, without the scan's graph in memory
+        (one entry per log line, not per commit)."""
+        entries: list[tuple[float, str]] = []
+        for log in self.logs:
+            before = float("-inf")  # as in times()
+            for e in log:
+                if e.old.strip("0"):
+                    entries.append((before, e.old))
+                if e.new.strip("0"):
+                    entries.append((float(e.time), e.new))
+                before = float(e.time)
+        entries.sort(key=lambda e: e[0])
+        out: dict[str, float] = {}
+        for time, tip in entries:
+            if tip in new and tip not in out:
+                out[tip] = time
+        return [(time, tip) for tip, time in out.items()]
+
     def times(self, parents: dict[str, list[str]]) -> dict[str, float]:
         """When each commit of ``parents`` (a scan's new commits: ``{commit: its parents}``) was
         first named here: the date of the earliest log entry whose commit reaches it (or whose

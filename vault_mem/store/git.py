@@ -101,6 +101,10 @@ class _Wait:
         self.delay = min(self.delay * 2, 0.05)
 
 
+#: how much of a streamed git output (:meth:`GitRepo.stream`) is read at a time, in bytes
+STREAM_PIECE = 1 << 16
+
+
 def run_git(*args: str, cwd: Path | None = None, input: bytes | None = None, env: dict | None = None,
             timeout: float | None = None) -> subprocess.CompletedProcess:
     """Run git in ``cwd`` (None: this process's folder) as vault-mem runs every git: by its
@@ -207,6 +211,49 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         if binary:
             return proc.stdout if check else proc
         return proc.stdout.decode("utf-8", "replace").rstrip("\n") if check else proc
+
+    def stream(self, *args: str, input: bytes | None = None, cwd: Path | None = None,
+               size: int | None = None) -> Iterator[bytes]:
+        """Run git and yield its stdout as it comes, ``size`` bytes at most at a time
+        (:data:`STREAM_PIECE`): a read of
+        output that grows with history (``git log`` of every new commit) held a piece at a time,
+        never whole. ``input`` is written first (git's ``--stdin`` reads it whole before it
+        answers). Once the output ends, git's failure raises as :meth:`run`'s does (its
+        ``partial`` empty: what came was yielded); a reader that stops early stops git."""
+        import tempfile  # here: a start-up of every command does without it
+
+        full_env = program_env(None)
+        with tempfile.TemporaryFile() as err:
+            try:
+                proc = subprocess.Popen([program("git"), *args], cwd=cwd or self.cwd, env=full_env,
+                                        stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                                        stdout=subprocess.PIPE, stderr=err)
+            except FileNotFoundError as exc:
+                raise GitError("git is not installed or not on PATH; install git and retry") from exc
+            try:
+                if input is not None:
+                    try:
+                        proc.stdin.write(input)  # type: ignore[union-attr]
+                    except BrokenPipeError:
+                        pass  # git stopped early: its words say why, below
+                    finally:
+                        proc.stdin.close()  # type: ignore[union-attr]
+                while piece := proc.stdout.read1(size or STREAM_PIECE):  # type: ignore[union-attr]
+                    yield piece
+                code = proc.wait()
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+                proc.stdout.close()  # type: ignore[union-attr]
+            if code != 0:
+                err.seek(max(0, err.seek(0, 2) - (1 << 16)))  # the last 64 KB: git's fatal words end it
+                msg = err.read().decode("utf-8", "replace").strip() or f"exit {code}"
+                if damage_in(msg):
+                    said = " ".join(line.strip() for line in msg.splitlines()[-2:])
+                    raise HistoryDamagedError(damaged_history_message(getattr(self, "toplevel", self.cwd),
+                                                                      f"git {args[0]} failed: {said}"), partial="")
+                raise GitError(f"git {args[0]} failed: {msg}")
 
     def answer_from_what_is_there(self, exc: HistoryDamagedError) -> str:
         """What a history read that met damaged history answers from: the output git gave before

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -35,13 +36,17 @@ __all__ = [
     "changed_paths",
     "commit_messages",
     "commit_trailers",
+    "commits_between",
+    "incoming_commits",
     "commits_with_parents",
     "count_commits",
     "current_branch",
     "entry_modes",
     "first_unsafe_entry",
     "HEAD_FILES",
+    "existing_commits",
     "introductions",
+    "reached_first",
     "known_tips",
     "head_branch",
     "head_ref",
@@ -307,8 +312,8 @@ def log_entries(repo: GitRepo, paths: list[str], *, limit: int) -> list[tuple[st
 
 def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, given_only: bool = False,
                  touched: dict[str, set[str]] | None = None,
-                 moves: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]] | None] | None = None
-                 ) -> dict[str, tuple[str, str, str, str]]:
+                 moves: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]] | None] | None = None,
+                 local: frozenset[str] | None = None) -> dict[str, tuple[str, str, str, str]]:
     """``{top-level path: (commit, author email, author name, blob)}`` for each file under ``paths``
     (folders or files, taken literally) that ``new`` holds and the commits of ``new`` not in
     ``old`` (all, when ``old`` is None) changed: the newest of those commits that gave the path
@@ -325,41 +330,97 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
     deleted])}`` for each commit of the range (not a merge) that added or deleted a file, newest
     first, from the same walk (moves, seen without git's guess of renames, in one commit or split
     over two); a merge of the range is named with ``None`` (git's walk diffs no merge:
-    :func:`merge_changes` says what one added and deleted)."""
+    :func:`merge_changes` says what one added and deleted). ``local`` (the commits made here),
+    when given, keeps both to what a caller asks of them: ``touched`` holds per path at most one
+    commit not in ``local`` (did one change it?), ``moves`` the commits in ``local`` and the merges.
+
+    Memory: git's output is read as it comes (:meth:`~vault_mem.store.git.GitRepo.stream`), and
+    what is kept per path is kept for the files ``new`` holds (one ``git ls-tree``, at the first commit):
+    with ``local``, nothing grows with the number of commits of the range, only with the paths
+    (a peer's push of 100,000 commits to one file held ~2.3 KB per commit before)."""
     by_blob: dict[tuple[str, str], tuple[str, str, str]] = {}
     newest: dict[str, tuple[str, str, str]] = {}
+    tree: dict[str, str] | None = None  # read at the walk's first commit: none, no tree asked (as before)
     for i in range(0, len(paths), 2000):
         # the whole repository is asked without a pathspec: matching one against every entry of
         # every commit's diff tripled the time of a pass over a long history
         spec = [] if paths == ["."] else ["--", *paths[i:i + 2000]]
         rs, fs = separators()
-        out = _walk(repo, "--literal-pathspecs", "-c", "core.quotePath=false", "log", "--no-renames", "--raw",
-                    "--no-abbrev", f"--format={rs}%H{fs}{_who('%ae')}{fs}{_who('%an')}{fs}%P", new,
-                    *([f"^{old}"] if old else []), *spec, cwd=repo.toplevel)
-        for head, changes in _raw_log(out, rs, fs, 4):
-            who = (head[0], head[1].rstrip(" "), head[2].rstrip(" "))
-            if moves is not None and len(head[3].split()) > 1:
-                moves.setdefault(who[0], None)  # a merge: its changes are asked apart
-            added: list[tuple[str, str]] = []
-            deleted: list[tuple[str, str]] = []
-            for c in changes:
-                newest.setdefault(c.path, who)
-                by_blob.setdefault((c.path, c.new_blob), who)
-                if touched is not None:
-                    touched.setdefault(c.path, set()).add(who[0])
-                if moves is not None and c.status[:1] == "A":
-                    added.append((c.path, c.new_blob))
-                elif moves is not None and c.status[:1] == "D":
-                    deleted.append((c.path, c.old_blob))
-            if moves is not None and (added or deleted):
-                moves[who[0]] = (added, deleted)
-    if not newest:
+        out = repo.stream("--literal-pathspecs", "-c", "core.quotePath=false", "log", "--no-renames", "--raw",
+                          "--no-abbrev", f"--format={rs}%H{fs}{_who('%ae')}{fs}{_who('%an')}{fs}%P", new,
+                          *([f"^{old}"] if old else []), *spec, cwd=repo.toplevel)
+        try:
+            for text in _records(out, rs):
+                for head, changes in _raw_log(text, rs, fs, 4):
+                    tree = _files_at(repo, new, paths) if tree is None else tree
+                    _last_authors_record(head, changes, tree, newest, by_blob, touched, moves, local)
+        except HistoryDamagedError as exc:  # what git read before the damage stands (as _walk's)
+            repo.answer_from_what_is_there(exc)
+    if not newest or tree is None:
         return {}
-    held = tree_blobs(repo, new, sorted(newest))
+    held = {path: tree[path] for path in sorted(newest)}
     if given_only:
         return {path: (*by_blob[(path, blob)], blob) if by_blob.get((path, blob)) == newest[path] else ("", "", "", blob)
                 for path, blob in held.items()}
     return {path: (*by_blob.get((path, blob), newest[path]), blob) for path, blob in held.items()}
+
+
+def _files_at(repo: GitRepo, commit: str, paths: list[str]) -> dict[str, str]:
+    """``{top-level path: blob id}`` of every file ``commit`` holds under ``paths`` (folders or
+    files, literally; ``["."]``: all): one ``git ls-tree`` per 2,000 paths."""
+    wanted = set(paths)
+    # many literal paths in one ls-tree cost time in their product with the tree's size: past a
+    # few, their folders are asked (as tree_blobs does) and the answer kept to what is under them
+    literal = len(wanted) <= 100 or "." in wanted
+    asked = sorted(wanted) if literal else sorted({p.rsplit("/", 1)[0] if "/" in p else "." for p in wanted})
+    found: dict[str, str] = {}
+    for i in range(0, len(asked), 2000):
+        out = repo.run("--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", commit, "--",
+                       *asked[i:i + 2000], cwd=repo.toplevel)
+        for entry in out.split("\x00"):
+            meta, _, path = entry.partition("\t")
+            parts = meta.split()
+            if len(parts) == 3 and parts[1] == "blob" and (literal or _under(path, wanted)):
+                found[path] = parts[2]
+    return found
+
+
+def _under(path: str, wanted: set[str]) -> bool:
+    """Is ``path`` one of ``wanted`` or inside a folder of them?"""
+    if "." in wanted or path in wanted:
+        return True
+    parts = path.split("/")
+    return any("/".join(parts[:i]) in wanted for i in range(1, len(parts)))
+
+
+def _last_authors_record(head: list[str], changes: list[_RawChange], tree: dict[str, str],
+                         newest: dict[str, tuple[str, str, str]], by_blob: dict[tuple[str, str], tuple[str, str, str]],
+                         touched: dict[str, set[str]] | None,
+                         moves: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]] | None] | None,
+                         local: frozenset[str] | None) -> None:
+    """One commit of :func:`last_authors`' walk (newest first) taken in."""
+    who = (head[0], head[1].rstrip(" "), head[2].rstrip(" "))
+    if moves is not None and len(head[3].split()) > 1:
+        moves.setdefault(who[0], None)  # a merge: its changes are asked apart
+    keep_moves = moves is not None and (local is None or who[0] in local)
+    added: list[tuple[str, str]] = []
+    deleted: list[tuple[str, str]] = []
+    for c in changes:
+        if c.path in tree:  # only a file the tip holds gets an answer: nothing kept for the rest
+            newest.setdefault(c.path, who)
+            if tree[c.path] == c.new_blob:
+                by_blob.setdefault((c.path, c.new_blob), who)
+        if touched is not None:
+            if local is None:
+                touched.setdefault(c.path, set()).add(who[0])
+            elif who[0] not in local and not touched.get(c.path):
+                touched[c.path] = {who[0]}
+        if keep_moves and c.status[:1] == "A":
+            added.append((c.path, c.new_blob))
+        elif keep_moves and c.status[:1] == "D":
+            deleted.append((c.path, c.old_blob))
+    if moves is not None and (added or deleted):
+        moves[who[0]] = (added, deleted)
 
 
 def merge_changes(repo: GitRepo, merges: list[str], pathspec: str
@@ -618,30 +679,87 @@ def seen_elsewhere(repo: GitRepo, blob: str) -> bool:
     return any(c not in local for c in out.split())
 
 
+def existing_commits(repo: GitRepo, ids: list[str]) -> list[str]:
+    """Those of ``ids`` that are commits in the repository (a pruned reflog's are gone)."""
+    if not ids:
+        return []
+    present = repo.run("cat-file", "--batch-check=%(objectname) %(objecttype)", input="".join(
+        f"{c}\n" for c in ids).encode("ascii"), cwd=repo.toplevel)
+    return [w[0] for w in (line.split() for line in present.splitlines()) if len(w) == 2 and w[1] == "commit"]
+
+
+def _records(pieces: Iterable[bytes], rs: str) -> Iterator[str]:
+    """The text of ``pieces`` (a git output read as it comes) cut into runs of whole records:
+    each run ends before a record separator ``rs``, so a record is never split. Where git stops
+    at damaged history, what it printed is yielded before the error is raised."""
+    sep = rs.encode("ascii")
+    held: list[bytes] = []  # the pieces since the last cut (a long record: many, joined once)
+    try:
+        for piece in pieces:
+            window = (held[-1][1 - len(sep):] if held and len(sep) > 1 else b"") + piece
+            held.append(piece)
+            cut = window.rfind(sep)
+            if cut < 0:
+                continue
+            joined = b"".join(held)
+            at = len(joined) - len(window) + cut
+            if at > 0:
+                yield joined[:at].decode("utf-8", "replace")
+            held = [joined[at:]]
+    except HistoryDamagedError:
+        # git stopped at damage: what it printed before is an answer (as _walk's ``partial``)
+        if held:
+            yield b"".join(held).decode("utf-8", "replace")
+        raise
+    if held:
+        yield b"".join(held).decode("utf-8", "replace")
+
+
 def introductions(repo: GitRepo, tips: list[str], seen: list[str]
-                  ) -> list[tuple[str, str, str, int, list[str], list[str]]]:
+                  ) -> Iterator[tuple[str, str, str, int, list[str], list[str]]]:
     """``(commit, author email, author name, committer time, parents, blobs)`` for each commit
     reachable from ``tips`` and not from ``seen``, parents before children: the blobs it gives any path (a
     merge: compared with its first parent; INDEX.md, which is generated, left out). One ``git
-    log``; ids of ``seen`` no longer in the repository are dropped (a pruned reflog)."""
+    log``, read as it comes (:meth:`~vault_mem.store.git.GitRepo.stream`): held a few records at
+    a time, whatever the number of commits; ids of ``seen`` no longer in the repository are
+    dropped (a pruned reflog). git's failure raises once its output is read."""
     if not tips:
-        return []
-    if seen:
-        present = repo.run("cat-file", "--batch-check=%(objectname) %(objecttype)", input="".join(
-            f"{c}\n" for c in seen).encode("ascii"), cwd=repo.toplevel)
-        seen = [w[0] for w in (line.split() for line in present.splitlines()) if len(w) == 2 and w[1] == "commit"]
+        return
+    seen = existing_commits(repo, seen)
     revs = "".join(f"{c}\n" for c in tips) + "".join(f"^{c}\n" for c in seen)
     rs, fs = separators()
-    out = repo.run("-c", "core.quotePath=false", "log", "--stdin", "--reverse", "--topo-order", "--root",
-                   "--no-renames", "--raw", "--no-abbrev", "--diff-merges=first-parent",
-                   f"--format={rs}%H{fs}{_who('%ae')}{fs}%ct{fs}%P{fs}{_who('%an')}", input=revs.encode("ascii"),
-                   cwd=repo.toplevel)
-    found = []
-    for head, changes in _raw_log(out, rs, fs, 5):
-        blobs = [c.new_blob for c in changes if c.status[:1] in "AMT" and c.path.rsplit("/", 1)[-1] != INDEX_FILE]
-        found.append((head[0], head[1].rstrip(" "), head[4].rstrip(" "), int(head[2]) if head[2].isdigit() else 0,
-                      head[3].split(), blobs))
-    return found
+    out = repo.stream("-c", "core.quotePath=false", "log", "--stdin", "--reverse", "--topo-order", "--root",
+                      "--no-renames", "--raw", "--no-abbrev", "--diff-merges=first-parent",
+                      f"--format={rs}%H{fs}{_who('%ae')}{fs}%ct{fs}%P{fs}{_who('%an')}", input=revs.encode("ascii"),
+                      cwd=repo.toplevel)
+    for text in _records(out, rs):
+        for head, changes in _raw_log(text, rs, fs, 5):
+            blobs = [c.new_blob for c in changes if c.status[:1] in "AMT" and c.path.rsplit("/", 1)[-1] != INDEX_FILE]
+            yield (head[0], head[1].rstrip(" "), head[4].rstrip(" "), int(head[2]) if head[2].isdigit() else 0,
+                   head[3].split(), blobs)
+
+
+def reached_first(repo: GitRepo, tips: list[str], seen: list[str],
+                  parents: dict[str, list[str]] | None = None) -> Iterator[tuple[int, str]]:
+    """``(k, commit)`` for each commit reachable from ``tips[k]`` and from none of ``tips[:k]``
+    nor ``seen`` (each tip in turn: what it reached first). One ``git rev-list`` per tip, read as
+    it comes: nothing is held per commit, however many. A tip whose ``parents`` (when known) are
+    all earlier tips reaches itself alone: no git asked (a line of commits made here, one log
+    entry each), and it is named even when an earlier tip reached it (the first naming is the
+    answer). ``seen`` must be commits that are there (:func:`existing_commits`)."""
+    negative = "".join(f"^{c}\n" for c in seen)
+    done: set[str] = set()
+    for k, tip in enumerate(tips):
+        above = (parents or {}).get(tip)
+        if above is not None and all(p in done for p in above):
+            yield k, tip
+        else:
+            for text in _records(repo.stream("rev-list", "--stdin", input=f"{tip}\n{negative}".encode("ascii"),
+                                             cwd=repo.toplevel), "\n"):
+                for commit in text.split():
+                    yield k, commit
+        negative += f"^{tip}\n"
+        done.add(tip)
 
 
 def is_ancestor(repo: GitRepo, old: str, new: str) -> bool:
@@ -705,10 +823,31 @@ def merge_base(repo: GitRepo, a: str, b: str) -> str:
 
 
 def count_commits(repo: GitRepo, tip: str, exclude: str | None = None) -> int:
-    """How many commits ``tip`` has that ``exclude`` (when given) does not."""
-    if exclude is not None and repo.history_memo is not None:
-        return len(commits_with_parents(repo, tip, exclude))  # the list a sync asks for anyway
+    """How many commits ``tip`` has that ``exclude`` (when given) does not (git counts: nothing
+    is held per commit here)."""
     return int(repo.run("rev-list", "--count", tip, *([f"^{exclude}"] if exclude else [])))
+
+
+def incoming_commits(repo: GitRepo, tip: str, exclude: str, over: int) -> tuple[int, list[tuple[str, int]]]:
+    """``(how many commits tip has that exclude does not, [(commit, size) of those over ``over``
+    bytes]``): one streamed ``git rev-list``, the sizes read from object headers 2,000 commits at
+    a time; nothing held per commit. Kept within :func:`remembered` (a sync counts them and checks
+    their sizes from one list)."""
+    def answer() -> tuple[int, list[tuple[str, int]]]:
+        count, big = 0, []
+        commits = commits_between(repo, tip, exclude)
+        while part := list(itertools.islice(commits, 2000)):
+            count += len(part)
+            big += [(c, size) for c, size in blob_sizes(repo, part).items() if size > over]
+        return count, big
+    return _once(repo, ("incoming", tip, exclude, over), (tip, exclude), answer)
+
+
+def commits_between(repo: GitRepo, tip: str, exclude: str | None = None) -> Iterator[str]:
+    """Each commit ``tip`` has that ``exclude`` (when given) does not, newest first (``git
+    rev-list``), read as it comes: a peer's push of any number of commits is never held whole."""
+    for text in _records(repo.stream("rev-list", tip, *([f"^{exclude}"] if exclude else []), cwd=repo.toplevel), "\n"):
+        yield from text.split()
 
 
 def commits_with_parents(repo: GitRepo, tip: str, base: str) -> list[list[str]]:
@@ -737,10 +876,15 @@ def paths_by_commit(repo: GitRepo, old: str | None, new: str, pathspec: str) -> 
 
 
 def paths_in_range(repo: GitRepo, old: str | None, new: str) -> list[str]:
-    """Every top-level path that the commits of ``new`` not in ``old`` touch (first parents)."""
-    out = repo.run("log", "--format=", "--name-only", "--no-renames", "--diff-merges=first-parent",
-                   new, *([f"^{old}"] if old else []), cwd=repo.toplevel)
-    return [p for p in out.split("\n") if p]
+    """Every top-level path that the commits of ``new`` not in ``old`` touch (first parents),
+    each once: git's output read as it comes, so a path changed by each of 100,000 commits is
+    held once, not 100,000 times."""
+    out = repo.stream("log", "--format=", "--name-only", "--no-renames", "--diff-merges=first-parent",
+                      new, *([f"^{old}"] if old else []), cwd=repo.toplevel)
+    found: dict[str, None] = {}
+    for text in _records(out, "\n"):
+        found.update(dict.fromkeys(p for p in text.split("\n") if p))
+    return list(found)
 
 
 def current_branch(repo: GitRepo) -> str | None:

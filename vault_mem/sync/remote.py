@@ -59,6 +59,7 @@ from vault_mem.store.history import (
     commits_with_parents,
     count_commits,
     current_branch,
+    incoming_commits,
     merge_base,
     paths_by_commit,
     paths_in_range,
@@ -78,7 +79,7 @@ from vault_mem.store.network import (
 )
 from vault_mem.store.upstream import note_stopped, replaced_history
 from vault_mem.store.worktree import ensure_upstream
-from vault_mem.sync.replay import Replay
+from vault_mem.sync.replay import MAX_COMMIT_BYTES, Replay
 from vault_mem.sync.report import SyncReport
 from vault_mem.vault.authors import displaced_by_peers
 from vault_mem.vault.core import Vault
@@ -324,7 +325,9 @@ def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport) -> str 
                             "again; nothing changed")
     if remote_tip is None or base == remote_tip:
         return local  # only local commits: nothing to integrate
-    report.received = count_commits(repo, remote_tip, local)
+    # counted from the list the size check reads too (one streamed rev-list, nothing per commit kept)
+    report.received = incoming_commits(repo, remote_tip, local, MAX_COMMIT_BYTES)[0] if local else \
+        count_commits(repo, remote_tip, local)
     commits = []
     for ids in commits_with_parents(repo, local, base):
         if len(ids) > 2:

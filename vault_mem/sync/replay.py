@@ -41,7 +41,7 @@ from vault_mem.store.history import (
     case_collision,
     changed_entries,
     changed_paths,
-    commits_with_parents,
+    incoming_commits,
     first_unsafe_entry,
     log_entries,
     staged_against,
@@ -208,18 +208,20 @@ class Replay:
         over the vault's file size limit (``[limits] max_body_bytes`` plus room for the
         frontmatter), and files over :data:`MAX_INCOMING_BYTES` in all: sizes are read from git's
         object headers, so nothing over it is loaded."""
-        commits = [c[0] for c in commits_with_parents(self.repo, self.remote_tip, self.local)]
-        # the commits' and the files' sizes from one git process
-        sizes = blob_sizes(self.repo, sorted(set(commits) | set(blobs.values())))
-        for commit, size in sorted((c, sizes[c]) for c in set(commits) if c in sizes):
-            if size > MAX_COMMIT_BYTES:
-                # a commit stays in the remote's history: removing it is a rewrite every clone must
-                # follow, so each clone is told what it can do alone (as for a large import)
-                raise SyncError("unsafe", f"the remote's commit {commit[:10]} (tip {self.remote_tip[:10]}) is "
-                                f"{size} bytes, more than a commit one sync takes ({MAX_COMMIT_BYTES} bytes; "
-                                "nearly all of it is its message); if that commit is wanted (a squash with a long "
-                                "message), integrate it by hand once (`git pull --rebase`, then `vault-mem "
-                                "doctor`), else remove it from the remote's history; then sync again; nothing changed")
+        # the commits' sizes a chunk at a time, as git lists them: a peer's push of any number of
+        # commits is never held whole (the first over the limit by id is named, as ever)
+        big = incoming_commits(self.repo, self.remote_tip, self.local, MAX_COMMIT_BYTES)[1]
+        over = min(big) if big else None
+        sizes = blob_sizes(self.repo, sorted(set(blobs.values())))
+        if over is not None:
+            commit, size = over
+            # a commit stays in the remote's history: removing it is a rewrite every clone must
+            # follow, so each clone is told what it can do alone (as for a large import)
+            raise SyncError("unsafe", f"the remote's commit {commit[:10]} (tip {self.remote_tip[:10]}) is "
+                            f"{size} bytes, more than a commit one sync takes ({MAX_COMMIT_BYTES} bytes; "
+                            "nearly all of it is its message); if that commit is wanted (a squash with a long "
+                            "message), integrate it by hand once (`git pull --rebase`, then `vault-mem "
+                            "doctor`), else remove it from the remote's history; then sync again; nothing changed")
         limit = self.vault.config.max_file_bytes
         total = sum(sizes.get(blob, 0) for blob in blobs.values())
         if total > MAX_INCOMING_BYTES:

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING
 from vault_mem.config import Config
 from vault_mem.errors import GitError, HistoryDamagedError, IndexStoreError, VaultMemError
 from vault_mem.index import authors as rows
+from vault_mem.index.origins_scan import ScanScratch
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.names import email_key
 from vault_mem.model.render import Author, Legend
@@ -192,7 +193,7 @@ def _refresh(ws: Workspace, sidecar: Sidecar, head: str, stored: str | None, dam
     # vouches for it, _given_back reads whose last word it is (a peer's merge that kept its own
     # tree over the person's `forget` gave the forgotten text back as the person's first commit's)
     if base is None:
-        found = history.last_authors(repo, head, None, [spec], given_only=True, touched=touched, moves=moves)
+        found = history.last_authors(repo, head, None, [spec], given_only=True, touched=touched, moves=moves, local=local)
         _merged(ws, head, moves, found)
         if not damaged():
             found = _vault_relative(ws, found)
@@ -201,7 +202,7 @@ def _refresh(ws: Workspace, sidecar: Sidecar, head: str, stored: str | None, dam
             rows.replace(db, head, found, lineage | (moved.keys() & found.keys()), moved, deleted)
         return
     changed = history.changed_paths(repo, stored, head, spec)  # what differs from what the rows reflect
-    found = history.last_authors(repo, head, base, [spec], given_only=True, touched=touched, moves=moves)
+    found = history.last_authors(repo, head, base, [spec], given_only=True, touched=touched, moves=moves, local=local)
     _merged(ws, head, moves, found)
     missing = [p for p in changed if p not in found]
     if missing:  # back to a version older than the common ancestor: its author is further back
@@ -1097,6 +1098,9 @@ def author_tagger(ws: Workspace, sidecar: Sidecar, legend: Legend, ids: Identiti
 #: at most this many "does the peer's commit descend from the person's" questions per scan (for
 #: peer commits no ref log names); past it such a text is taken as the peer's (the safe side)
 _ANCESTRY_CHECKS = 100
+#: how many commits (or texts they gave, whichever is reached first) the origins scan holds in
+#: memory at once; the rest wait in its working file (:mod:`vault_mem.index.origins_scan`)
+SCAN_CHUNK = 2000
 #: per vault: origins found but not stored (a read-only sidecar, a full disk)
 _UNSTORED: dict[str, dict[str, tuple[str, str]]] = {}
 
@@ -1116,8 +1120,10 @@ class Origins:
     commit was made before any of the peer's arrived here (by the ref logs' dates, not the
     commits': :meth:`_firsts`). A peer copying the person's memory takes nothing, however it
     dates its copy; the person copying a peer's takes nothing either.
-    Brought up to date when the refs change (one ``git rev-list`` and one ``git log`` over the
-    new commits); kept in the sidecar (:mod:`vault_mem.index.authors`)."""
+    Brought up to date when the refs change (one ``git log`` over the new commits, read as it
+    comes, :data:`SCAN_CHUNK` commits at a time, their texts' givers kept in a working file,
+    :mod:`vault_mem.index.origins_scan`: the scan's memory does not grow with the number of
+    commits a push brings); kept in the sidecar (:mod:`vault_mem.index.authors`)."""
 
     def __init__(self, ws: Workspace, sidecar: Sidecar, ids: Identities):
         self.ws, self.db, self.ids, self.read_only = ws, sidecar.db, ids, sidecar.read_only
@@ -1140,55 +1146,82 @@ class Origins:
         if seen is None:
             return
         tips = history.known_tips(repo)
-        found = history.introductions(repo, tips, seen)
-        known = rows.origins_of(self.db, [b for *_who, blobs in found for b in blobs])
-        # each new text's commits, in the scan's order: (commit, email, committer time)
-        givers: dict[str, list[tuple[str, str, int]]] = {}
-        for commit, email, _name, when, _parents, blobs in found:
-            for blob in dict.fromkeys(blobs):
-                if blob not in known and blob not in self.unstored:
-                    givers.setdefault(blob, []).append((commit, email, when))
-        firsts = self._firsts(givers, {commit: parents for commit, *_rest, parents, _blobs in found})
-        if sidecar.read_only:
+        with ScanScratch(os.path.dirname(self.db.path)) as scratch:
+            new_tips = self._gather(scratch, tips, seen)
+            firsts = self._firsts(scratch, new_tips, seen)
+            if not sidecar.read_only:
+                try:
+                    rows.add_origins(self.db, firsts, stamp, tips, more=scratch.firsts())
+                    return
+                except IndexStoreError:
+                    pass
+            # a read-only sidecar, a full disk: this operation's answer, in memory (the one case
+            # it grows with the new texts: nothing else can hold it)
             self.unstored = _UNSTORED.setdefault(str(self.ws.root), {})
-            self.unstored.update(firsts)
-            return
-        try:
-            rows.add_origins(self.db, firsts, stamp, tips)
-        except IndexStoreError:
-            self.unstored = _UNSTORED.setdefault(str(self.ws.root), {})
+            for batch in scratch.firsts():
+                self.unstored.update({b: (c, e) for b, c, e in batch})
             self.unstored.update(firsts)
 
-    def _firsts(self, givers: dict[str, list[tuple[str, str, int]]],
-                parents: dict[str, list[str]]) -> dict[str, tuple[str, str]]:
-        """The first commit of each text (``givers``: its commits in the scan's order; ``parents``:
-        the scan's commits). Where this machine and a peer both gave it, this machine's earliest
-        commit is first unless one of the peer's had arrived here by the time it was made (the
+    def _gather(self, scratch: ScanScratch, tips: list[str], seen: list[str]) -> dict[str, list[str]]:
+        """Each new text's commits, in the scan's order (parents before children), into
+        ``scratch``, :data:`SCAN_CHUNK` commits (or texts) at a time: nothing here grows with
+        their number. Returns the new commits among ``tips`` with their parents (a ref log may
+        name them: where :meth:`_firsts` asks when each commit arrived)."""
+        tipset = set(tips)
+        new_tips: dict[str, list[str]] = {}
+        chunk: list[tuple[str, str, str, int, list[str], list[str]]] = []
+        size = 0
+        for record in history.introductions(self.ws.repo, tips, seen):
+            chunk.append(record)
+            size += 1 + len(record[5])
+            if record[0] in tipset:
+                new_tips[record[0]] = record[4]
+            if size >= SCAN_CHUNK:
+                self._add(scratch, chunk)
+                chunk, size = [], 0
+        self._add(scratch, chunk)
+        return new_tips
+
+    def _add(self, scratch: ScanScratch, chunk: list[tuple[str, str, str, int, list[str], list[str]]]) -> None:
+        """One chunk's givers of texts no earlier scan saw (nor this operation, unstored)."""
+        if not chunk:
+            return
+        known = rows.origins_of(self.db, list({b for *_who, blobs in chunk for b in blobs}))
+        scratch.add_givers([(blob, commit, email, when, commit in self.ids.local)
+                            for commit, email, _name, when, _parents, blobs in chunk
+                            for blob in dict.fromkeys(blobs) if blob not in known and blob not in self.unstored])
+
+    def _firsts(self, scratch: ScanScratch, new_tips: dict[str, list[str]], seen: list[str]) -> dict[str, tuple[str, str]]:
+        """The first commit of each text given both here and by a peer in this scan (the others':
+        their first giver, ``scratch.firsts``). Where this machine and a peer both gave it, this
+        machine's earliest commit is first unless one of the peer's had arrived here by the time it was made (the
         ref logs' dates, this machine's clock: :mod:`vault_mem.store.arrivals`) and does not
         descend from it (a tie in seconds, a clock set back: the graph settles it): the person
         copying a peer's text takes nothing, and neither does a peer copying the person's, on a
         line of its own with any dates. A peer's commit no log names, or only a log whose older
         entries are gone (a gc's expiry), has no known arrival: it counts as arrived before, unless
         it descends from ours (at most :data:`_ANCESTRY_CHECKS` such
-        questions a scan; past them, the peer's)."""
+        questions a scan; past them, the peer's). Holds the texts both gave (at most one per
+        text a commit made here gave) and one of each's commits at a time."""
         firsts: dict[str, tuple[str, str]] = {}
-        arrived: dict[str, float] | None = None
+        arrived = False
         checks = 0
-        for blob, commits in givers.items():
-            firsts[blob] = commits[0][:2]
-            ours = [c for c in commits if c[0] in self.ids.local]
-            theirs = [c for c in commits if c[0] not in self.ids.local]
-            if not ours or not theirs:
-                continue
-            mine = min(ours, key=lambda c: c[2])
-            arrived = Arrivals(self.ws.repo).times(parents) if arrived is None else arrived
-            kept = True
-            for peer, _email, _when in theirs:
-                if arrived.get(peer, -math.inf) > -math.inf:
+        for blob in scratch.both():
+            mine = min(scratch.givers(blob, here=True), key=lambda c: c[2])
+            if not arrived:  # when each new commit arrived, asked once, only when needed
+                order = Arrivals(self.ws.repo).tips(set(new_tips))
+                scratch.add_arrivals((commit, order[k][0]) for k, commit in history.reached_first(
+                    self.ws.repo, [tip for _when, tip in order], history.existing_commits(self.ws.repo, seen), new_tips))
+                arrived = True
+            kept, first = True, None
+            for peer, email, _when in scratch.givers(blob, here=False):
+                first = first or (peer, email)
+                at = scratch.arrival(peer)
+                if at is not None and at > -math.inf:
                     # a peer's commit that descends from ours was made after it, whatever the
                     # clocks say: one that arrived the same second (or before, by a clock set
                     # back since) is asked so, within the same budget
-                    kept = arrived[peer] > mine[2]
+                    kept = at > mine[2]
                     if not kept:
                         checks += 1
                         kept = checks <= _ANCESTRY_CHECKS and history.is_ancestor(self.ws.repo, mine[0], peer)
@@ -1199,7 +1232,7 @@ class Origins:
                     kept = checks <= _ANCESTRY_CHECKS and history.is_ancestor(self.ws.repo, mine[0], peer)
                 if not kept:
                     break
-            firsts[blob] = mine[:2] if kept else theirs[0][:2]
+            firsts[blob] = mine[:2] if kept or first is None else first
         return firsts
 
     def lineage(self) -> set[str]:
