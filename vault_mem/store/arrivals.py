@@ -89,15 +89,16 @@ class Arrivals:
     def __init__(self, repo: GitRepo) -> None:
         self.logs = [e for e in (_entries(p) for p in log_files(repo)) if e]
 
-    def tips(self, new: set[str]) -> list[tuple[float, str]]:
-        """``(when, commit)`` of the log entries whose commit is one of ``new`` (a scan's new
-        commits), in :meth:`times`' order, each commit once (its first): what
-        :func:`~vault_mem.store.history.reached_first` walks from, so that the commits each
-        reached first arrived then, as :meth:`times` finds, without the scan's graph in memory
-        (one entry per log line, not per commit)."""
+    def _dated(self) -> list[tuple[float, str]]:
+        """``(when, commit)`` of every log entry's commit and of what its ref held before it, in
+        date order. What a ref held before an entry is dated by the entry before it (before the
+        first entry kept: any time, ``-inf``). Where the log is whole that is the entry before's
+        own commit; where entries are gone (`git reflog expire`: the first ones, or ones in the
+        middle whose commits are no longer reachable; `git reflog delete`), what the gone ones
+        brought counts as arrived by the last entry kept before them, never later."""
         entries: list[tuple[float, str]] = []
         for log in self.logs:
-            before = float("-inf")  # as in times()
+            before = float("-inf")
             for e in log:
                 if e.old.strip("0"):
                     entries.append((before, e.old))
@@ -105,8 +106,16 @@ class Arrivals:
                     entries.append((float(e.time), e.new))
                 before = float(e.time)
         entries.sort(key=lambda e: e[0])
+        return entries
+
+    def tips(self, new: set[str]) -> list[tuple[float, str]]:
+        """``(when, commit)`` of the log entries whose commit is one of ``new`` (a scan's new
+        commits), in :meth:`times`' order, each commit once (its first): what
+        :func:`~vault_mem.store.history.reached_first` walks from, so that the commits each
+        reached first arrived then, as :meth:`times` finds, without the scan's graph in memory
+        (one entry per log line, not per commit)."""
         out: dict[str, float] = {}
-        for time, tip in entries:
+        for time, tip in self._dated():
             if tip in new and tip not in out:
                 out[tip] = time
         return [(time, tip) for tip, time in out.items()]
@@ -119,23 +128,8 @@ class Arrivals:
         commit left out was named by no log (a tag, ``FETCH_HEAD`` alone): when is not known.
         One walk of the commits, entries in date order (a commit reached once is not walked
         again: its ancestors were reached then too)."""
-        entries: list[tuple[float, str]] = []
-        for log in self.logs:
-            # what each entry's ref held before it, as of the entry before it (before the first
-            # entry kept: any time). Where the log is whole that is the entry before's own
-            # commit; where entries are gone (`git reflog expire`: the first ones, or ones in the
-            # middle whose commits are no longer reachable; `git reflog delete`), what the gone
-            # ones brought counts as arrived by the last entry kept before them, never later
-            before = float("-inf")
-            for e in log:
-                if e.old.strip("0"):
-                    entries.append((before, e.old))
-                if e.new.strip("0"):
-                    entries.append((float(e.time), e.new))
-                before = float(e.time)
-        entries.sort(key=lambda e: e[0])
         when: dict[str, float] = {}
-        for time, tip in entries:
+        for time, tip in self._dated():
             stack = [tip]
             while stack:
                 commit = stack.pop()

@@ -98,23 +98,33 @@ def holds(path: Path, data: bytes) -> bool:
     exactly ``data``, read only when its size is ``data``'s: a file a commit gave (a peer's 1 GB
     INDEX.md, a push of 1 MB, taken by a plain `git pull` or a clone) is never read whole to learn
     that it is not the one vault-mem renders. False when there is none."""
+    fd = _open_file(path)
+    if fd is None:
+        return False
+    size = os.fstat(fd).st_size
+    with os.fdopen(fd, "rb") as fh:
+        return size == len(data) and fh.read(len(data) + 1) == data
+
+
+def _open_file(path: Path) -> int | None:
+    """A read-only descriptor of the file at ``path``, never through a symlink (a link there is
+    :class:`LinkError`), None when there is none (or only a dangling link: a write replaces the
+    link itself); a folder there is :class:`MalformedFileError`."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except FileNotFoundError:
-        return False
+        return None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             if not os.path.exists(path):
-                return False
+                return None
             raise LinkError(link_message(path)) from None
         raise
-    st = os.fstat(fd)
-    if stat.S_ISDIR(st.st_mode):
+    if stat.S_ISDIR(os.fstat(fd).st_mode):
         os.close(fd)
         raise MalformedFileError(f"{shown(str(path))} is a folder where vault-mem expects a file; move what it "
                                  "holds out, remove it and retry")
-    with os.fdopen(fd, "rb") as fh:
-        return st.st_size == len(data) and fh.read(len(data) + 1) == data
+    return fd
 
 
 def ensure_own_dir(path: Path) -> Path:
@@ -173,20 +183,9 @@ def current_bytes(path: Path, *, max_bytes: int | None = None) -> bytes | None:
     """The bytes at ``path`` now (never through a symlink), or None when there is no file (or
     only a dangling link); the first ``max_bytes`` when given (a file a commit gave may be any
     size)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except FileNotFoundError:
+    fd = _open_file(path)
+    if fd is None:
         return None
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            if not os.path.exists(path):
-                return None  # a dangling link holds nothing: a write replaces the link itself
-            raise LinkError(link_message(path)) from None
-        raise
-    if stat.S_ISDIR(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise MalformedFileError(f"{shown(str(path))} is a folder where vault-mem expects a file; move what it "
-                                 "holds out, remove it and retry")
     with os.fdopen(fd, "rb") as fh:
         return fh.read() if max_bytes is None else fh.read(max_bytes)
 

@@ -373,6 +373,12 @@ def _files_at(repo: GitRepo, commit: str, paths: list[str]) -> dict[str, str]:
     # few, their folders are asked (as tree_blobs does) and the answer kept to what is under them
     literal = len(wanted) <= 100 or "." in wanted
     asked = sorted(wanted) if literal else sorted({p.rsplit("/", 1)[0] if "/" in p else "." for p in wanted})
+    return _ls_blobs(repo, commit, asked, lambda path: literal or _under(path, wanted))
+
+
+def _ls_blobs(repo: GitRepo, commit: str, asked: list[str], keep: Callable[[str], bool]) -> dict[str, str]:
+    """``{top-level path: blob id}`` of the files ``commit`` holds under ``asked`` (literal
+    paths or folders) that ``keep`` keeps: one ``git ls-tree`` per 2,000 of them."""
     found: dict[str, str] = {}
     for i in range(0, len(asked), 2000):
         out = repo.run("--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", commit, "--",
@@ -380,7 +386,7 @@ def _files_at(repo: GitRepo, commit: str, paths: list[str]) -> dict[str, str]:
         for entry in out.split("\x00"):
             meta, _, path = entry.partition("\t")
             parts = meta.split()
-            if len(parts) == 3 and parts[1] == "blob" and (literal or _under(path, wanted)):
+            if len(parts) == 3 and parts[1] == "blob" and keep(path):
                 found[path] = parts[2]
     return found
 
@@ -519,16 +525,7 @@ def tree_blobs(repo: GitRepo, commit: str, paths: list[str]) -> dict[str, str]:
     wanted = set(paths)
     folders = sorted({p.rsplit("/", 1)[0] + "/" if "/" in p else p for p in wanted})
     asked = sorted(wanted) if len(wanted) <= 100 else folders  # a few files: by name
-    found: dict[str, str] = {}
-    for i in range(0, len(asked), 2000):
-        out = repo.run("--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", commit, "--",
-                       *asked[i:i + 2000], cwd=repo.toplevel)
-        for entry in out.split("\x00"):
-            meta, _, path = entry.partition("\t")
-            parts = meta.split()
-            if len(parts) == 3 and parts[1] == "blob" and path in wanted:
-                found[path] = parts[2]
-    return found
+    return _ls_blobs(repo, commit, asked, wanted.__contains__)
 
 
 def commits_by(repo: GitRepo, tip: str, emails: set[str]) -> list[str]:
