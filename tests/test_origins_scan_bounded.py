@@ -28,6 +28,7 @@ import pytest
 from conftest import PEER_EMAIL, cli, git, new_vault, person_and_peer, push_as_peer
 
 from vault_mem.index import authors as rows
+from vault_mem.index import origins_scan
 from vault_mem.store import git as store_git
 from vault_mem.store import history
 from vault_mem.store.arrivals import Arrivals
@@ -171,8 +172,10 @@ def test_the_chunked_scan_gives_the_whole_history_scans_answers(shared_history, 
             expected = _reference(vault.ws, ids, tips, seen)
             assert len(expected) > 15
             answers = {}
-            for chunk, piece in ((1, 7), (2, 64), (3, 7), (7, 1 << 16), (10**9, 1 << 16)):
+            # spill: the working set moved into its file at the first rows, or kept in memory
+            for chunk, piece, spill in ((1, 7, 1), (2, 64, 10**9), (3, 7, 1), (7, 1 << 16, 10**9), (10**9, 1 << 16, 1)):
                 monkeypatch.setattr(store_git, "STREAM_PIECE", piece, raising=False)
+                monkeypatch.setattr(origins_scan, "SPILL_ROWS", spill)
                 table, who = _scan_with(vault, chunk, seen, monkeypatch)
                 assert table == expected, (chunk, seen)
                 answers[chunk] = who

@@ -8,8 +8,9 @@ order (parents before children), and whether the commit was made here. ``arrival
 new commit was first named by a ref log here (:mod:`vault_mem.store.arrivals`), asked only when a
 text was given both here and by a peer. The file is made beside the sidecar (the state folder,
 on the vault's disk: a temporary folder may be memory, tmpfs), else in the system's temporary
-folder, with mode 0600; it holds commit ids and emails, and is deleted when the scan ends
-(:meth:`ScanScratch.close`).
+folder, with mode 0600, once the working set holds :data:`SPILL_ROWS` rows (until then it is in
+memory: the scan of a write's own commit makes no file); it holds commit ids and emails, and is
+deleted when the scan ends (:meth:`ScanScratch.close`).
 Not the sidecar: the scan's working set is thrown away, only its answer (``origins``) is kept.
 """
 
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from collections.abc import Iterable, Iterator
 
 from vault_mem.errors import IndexStoreError
@@ -28,6 +28,21 @@ __all__ = ["ScanScratch"]
 #: the page cache of the working file, in KiB (SQLite's ``cache_size`` when negative): what it
 #: holds in memory at most, whatever the number of rows
 CACHE_KIB = 2048
+#: rows the working set holds in memory before it moves into a file (~150 bytes each: ~3 MB)
+SPILL_ROWS = 20_000
+
+_PRAGMAS = f"""
+    PRAGMA journal_mode = OFF;
+    PRAGMA synchronous = OFF;
+    PRAGMA temp_store = FILE;
+    PRAGMA cache_size = -{CACHE_KIB};
+    """
+_SCHEMA = _PRAGMAS + """
+    CREATE TABLE givers (seq INTEGER PRIMARY KEY, blob TEXT NOT NULL, commit_id TEXT NOT NULL,
+                         email TEXT NOT NULL, at TEXT NOT NULL, here INTEGER NOT NULL);
+    CREATE INDEX givers_blob ON givers(blob, here, seq);
+    CREATE TABLE arrivals (commit_id TEXT PRIMARY KEY, at REAL NOT NULL) WITHOUT ROWID;
+    """
 
 
 class ScanScratch:
@@ -35,28 +50,38 @@ class ScanScratch:
     :class:`~vault_mem.errors.IndexStoreError` (a full disk, no temporary folder)."""
 
     def __init__(self, folder: str | None = None) -> None:
-        self.path = ""
+        self.path, self.folder, self.rows = "", folder, 0
+        try:
+            # in memory until it holds SPILL_ROWS rows: a write's scan of its own commit (every
+            # agent write moves a ref) makes no file, and imports nothing to make one
+            self.conn = driver().connect(":memory:", isolation_level=None)
+            self.conn.executescript(_SCHEMA)
+        except _errors() as exc:
+            self.close()
+            raise IndexStoreError(f"the origins scan cannot keep its working set: {exc}") from exc
+
+    def _spill(self) -> None:
+        """Move the working set into a file once it holds :data:`SPILL_ROWS` rows (see the
+        module): from then on its memory is SQLite's page cache, :data:`CACHE_KIB`."""
+        if self.path or self.rows < SPILL_ROWS:
+            return
+        import tempfile  # lazy: only a scan this big needs it
+
         try:
             try:
-                fd, self.path = tempfile.mkstemp(prefix="origins-scan-", suffix=".db", dir=folder)
+                fd, self.path = tempfile.mkstemp(prefix="origins-scan-", suffix=".db", dir=self.folder)
             except OSError:  # a read-only state folder: the system's temporary one
                 fd, self.path = tempfile.mkstemp(prefix="vault-mem-origins-scan-", suffix=".db")
             os.close(fd)  # mkstemp: 0600, whatever the umask
-            self.conn = driver().connect(self.path, isolation_level=None)
-            self.conn.executescript(
-                f"""
-                PRAGMA journal_mode = OFF;
-                PRAGMA synchronous = OFF;
-                PRAGMA temp_store = FILE;
-                PRAGMA cache_size = -{CACHE_KIB};
-                CREATE TABLE givers (seq INTEGER PRIMARY KEY, blob TEXT NOT NULL, commit_id TEXT NOT NULL,
-                                     email TEXT NOT NULL, at TEXT NOT NULL, here INTEGER NOT NULL);
-                CREATE INDEX givers_blob ON givers(blob, here, seq);
-                CREATE TABLE arrivals (commit_id TEXT PRIMARY KEY, at REAL NOT NULL) WITHOUT ROWID;
-                """)
+            on_disk = driver().connect(self.path, isolation_level=None)
+            on_disk.executescript(_PRAGMAS)
+            self.conn.backup(on_disk)
         except (OSError, *_errors()) as exc:
             self.close()
             raise IndexStoreError(f"the origins scan cannot keep its working file: {exc}") from exc
+        self.conn.close()
+        self.conn = on_disk
+        self.conn.executescript(_PRAGMAS)  # the backup replaced the file's pages, not its connection's settings
 
     def close(self) -> None:
         """Close and delete the file (again: nothing)."""
@@ -92,6 +117,8 @@ class ScanScratch:
             self.conn.execute("COMMIT")
         except _errors() as exc:
             raise IndexStoreError(f"the origins scan's working file failed: {exc}") from exc
+        self.rows += len(rows)
+        self._spill()
 
     def both(self) -> list[str]:
         """The texts given both here and by a commit not made here, in the order each was first
@@ -120,10 +147,13 @@ class ScanScratch:
         """``(commit, when first named here)``; a commit with a time keeps it (the first wins)."""
         try:
             self.conn.execute("BEGIN")
+            before = self.conn.total_changes
             self.conn.executemany("INSERT OR IGNORE INTO arrivals(commit_id, at) VALUES (?, ?)", rows)
             self.conn.execute("COMMIT")
         except _errors() as exc:
             raise IndexStoreError(f"the origins scan's working file failed: {exc}") from exc
+        self.rows += self.conn.total_changes - before
+        self._spill()
 
     def arrival(self, commit: str) -> float | None:
         """When ``commit`` was first named here, or None (no ref log named it)."""

@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -220,40 +221,43 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         never whole. ``input`` is written first (git's ``--stdin`` reads it whole before it
         answers). Once the output ends, git's failure raises as :meth:`run`'s does (its
         ``partial`` empty: what came was yielded); a reader that stops early stops git."""
-        import tempfile  # here: a start-up of every command does without it
-
         full_env = program_env(None)
-        with tempfile.TemporaryFile() as err:
-            try:
-                proc = subprocess.Popen([program("git"), *args], cwd=cwd or self.cwd, env=full_env,
-                                        stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
-                                        stdout=subprocess.PIPE, stderr=err)
-            except FileNotFoundError as exc:
-                raise GitError("git is not installed or not on PATH; install git and retry") from exc
-            try:
-                if input is not None:
-                    try:
-                        proc.stdin.write(input)  # type: ignore[union-attr]
-                    except BrokenPipeError:
-                        pass  # git stopped early: its words say why, below
-                    finally:
-                        proc.stdin.close()  # type: ignore[union-attr]
-                while piece := proc.stdout.read1(size or STREAM_PIECE):  # type: ignore[union-attr]
-                    yield piece
-                code = proc.wait()
-            finally:
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
-                proc.stdout.close()  # type: ignore[union-attr]
-            if code != 0:
-                err.seek(max(0, err.seek(0, 2) - (1 << 16)))  # the last 64 KB: git's fatal words end it
-                msg = err.read().decode("utf-8", "replace").strip() or f"exit {code}"
-                if damage_in(msg):
-                    said = " ".join(line.strip() for line in msg.splitlines()[-2:])
-                    raise HistoryDamagedError(damaged_history_message(getattr(self, "toplevel", self.cwd),
-                                                                      f"git {args[0]} failed: {said}"), partial="")
-                raise GitError(f"git {args[0]} failed: {msg}")
+        try:
+            proc = subprocess.Popen([program("git"), *args], cwd=cwd or self.cwd, env=full_env,
+                                    stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        except FileNotFoundError as exc:
+            raise GitError("git is not installed or not on PATH; install git and retry") from exc
+        # git's words, read beside its output (a pipe left unread would stop git once full),
+        # the last 64 KB kept: its fatal words end them
+        said: list[bytes] = []
+        reader = threading.Thread(target=_keep_tail, args=(proc.stderr, said), daemon=True)
+        reader.start()
+        try:
+            if input is not None:
+                try:
+                    proc.stdin.write(input)  # type: ignore[union-attr]
+                except BrokenPipeError:
+                    pass  # git stopped early: its words say why, below
+                finally:
+                    proc.stdin.close()  # type: ignore[union-attr]
+            while piece := proc.stdout.read1(size or STREAM_PIECE):  # type: ignore[union-attr]
+                yield piece
+            code = proc.wait()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            proc.stdout.close()  # type: ignore[union-attr]
+            reader.join()
+            proc.stderr.close()  # type: ignore[union-attr]
+        if code != 0:
+            msg = b"".join(said).decode("utf-8", "replace").strip() or f"exit {code}"
+            if damage_in(msg):
+                said_last = " ".join(line.strip() for line in msg.splitlines()[-2:])
+                raise HistoryDamagedError(damaged_history_message(getattr(self, "toplevel", self.cwd),
+                                                                  f"git {args[0]} failed: {said_last}"), partial="")
+            raise GitError(f"git {args[0]} failed: {msg}")
 
     def answer_from_what_is_there(self, exc: HistoryDamagedError) -> str:
         """What a history read that met damaged history answers from: the output git gave before
@@ -740,3 +744,11 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
             if not missing:
                 break
         return missing
+
+
+def _keep_tail(pipe, into: list[bytes], limit: int = 1 << 16) -> None:
+    """Read ``pipe`` to its end, keeping its last ``limit`` bytes (appended to ``into``)."""
+    tail = b""
+    while chunk := pipe.read1(limit):
+        tail = (tail + chunk)[-limit:]
+    into.append(tail)

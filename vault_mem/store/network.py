@@ -58,10 +58,13 @@ _BOUNDED_FETCH = ("-c", f"core.bigFileThreshold={FETCH_STREAM_OVER}", "-c", "pac
 #: commit written by hand without its author made `vault-mem doctor` in every clone say the
 #: history was damaged, for good (attack run 18).
 #: The tree entries the one tree rule (``store.history.unsafe_entry``) refuses by their escaped
-#: name are left to it (git's check names only the tree's id).
+#: name are left to it (git's check names only the tree's id), and a time past any calendar
+#: (``badDateOverflow``: 2^64 - 1 seconds) to the readers, which date nothing by it
+#: (tests/test_peer_attacks15.py): refused, it stopped every clone's sync for a commit nothing
+#: here breaks on. Each refusal stops every clone's sync until the commit leaves the remote.
 _CHECKED_FETCH = ("-c", "fetch.fsckObjects=true",
                   *(a for msg in ("hasDot", "hasDotdot", "hasDotgit", "emptyName", "fullPathname", "largePathname",
-                                  "duplicateEntries", "treeNotSorted")
+                                  "duplicateEntries", "treeNotSorted", "badDateOverflow")
                     for a in ("-c", f"fetch.fsck.{msg}=ignore")))
 
 
