@@ -83,8 +83,10 @@ def commit_persons_index(ws: Workspace, sidecar: Sidecar, why: str = STALE_INDEX
     committed INDEX.md stale: the one home of the rule "when may vault-mem commit INDEX.md in the
     person's name", asked by the next agent write before its commit, by the next command once a
     person's operation that held INDEX.md back is over, by the daemon at its start (one it
-    killed before its commit of INDEX.md), and by the daemon's and ``vault-mem edit``'s commit
-    of hand edits when no file is left to commit (:func:`~vault_mem.vault.hand_edits.commit_hand_edits`).
+    killed before its commit of INDEX.md), by the daemon's and ``vault-mem edit``'s commit
+    of hand edits when no file is left to commit (:func:`~vault_mem.vault.hand_edits.commit_hand_edits`),
+    and by a sync that fast-forwards over a peer's commits (:mod:`vault_mem.sync.remote`, which
+    pushes the commit with the rest).
 
     It fires when all of these hold, and never otherwise:
 
