@@ -151,14 +151,14 @@ def test_two_clones_that_sync_the_same_hookless_commit_publish_one_index_md_comm
     mine, peer = person_and_peer(tmp_path)
     bare, mate, stage = tmp_path / "remote.git", tmp_path / "mate", tmp_path / "stage.git"
     git(tmp_path, "clone", "-q", str(bare), str(mate))
-    git(mate, "config", "user.name", PERSON)
-    git(mate, "config", "user.email", "person@laptop.example")  # another commit than the first's, whatever its second
     for clone in (mine, mate):
         assert cli("--vault", str(clone), "sync").returncode == 0
     peer_commit = _peer_adds_a_memory(peer)
     git(tmp_path, "clone", "-q", "--bare", str(bare), str(stage))  # the remote as the second clone saw it
     git(mate, "remote", "add", "stage", str(stage))
-    r = cli("--vault", str(mate), "sync", "--remote", "stage")
+    # the person's laptop: another email, so another commit than the first's whatever its second
+    laptop = {"GIT_AUTHOR_EMAIL": "person@laptop.example", "GIT_COMMITTER_EMAIL": "person@laptop.example"}
+    r = cli("--vault", str(mate), "sync", "--remote", "stage", env=laptop)
     assert r.returncode == 0, r.stderr
     mates = git(mate, "rev-parse", "HEAD").strip()
     assert git(mate, "rev-parse", "HEAD~1").strip() == peer_commit  # its own INDEX.md commit, unpublished
