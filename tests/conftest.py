@@ -627,7 +627,10 @@ def pair(tmp_path):
 def push_as_peer(peer: Path, message: str) -> None:
     """Commit everything in the peer's clone as the peer (no hooks) and push it."""
     env = {**os.environ, "GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": PEER_EMAIL}
-    for args in (["add", "-A"], ["commit", "-q", "--no-verify", "-m", message], ["push", "-q", "origin", "main"]):
+    # a sync of the peer's last commit published INDEX.md committed alone (the peer's had none):
+    # the peer takes it first, as any clone does before its push
+    for args in (["add", "-A"], ["commit", "-q", "--no-verify", "-m", message],
+                 ["pull", "-q", "--rebase", "origin", "main"], ["push", "-q", "origin", "main"]):
         subprocess.run(["git", *args], cwd=peer, check=True, env=env, capture_output=True)
 
 

@@ -95,7 +95,8 @@ def test_a_peers_author_subject_and_text_reach_the_terminal_escaped(tmp_path):
     logged = subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(mine), "--json", "log"],
                             capture_output=True, text=True, cwd=tmp_path)
     assert not [c for c in _TERMINAL if c in logged.stdout]
-    entry = json.loads(logged.stdout)[0]
+    # [0]: INDEX.md the sync committed alone in the person's name (the peer's commit had none)
+    entry = json.loads(logged.stdout)[1]
     assert entry["author"] == name and entry["subject"] == subject
     got = subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(mine), "--json", "get",
                           "staging-notes"], capture_output=True, text=True, cwd=tmp_path)
@@ -426,7 +427,8 @@ def test_a_peer_taking_away_the_persons_memories_is_named_by_sync(tmp_path):
 
     r = cli("--vault", str(mine), "sync")
     assert r.returncode == 0, r.stderr
-    commit = git(mine, "rev-parse", "--short=10", "HEAD").strip()
+    # the peer's commit: HEAD is INDEX.md the sync committed alone in the person's name
+    commit = git(mine, "rev-parse", "--short=10", "HEAD~1").strip()
     assert (f"preferences/editor-choice.md, a memory of this machine's, was deleted by {PEER_EMAIL} "
             f"(commit {commit})") in r.stdout, r.stdout
     assert f"facts/deploy-host.md, a memory of this machine's, was changed by {PEER_EMAIL}" in r.stdout

@@ -32,6 +32,8 @@ def pair(tmp_path):
 def peer_push(peer: Path, message: str = "peer change") -> None:
     git(peer, "add", "-A")
     git(peer, "commit", "-q", "--no-verify", "-m", message)
+    # the person's sync of the peer's last commit published INDEX.md committed alone: taken first
+    git(peer, "pull", "-q", "--rebase", "origin", "main")
     git(peer, "push", "-q", "origin", "main")
 
 

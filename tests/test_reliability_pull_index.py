@@ -118,18 +118,14 @@ def test_the_daemon_commits_index_md_a_rebase_over_a_peers_hookless_memory_left_
     assert "peer-fact" in git(mine, "show", "main:INDEX.md") and "local-fact" in git(mine, "show", "main:INDEX.md")
 
 
-@pytest.mark.parametrize("local_write", [
-    pytest.param(False, marks=pytest.mark.xfail(strict=True, reason=(
-        "known limit (RELIABILITY.md): a sync that fast-forwards over a peer's hookless commit writes the files' "
-        "INDEX.md on disk and commits nothing until the next agent write; committing it by the pull's rule costs "
-        "every such sync a commit and a push, not yet measured against test_sync_processes' bounds"))),
-    True], ids=["fast-forward", "replayed"])
+@pytest.mark.parametrize("local_write", [False, True], ids=["fast-forward", "replayed"])
 def test_a_sync_of_a_peers_hookless_memory_leaves_the_work_tree_clean_and_index_md_in_the_persons_name(
         tmp_path, local_write):
     """`vault-mem sync` of the same peer's commit as the pulls above: it wrote the files' INDEX.md
     on disk and committed nothing, so ` M INDEX.md` stood until the next agent write (atkagent's
     finding), where a plain `git pull` commits INDEX.md alone. A sync that replays a commit of
-    this machine's over the peer's regenerates INDEX.md in it; a fast-forward does not yet."""
+    this machine's over the peer's regenerates INDEX.md in it; a fast-forward now commits INDEX.md
+    alone in the person's name by the pull's one rule and pushes it with the rest."""
     mine, peer = person_and_peer(tmp_path)
     assert cli("--vault", str(mine), "sync").returncode == 0
     _peer_adds_a_memory(peer)
@@ -144,3 +140,38 @@ def test_a_sync_of_a_peers_hookless_memory_leaves_the_work_tree_clean_and_index_
             git(mine, "log", "-3", "--format=%an: %s")
         assert git(mine, "show", "--name-only", "--format=", "HEAD").split() == ["INDEX.md"]
     assert git(mine, "rev-parse", "HEAD").strip() == git(mine, "rev-parse", "origin/main").strip()  # pushed
+
+
+def test_two_clones_that_sync_the_same_hookless_commit_publish_one_index_md_commit(tmp_path):
+    """The team case: two of the person's clones each take the peer's hookless commit and each
+    commit INDEX.md alone before seeing the other's (here the second syncs first through a copy
+    of the remote, as it would when the first's push had not landed yet). The first pushes its
+    INDEX.md commit; the second's sync replays its own over it: the same tree, so the replay
+    drops it. No conflict, no second INDEX.md commit, nothing pushed, a clean work tree."""
+    mine, peer = person_and_peer(tmp_path)
+    bare, mate, stage = tmp_path / "remote.git", tmp_path / "mate", tmp_path / "stage.git"
+    git(tmp_path, "clone", "-q", str(bare), str(mate))
+    for clone in (mine, mate):
+        assert cli("--vault", str(clone), "sync").returncode == 0
+    peer_commit = _peer_adds_a_memory(peer)
+    git(tmp_path, "clone", "-q", "--bare", str(bare), str(stage))  # the remote as the second clone saw it
+    git(mate, "remote", "add", "stage", str(stage))
+    # the person's laptop: another email, so another commit than the first's whatever its second
+    laptop = {"GIT_AUTHOR_EMAIL": "person@laptop.example", "GIT_COMMITTER_EMAIL": "person@laptop.example"}
+    r = cli("--vault", str(mate), "sync", "--remote", "stage", env=laptop)
+    assert r.returncode == 0, r.stderr
+    mates = git(mate, "rev-parse", "HEAD").strip()
+    assert git(mate, "rev-parse", "HEAD~1").strip() == peer_commit  # its own INDEX.md commit, unpublished
+    r = cli("--vault", str(mine), "sync")
+    assert r.returncode == 0, r.stderr
+    mines = git(mine, "rev-parse", "HEAD").strip()
+    assert mines != mates and git(mine, "rev-parse", "HEAD~1").strip() == peer_commit
+    assert git(bare, "rev-parse", "main").strip() == mines  # the first's is published
+    r = cli("--vault", str(mate), "sync")
+    assert r.returncode == 0, r.stderr
+    assert git(mate, "status", "--porcelain") == ""
+    assert git(mate, "rev-parse", "HEAD").strip() == mines, git(mate, "log", "-3", "--format=%h %an: %s")
+    assert git(bare, "rev-parse", "main").strip() == mines  # nothing of the second's pushed
+    assert git(mate, "log", "--format=%s", f"{peer_commit}..HEAD").splitlines() == ["index: regenerate INDEX.md"]
+    assert not list(mate.glob("*/*.conflict-*"))
+    assert "peer-fact" in git(mate, "show", "HEAD:INDEX.md")

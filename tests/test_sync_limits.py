@@ -240,6 +240,9 @@ def test_a_synced_memory_with_a_list_over_the_bound_is_malformed_and_its_last_go
     good = MEMORY.replace("a peer's note", "Uses Helix as the editor")
     push_tree(peer, {"facts/editor.md": good})
     assert sync_cli(a).returncode == 0
+    # the sync published INDEX.md committed alone (the peer's commit had none): the peer takes
+    # it first, as any clone does before its push
+    git(peer, "pull", "-q", "--ff-only", "origin", "main")
     keys = "\n".join(f"  - old-{i}" for i in range(4050))
     push_tree(peer, {"facts/editor.md": good.replace("source: user\n", f"source: user\nsupersedes:\n{keys}\n")})
     assert sync_cli(a).returncode == 0

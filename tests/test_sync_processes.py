@@ -35,6 +35,15 @@ ONE_COMMIT = 18
 #: their sizes come from one more, the folders' trees are parsed (the same key in two type
 #: folders), INDEX.md staged as committed; nothing per file (it was 31); the ls-files above
 MANY_FILES = 21
+#: what a sync that fast-forwards over a peer's commit made without vault-mem's hooks adds:
+#: INDEX.md committed alone in the person's name (the one rule, as a plain `git pull`'s hook
+#: does) and published: git's index refreshed and INDEX.md staged (2), the push, its
+#: receive-pack and the tracking ref (3). The rule's own checks ask nothing new: the merge base
+#: and the diff are the sync's, the commit and the count of commits to push are made in process
+INDEX_COMMIT = 5
+#: and where the committed view was never built (a fresh sidecar, the case of the 200-file test:
+#: its vault made no agent write), INDEX.md from HEAD's files needs HEAD's whole listing once
+NO_VIEW_YET = 1
 
 
 @pytest.fixture
@@ -125,8 +134,39 @@ def test_the_git_processes_of_a_sync_do_not_grow_with_the_files_it_takes(pair, l
     starts(logged_git)
     found = synced(mine, logged_git)
     assert len(list((mine.root / "facts").glob("bulk-*.md"))) == 200
-    assert len(found) <= MANY_FILES, "\n".join(found)
+    # the commit is made without the hook: its INDEX.md commit costs what it costs
+    assert len(found) <= MANY_FILES + INDEX_COMMIT + NO_VIEW_YET, "\n".join(found)
     assert sum(line.startswith("cat-file") for line in found) <= 5, "\n".join(found)
+    assert git(mine.root, "status", "--porcelain") == ""
+    assert git(mine.root, "log", "-1", "--format=%s").strip() == "index: regenerate INDEX.md"
+
+
+def test_a_sync_over_a_hookless_commit_starts_only_its_index_md_commits_own_processes(pair, logged_git):
+    """The same peer commit as above, made without vault-mem's hooks, one file, taken by a vault
+    that writes as agents do (its committed view is HEAD's): beyond what the sync of an agent's
+    commit starts, only the INDEX.md commit's own processes; each question still asked once."""
+    mine, peer = pair
+    mine.remember("mine-note", "a note of mine", "the build runs nightly")
+    synced(mine, logged_git)
+    git(peer.root, "pull", "-q", "origin", "main")
+    (peer.root / "facts" / "hookless.md").write_text(
+        "---\ndescription: a peer's hookless note\ncreated: 2026-01-01\nupdated: 2026-01-01\nsource: user\n---\nbody\n")
+    git(peer.root, "add", "facts")
+    git(peer.root, "commit", "-q", "--no-verify", "-m", "hookless note")
+    git(peer.root, "push", "-q", "origin", "HEAD:main")
+    starts(logged_git)
+    found = synced(mine, logged_git)
+    assert len(found) <= ONE_COMMIT + INDEX_COMMIT, "\n".join(found)
+    for kind in ("diff-tree", "merge-base", "rev-list", "rev-parse"):
+        assert sum(line.startswith(kind) for line in found) <= 1, "\n".join(found)
+    assert git(mine.root, "status", "--porcelain") == ""
+    assert git(mine.root, "log", "-1", "--format=%s").strip() == "index: regenerate INDEX.md"
+    assert git(mine.root, "rev-parse", "HEAD").strip() == git(mine.root, "rev-parse", "origin/main").strip()
+    starts(logged_git)
+    # the INDEX.md commit passed the sync's checks: the next command asks git nothing about it
+    assert cli("list", "--vault", str(mine.root)).returncode == 0
+    after = starts(logged_git)
+    assert not any(line.startswith("diff-tree") for line in after), "\n".join(after)
 
 
 def test_a_sync_never_moves_the_branch_under_a_persons_git_commit(pair, tmp_path):

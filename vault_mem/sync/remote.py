@@ -30,7 +30,10 @@ old HEAD, so HEAD, files, git's index and the sidecar are left as they were. A j
   remote carry a ``Sync-Conflict:`` trailer saying where it went.
 
 Non-memory files (vault.toml, README.md, ...) changed differently on both sides stop the sync
-before anything changes: merge them by hand. INDEX.md never conflicts: it is regenerated.
+before anything changes: merge them by hand. INDEX.md never conflicts: it is regenerated; a
+fast-forward over a peer's commit made without vault-mem's hooks (INDEX.md left as it was) commits
+INDEX.md alone in the person's name by the one rule (:func:`vault_mem.vault.person.commit_persons_index`)
+and pushes it: a second clone's identical commit is dropped by its replay (the same tree).
 
 **Vault inside a larger repository.** Sync integrates only when every commit to integrate, on
 both sides since the common ancestor, changes paths inside the vault folder alone; otherwise it
@@ -49,7 +52,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from vault_mem.errors import SyncError, VaultMemError
+from vault_mem.errors import IdentityError, SyncError, VaultMemError
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.names import shell_word, shown
 from vault_mem.model.policy import describe_secrets
@@ -83,9 +86,13 @@ from vault_mem.sync.replay import MAX_COMMIT_BYTES, Replay
 from vault_mem.sync.report import SyncReport
 from vault_mem.vault.authors import displaced_by_peers
 from vault_mem.vault.core import Vault
+from vault_mem.vault.person import commit_persons_index
 
 log = logging.getLogger(__name__)
 
+#: the body of INDEX.md committed alone after a sync took a peer's commits made without vault-mem's hooks
+SYNCED_INDEX_WHY = ("A sync took a peer's commits made without vault-mem's hooks (a plain `git commit` of memory "
+                    "files), which left INDEX.md as it was; regenerated from the committed memory files by vault-mem.")
 ATTEMPTS = 4  # the remote moved between our fetch and our push: fetch, integrate, push again
 NET_TIMEOUT_S = 120.0
 
@@ -153,9 +160,21 @@ def _attempts(vault: Vault, name: str, url: str, branch: str, rbranch: str, trac
         with vault.transaction():
             before = repo.head()
             check_outgoing(vault, remote_tip, before, name)
-            head = _integrate(vault, remote_tip, report)
+            head, index = _integrate(vault, remote_tip, report)
+            indexed = None
             if head != before:  # the remote's files came in: stat the vault once for them
                 vault.reconcile(force=True, recover=False)
+                if head == remote_tip:
+                    # a fast-forward over commits a peer made without vault-mem's hooks left
+                    # INDEX.md stale: committed alone in the person's name, as a plain `git pull`'s
+                    # post-merge hook does (the one rule), and pushed with the rest; a replayed
+                    # commit carries INDEX.md regenerated already
+                    try:
+                        indexed = commit_persons_index(vault.ws, vault.sidecar, SYNCED_INDEX_WHY, rendered=index)
+                    except IdentityError as exc:  # the peer's commits are in: said, never a failed sync
+                        log.warning("vault-mem sync: INDEX.md is not committed (%s); the next agent commit "
+                                    "carries it", exc)
+                    head = indexed or head
             if head:
                 vault.sidecar.set_meta("head", head)
         report.head = head
@@ -163,7 +182,8 @@ def _attempts(vault: Vault, name: str, url: str, branch: str, rbranch: str, trac
             if remote_tip is not None:  # the branch is on the remote: a plain `git pull` works now
                 report.upstream_set = not had_upstream and ensure_upstream(repo, branch, name, rbranch)
             return report
-        count = count_commits(repo, head, remote_tip)
+        # the INDEX.md commit on the remote's tip is the one commit to push: git is not asked
+        count = 1 if indexed else count_commits(repo, head, remote_tip)
         try:
             err = _push(repo, name, url, head, rbranch, timeout_s)
         except SyncError as exc:
@@ -299,14 +319,15 @@ def _push(repo, name: str, url: str, head: str, rbranch: str, timeout_s: float) 
 
 # -- integration ----------------------------------------------------------------------------
 
-def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport) -> str | None:
-    """Bring the remote's commits into the local branch (caller holds the lock); new HEAD."""
+def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport) -> tuple[str | None, bytes | None]:
+    """Bring the remote's commits into the local branch (caller holds the lock): the new HEAD,
+    and INDEX.md as the replay rendered it last into the work tree (None: no replay ran)."""
     repo = vault.repo
     local = repo.head()
     if local is None:
         raise SyncError("unsafe", "this repository has no commit yet; clone the remote instead")
     if local == remote_tip:
-        return local
+        return local, None
     base = None
     if remote_tip is not None:
         base = merge_base(repo, local, remote_tip)
@@ -324,7 +345,7 @@ def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport) -> str 
                             "history. Integrate by hand (`git pull --rebase`, then `git push`) and sync "
                             "again; nothing changed")
     if remote_tip is None or base == remote_tip:
-        return local  # only local commits: nothing to integrate
+        return local, None  # only local commits: nothing to integrate
     # counted from the list the size check reads too (one streamed rev-list, nothing per commit kept)
     report.received = incoming_commits(repo, remote_tip, local, MAX_COMMIT_BYTES)[0] if local else \
         count_commits(repo, remote_tip, local)
@@ -341,7 +362,8 @@ def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport) -> str 
     except VaultMemError as exc:  # a warning's check: it never stops the sync itself
         log.warning("vault-mem sync: could not check which of your memories the remote's commits "
                     "delete or change (%s); `vault-mem log` and `git log -p` show them", exc)
-    return Replay(vault, base, local, remote_tip, commits, report).run()
+    replay = Replay(vault, base, local, remote_tip, commits, report)
+    return replay.run(), replay.index
 
 
 def check_outgoing(vault: Vault, remote_tip: str | None, local: str | None, name: str = "origin") -> None:

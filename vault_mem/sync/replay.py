@@ -89,6 +89,9 @@ class Replay:
         #: ``{top-level path: (mode, id) or None}`` of what the remote's commits changed (check_incoming)
         self.entries: dict[str, tuple[str, str] | None] = {}
         self.today = dt.date.today()
+        #: INDEX.md as rendered last into the work tree (the new HEAD's files): the one rule's
+        #: check after a fast-forward compares it with HEAD's (sync/remote.py)
+        self.index: bytes | None = None
 
     def changed(self, a: str, b: str) -> list[str]:
         return [p[len(self.prefix):] for p in changed_paths(self.repo, a, b, self.prefix or ".")]
@@ -371,7 +374,8 @@ class Replay:
                 continue
             parent, tree = self._recommit(commit, new_tree, parent, notes), new_tree
             self.report.replayed += 1
-        self._write([(INDEX_FILE, self.vault.render_index().encode())])
+        self.index = self.vault.render_index().encode()
+        self._write([(INDEX_FILE, self.index)])
         return parent
 
     def _copy_edits(self, commit: str, key: str, ck: str) -> tuple[bool, dict[str, bytes | None]]:

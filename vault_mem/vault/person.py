@@ -20,6 +20,7 @@ from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.history import head_branch
 from vault_mem.store.workspace import Workspace
 from vault_mem.store.worktree import config_values
+from vault_mem.vault import committed
 from vault_mem.vault.steps import commit_index, stale_by_persons_commits
 
 if TYPE_CHECKING:
@@ -77,13 +78,15 @@ STALE_INDEX_WHY = ("The memory files of HEAD changed in commits made without vau
 
 
 def commit_persons_index(ws: Workspace, sidecar: Sidecar, why: str = STALE_INDEX_WHY, *,
-                         mode: str | None = None) -> str | None:
+                         mode: str | None = None, rendered: bytes | None = None) -> str | None:
     """Commit INDEX.md alone, in the person's name, when a person's own git operation left the
     committed INDEX.md stale: the one home of the rule "when may vault-mem commit INDEX.md in the
     person's name", asked by the next agent write before its commit, by the next command once a
     person's operation that held INDEX.md back is over, by the daemon at its start (one it
-    killed before its commit of INDEX.md), and by the daemon's and ``vault-mem edit``'s commit
-    of hand edits when no file is left to commit (:func:`~vault_mem.vault.hand_edits.commit_hand_edits`).
+    killed before its commit of INDEX.md), by the daemon's and ``vault-mem edit``'s commit
+    of hand edits when no file is left to commit (:func:`~vault_mem.vault.hand_edits.commit_hand_edits`),
+    and by a sync that fast-forwards over a peer's commits (:mod:`vault_mem.sync.remote`, which
+    pushes the commit with the rest).
 
     It fires when all of these hold, and never otherwise:
 
@@ -114,7 +117,17 @@ def commit_persons_index(ws: Workspace, sidecar: Sidecar, why: str = STALE_INDEX
     is therefore never in it (its own commit carries its line later). The file on disk is left
     as it is; the sidecar's ``head`` moves to the new commit. ``why``: the message's body. The
     caller holds the vault's write lock. The commit, or None (nothing to commit, or the rule
-    says no: the next agent commit then carries INDEX.md, as before)."""
+    says no: the next agent commit then carries INDEX.md, as before).
+
+    ``rendered``: INDEX.md as the caller just rendered it from a work tree that holds HEAD's
+    files (a sync's fast-forward, :mod:`vault_mem.sync.remote`). When it is HEAD's INDEX.md, the
+    commits taken carried their own (an agent's, through the hook): nothing is stale, and the
+    rule is not asked (its checks cost a ``git diff-tree`` for the committed view); only a
+    hookless commit's INDEX.md, which differs, costs processes: the commit's own."""
+    if rendered is not None:
+        head = ws.repo.head()
+        if head is None or ws.repo.blob_at(head, ws.top(INDEX_FILE)) == GitRepo.blob_id(rendered):
+            return None
     head = _persons_operation_behind(ws, sidecar, mode)
     if head is None:
         return None
@@ -129,6 +142,11 @@ def commit_persons_index(ws: Workspace, sidecar: Sidecar, why: str = STALE_INDEX
                                derived=(ws.top(INDEX_FILE), lambda parent: commit_index(ws, sidecar, [], parent)))
     if commit:
         sidecar.set_meta("head", commit)
+        # INDEX.md alone, a regular file, no memory file: the next command's check of HEAD's
+        # tree asks git nothing, and the committed view (which commit_index brought to HEAD)
+        # moves on to it, so the next sync's check asks only what that sync asks anyway
+        ws.own_commit_landed(head, commit, {INDEX_FILE: True})
+        committed.after_commit(ws, sidecar, commit, head, {})
     return commit
 
 
