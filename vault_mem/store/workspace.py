@@ -38,7 +38,7 @@ from vault_mem.errors import (
 )
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import Memory, key_type_from_path, memory_from_bytes
-from vault_mem.model.names import shell_word, shown
+from vault_mem.model.names import REFUSED, named, shell_word, shown
 from vault_mem.model.policy import WritePolicy
 from vault_mem.platform.logs import Logger
 from vault_mem.store.files import (
@@ -383,9 +383,9 @@ class Workspace:
                     "own state, which vault-mem removed (rebuilt from the memory files once the entry is gone)"
                     if removed else "; nothing was changed")
             raise UnsafeTreeError(
-                f"the commit checked out in {self.root} ({head[:10]}) holds '{shown(rel)}': {why}. vault-mem "
+                f"the commit checked out in {self.root} ({head[:10]}) holds {named(rel, REFUSED)}: {why}. vault-mem "
                 f"takes only regular files inside the vault from a commit; inspect it (git show --stat "
-                f"{head[:10]}) and remove that entry with git (git rm -r --cached -- {shell_word(held)}, "
+                f"{head[:10]}) and remove that entry with git (git rm -r --cached -- {named(held, REFUSED, word=True)}, "
                 f"delete it, git commit), then retry{said}")
         self._checked_head = head
         self._record_checked_head(head, durable=True)
