@@ -259,7 +259,7 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
 
     linked = committed_link(Path(vault_path)) if vault_path else None
     if linked:  # git stages nothing beyond a link: the commit holds nothing of a vault to check
-        return 0, "", f"vault-mem pre-commit: no vault checked: {linked}\n"
+        return 0, "", f"vault-mem pre-commit: no vault checked: {for_person(linked)}\n"
     try:
         vault = _open_vault(vault_path)
     except NotAVaultError as exc:

@@ -199,12 +199,12 @@ def shown(name: str) -> str:
 REFUSED = "an entry in the vault's git history that vault-mem refused"
 
 
-def named(name: str, kind: str, *, word: bool = False) -> str:
+def named(name: str, kind: str, *, word: bool = False, quoted: bool = True) -> str:
     """``name`` (from elsewhere: a file, key, path, email a repository chose) quoted in a
     sentence of vault-mem's that may reach an agent: ``'NAME'`` (or, ``word``, :func:`shell_word`'s
-    form) for a person, ``kind`` alone (``"a file in the vault"``) for an agent
+    form; ``quoted`` False: :func:`shown`'s) for a person, ``kind`` alone (``"a file in the vault"``) for an agent
     (:data:`vault_mem.errors.NAME_OPEN`)."""
-    text = shell_word(name) if word else f"'{shown(name)}'"
+    text = shell_word(name) if word else f"'{shown(name)}'" if quoted else shown(name)
     return f"{NAME_OPEN}{text}{NAME_KIND}{kind}{NAME_CLOSE}"
 
 

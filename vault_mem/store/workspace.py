@@ -105,24 +105,24 @@ def init_repository(root: Path) -> None:
         raise GitError(f"git init failed: {err}; check that {root} is writable")
 
 
-def committed_link(named: Path) -> str | None:
-    """Why the vault named ``named`` (as named, not resolved) is refused, or None: a project's
+def committed_link(link: Path) -> str | None:
+    """Why the vault named ``link`` (as named, not resolved) is refused, or None: a project's
     ``memory/`` that is a symlink its repository holds (:func:`vault_mem.config.project_link`),
     which any commit can point at a folder of its author's choosing. A link of this machine's
     own that no commit holds (``memory -> ../notes``) is followed as before."""
-    named = Path(os.path.abspath(named))
-    if not project_link(named) or not _link_in_index(named):
+    link = Path(os.path.abspath(link))
+    if not project_link(link) or not _link_in_index(link):
         return None
     try:  # text its committer chose, in a note an agent reads: escaped, and cut
-        target = os.readlink(named)
-        target = shell_word(target if len(target) <= 60 else target[:60] + "...")
+        target = os.readlink(link)
+        target = named(target if len(target) <= 60 else target[:60] + "...", "where a commit pointed it", word=True)
     except OSError:
         target = "?"
-    return (f"{shown(str(named))} is a symlink (to {target}) that the repository holds: a commit made it, so "
+    return (f"{shown(str(link))} is a symlink (to {target}) that the repository holds: a commit made it, so "
             f"where it points is anyone's choice, and vault-mem never takes a committed link as the project's "
             f"vault; nothing was read or written through it. See whose commit made it (`git log -- "
-            f"{shell_word(str(named))}`), then restore the folder (`git checkout <commit before> -- "
-            f"{shell_word(named.name)}` in {shell_word(str(named.parent))}) or name a vault with --vault PATH")
+            f"{shell_word(str(link))}`), then restore the folder (`git checkout <commit before> -- "
+            f"{shell_word(link.name)}` in {shell_word(str(link.parent))}) or name a vault with --vault PATH")
 
 
 def committed_link_on(path: Path) -> Path | None:
