@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 from vault_mem.adapters.cli_output import escaping_streams, json_text, raw_stream
 from vault_mem.config import CONFIG_FILE, PERSONAL, daemon_may_answer
 from vault_mem.store.finder import resolve_vault_root, resolve_vaults
-from vault_mem.errors import UsageError, VaultMemError, WriteOutcomeUnknownError
+from vault_mem.errors import UsageError, VaultMemError, WriteOutcomeUnknownError, for_person
 from vault_mem.model.names import email_key, shell_word, shown, shown_email, shown_text
 from vault_mem.model.render import author_label
 from vault_mem.platform.threads import one_blas_thread
@@ -171,7 +171,7 @@ def _named(args: argparse.Namespace, vault: Vault) -> dict[str, str]:
 
 def _notices(vault: Vault | None, notes: list[str] | None = None) -> None:
     for note in vault.take_notices() if notes is None else notes:  # each once, by a command or main()
-        warn(f"note: {note}")
+        warn(f"note: {for_person(note)}")
 
 
 def _progress_bar(label: str, *, min_total: int = 200):
@@ -287,7 +287,7 @@ def cmd_remember(args) -> int:
     vault = open_vault(args, str(target.root))
     body, note = body_text(raw, vault.config.max_body_bytes), raw.note
     if note:
-        warn(f"note: {note}")
+        warn(f"note: {for_person(note)}")
     result = vault.remember(args.key, args.description, body, type=args.type,
                             tags=_split_tags(args.tags), source=args.source, pinned=args.pinned,
                             expires=_date_arg(args.expires, "--expires") if args.expires else None,
@@ -347,7 +347,7 @@ def _written_by_daemon(args: argparse.Namespace, root: Path, op: str, params: di
     for line in answer["before"]:
         warn(line)
     if note:
-        warn(f"note: {note}")
+        warn(f"note: {for_person(note)}")
     for line in logged:  # as this process's logging would have said them (Python's last resort)
         warn(line)
     if "error" in answer:

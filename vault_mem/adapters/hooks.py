@@ -53,6 +53,7 @@ from vault_mem.errors import (
     UnsafeTreeError,
     UsageError,
     VaultMemError,
+    for_person,
 )
 from vault_mem.store.finder import resolve_vault_root
 from vault_mem.model.names import shell_word, shown
@@ -125,7 +126,7 @@ def _claude_hook(name: str) -> Callable[..., HookOutput]:
             return 1, "", f"vault-mem: {exc}; set --vault in the hook's command\n"
         except VaultMemError as exc:  # a hostile tree, a symlinked vault.toml, ...: refused by name
             return 1, "", f"vault-mem: {exc}\n"
-        notes = "".join(f"vault-mem: note: {n}\n" for n in notices)
+        notes = "".join(f"vault-mem: note: {for_person(n)}\n" for n in notices)
         if not context:
             return 0, "", notes
         return 0, _context_output(CLAUDE_HOOKS[name], _fit(context)), notes
@@ -258,7 +259,7 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
 
     linked = committed_link(Path(vault_path)) if vault_path else None
     if linked:  # git stages nothing beyond a link: the commit holds nothing of a vault to check
-        return 0, "", f"vault-mem pre-commit: no vault checked: {linked}\n"
+        return 0, "", f"vault-mem pre-commit: no vault checked: {for_person(linked)}\n"
     try:
         vault = _open_vault(vault_path)
     except NotAVaultError as exc:

@@ -81,7 +81,8 @@ from vault_mem.adapters.vaults import Vaults
 from vault_mem.config import PROJECT, VERSION, Config, NamedVault, VaultSet, usable_agent_text
 from vault_mem.daemon.keeper import INDEX_RETRY_S, Keeper
 from vault_mem.daemon.warmup import MODEL_WAIT_S, Warmup
-from vault_mem.errors import UsageError, VaultMemError
+from vault_mem.errors import UsageError, VaultMemError, for_person, marked_text
+from vault_mem.model import render
 from vault_mem.index.folderscan import holds_memory_files
 from vault_mem.vault.core import Vault
 from vault_mem.vault.history import memory_file
@@ -392,7 +393,7 @@ def build_server(served: Vault | Vaults, startup: Startup | list[Startup] | None
                     owner = members.get(name) or served.vault(name)  # a skipped vault: its refusal
                 text = memory_text(owner, key, rev or None)
             except VaultMemError as exc:
-                raise MCPError(code=types.INVALID_PARAMS, message=str(exc)) from None
+                raise MCPError(code=types.INVALID_PARAMS, message=render.for_agent(marked_text(exc))) from None
             return types.ReadResourceResult(contents=[types.TextResourceContents(
                 uri=uri, mime_type="text/markdown", text=text)])
         if uri != INDEX_URI:
@@ -595,7 +596,7 @@ def serve(found: VaultSet | Path, agent: str | None = None, *, embedder: Any = N
     opened = dict(probe.each(lambda name: opener(found.named(name).root)()))
     skipped = probe.take_notices()
     for note in skipped:
-        log.warning("%s", note)
+        log.warning("%s", for_person(note))
     startups = [Startup(opened[v.name], opener(v.root)) for v in found.vaults if v.name in opened]
     served: Vault | Vaults = (Vaults(found, agent=agent, daemon=False, opened=opened) if found.several
                               else opened[found.vaults[0].name])

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from vault_mem.adapters.vaults import Vaults
 from vault_mem.adapters.vaults import get_view as several_get_view
 from vault_mem.config import TYPE_FOLDERS
-from vault_mem.errors import UnreadableJSONError, UsageError, VaultMemError
+from vault_mem.errors import UnreadableJSONError, UsageError, VaultMemError, marked_text
 from vault_mem.index import queries
 from vault_mem.model import render, verdict, views
 from vault_mem.model.indexmd import CHARS_PER_TOKEN
@@ -385,10 +385,10 @@ def call_tool(vault: Vault | Vaults, name: str, arguments: str | dict | None) ->
         if isinstance(data, dict):
             notices = vault.take_notices()
             if notices:
-                data["notices"] = notices
+                data["notices"] = [render.for_agent(n) for n in notices]
         text = _TEXT[name](data) if name in _TEXT else json.dumps(data, ensure_ascii=False, default=str)
     except VaultMemError as exc:
-        return _error(str(exc), type(exc).__name__)
+        return _error(render.for_agent(marked_text(exc)), type(exc).__name__)
     except Exception as exc:  # a bug must come back as a tool error, not kill the agent's loop
         # one line for the log; the stack trace only at debug level: it never reaches a user or model
         log.error("tool %s failed: %s: %s", name, type(exc).__name__, exc)

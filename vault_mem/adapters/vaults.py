@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from vault_mem.config import PERSONAL, PROJECT, TYPE_FOLDERS, NamedVault, VaultSet
-from vault_mem.errors import MemoryNotFoundError, UsageError, VaultMemError
+from vault_mem.errors import MemoryNotFoundError, UsageError, VaultMemError, marked_text
 from vault_mem.store.finder import resolve_vaults
 
 if TYPE_CHECKING:
@@ -117,7 +117,7 @@ class Vaults:
                 refused.append(exc)
                 if name not in self.skipped:
                     self.skipped.append(name)
-                note = f"the {name} vault is skipped: {exc}"
+                note = f"the {name} vault is skipped: {marked_text(exc)}"
                 if note not in self.notices:
                     self.notices.append(note)
         if refused and not out:
@@ -218,7 +218,7 @@ class Vaults:
                 return trusted(vault_name, key)
             except VaultMemError as exc:  # a vault that refuses (its tree, its copy quarantined): not this
                 # one, but said: the refusal (a credential in the project's repository) is the person's to see
-                note = f"the {vault_name} vault's '{key}' is not read: {exc}"
+                note = f"the {vault_name} vault's '{key}' is not read: {marked_text(exc)}"
                 if note not in self.notices:
                     self.notices.append(note)
                 return False

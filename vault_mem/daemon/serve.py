@@ -68,7 +68,7 @@ from vault_mem.store.daemon_socket import (
     socket_address,
     writer_env,
 )
-from vault_mem.errors import VaultMemError
+from vault_mem.errors import VaultMemError, marked_text
 from vault_mem.platform import peers
 from vault_mem.store.files import link_message
 from vault_mem.model.names import shown
@@ -253,7 +253,7 @@ class ReadServer:
             log.info("vault-mem: %s of %s left to the command: %s", req.op, shown(str(req.args.get("key"))), exc)
             return _error(f"{exc}; not done there", UNAVAILABLE)
         except VaultMemError as exc:
-            return _error(str(exc), type(exc).__name__)
+            return _error(marked_text(exc), type(exc).__name__)
         except OSError as exc:  # the machine refused (disk full, permissions): said as the CLI says it
             return _error(str(exc), "OSError")
         except Exception as exc:  # a bug in one write must not stop the daemon
@@ -269,7 +269,7 @@ class ReadServer:
             result = self.handlers[req.op](vault, req.args)
             notices = [*self._notices(), *vault.take_notices()]
         except VaultMemError as exc:
-            return _error(str(exc), type(exc).__name__)
+            return _error(marked_text(exc), type(exc).__name__)
         except Exception as exc:  # a bug in one read must not stop the daemon
             log.exception("vault-mem: read %s failed", req.op)
             return _error(f"internal error in vault-mem ({type(exc).__name__}: {exc}); this is a bug: please "

@@ -13,8 +13,9 @@ import re
 import unicodedata
 
 from vault_mem.config import disk_name
+from vault_mem.errors import NAME_CLOSE, NAME_KIND, NAME_OPEN
 
-__all__ = ["MAX_NAME_BYTES", "MAX_PATH_BYTES", "email_key", "fold", "hidden_in_prose", "name_trouble", "shell_word", "shown",
+__all__ = ["MAX_NAME_BYTES", "MAX_PATH_BYTES", "email_key", "fold", "hidden_in_prose", "REFUSED", "name_trouble", "named", "shell_word", "shown",
            "shown_email", "visible", "visible_json", "windows_device"]
 
 #: Longest name (one path component, UTF-8 bytes) vault-mem takes from a peer. File systems take
@@ -192,6 +193,19 @@ def shown(name: str) -> str:
     """``name`` (a path, an email, any one-line name from elsewhere) as it may be printed: see
     :func:`visible`. Printable text (any script) is kept as it is."""
     return visible(name)
+
+
+#: the kind :func:`named` says to an agent for an entry of a tree vault-mem refused
+REFUSED = "an entry in the vault's git history that vault-mem refused"
+
+
+def named(name: str, kind: str, *, word: bool = False, quoted: bool = True) -> str:
+    """``name`` (from elsewhere: a file, key, path, email a repository chose) quoted in a
+    sentence of vault-mem's that may reach an agent: ``'NAME'`` (or, ``word``, :func:`shell_word`'s
+    form; ``quoted`` False: :func:`shown`'s) for a person, ``kind`` alone (``"a file in the vault"``) for an agent
+    (:data:`vault_mem.errors.NAME_OPEN`)."""
+    text = shell_word(name) if word else f"'{shown(name)}'" if quoted else shown(name)
+    return f"{NAME_OPEN}{text}{NAME_KIND}{kind}{NAME_CLOSE}"
 
 
 def shown_email(email: str) -> str:

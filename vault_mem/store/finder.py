@@ -29,20 +29,24 @@ def passed_over_notice(folder: Path, chosen: Path) -> str:
     """What a command says about a vault folder :func:`vault_mem.config.choose_vault` passed over:
     its vault.toml would have made ``folder`` the vault in place of ``chosen``, and nothing of this
     machine approved it. Paths escaped: a folder's name is text whoever committed it chose."""
-    from vault_mem.model.names import shell_word, shown  # lazy: said only when a folder is passed over
+    from vault_mem.model.names import named, shown  # lazy: said only when a folder is passed over
 
+    # a folder's name is its committer's: an agent reads its kind alone (model/render.for_agent)
+    there = named(str(folder), "a folder in the repository", quoted=False)
     toml = folder / CONFIG_FILE
     if not holds_config(folder):  # only a vault's state (a committed .vault-mem/index.db): nothing to approve
         state = folder / STATE_DIR
-        return (f"{shown(str(state))} is ignored: it holds a vault's state with no {CONFIG_FILE} beside it, which "
-                f"would make {shown(str(folder))} the vault in place of {shown(str(chosen))}, which stays the vault; "
-                f"this machine never used {shown(str(folder))} as a vault. If it is not yours, remove it "
-                f"(`git log -- {shell_word(str(state))}` shows whether a commit added it)")
-    return (f"{shown(str(toml))} is ignored: this machine never approved {shown(str(folder))} as a vault, and a "
-            f"vault.toml there (anyone who commits to the repository can put one) would make it the vault in place "
-            f"of {shown(str(chosen))}, which stays the vault. If the person wants {shown(str(folder))} as the vault "
-            f"here, they run `vault-mem trust {shell_word(str(toml))}` in a terminal; if not, remove the file "
-            f"(`git log -- {shell_word(str(toml))}` shows whose commit added it)")
+        return (f"{named(str(state), 'a state folder in the repository', quoted=False)} is ignored: it holds a "
+                f"vault's state with no {CONFIG_FILE} beside it, which would make {there} the vault in place of "
+                f"{shown(str(chosen))}, which stays the vault; this machine never used {there} as a vault. If it "
+                f"is not yours, remove it (`git log -- {named(str(state), 'its path', word=True)}` shows whether "
+                "a commit added it)")
+    word = named(str(toml), "its path", word=True)
+    return (f"{named(str(toml), 'a vault.toml in the repository', quoted=False)} is ignored: this machine never "
+            f"approved {there} as a vault, and a vault.toml there (anyone who commits to the repository can put "
+            f"one) would make it the vault in place of {shown(str(chosen))}, which stays the vault. If the person "
+            f"wants {there} as the vault here, they run `vault-mem trust {word}` in a terminal; if not, remove the "
+            f"file (`git log -- {word}` shows whose commit added it)")
 
 
 def _with_passed_over(found: VaultSet) -> VaultSet:

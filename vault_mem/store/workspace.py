@@ -38,7 +38,7 @@ from vault_mem.errors import (
 )
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import Memory, key_type_from_path, memory_from_bytes
-from vault_mem.model.names import shell_word, shown
+from vault_mem.model.names import REFUSED, named, shell_word, shown
 from vault_mem.model.policy import WritePolicy
 from vault_mem.platform.logs import Logger
 from vault_mem.store.files import (
@@ -105,24 +105,24 @@ def init_repository(root: Path) -> None:
         raise GitError(f"git init failed: {err}; check that {root} is writable")
 
 
-def committed_link(named: Path) -> str | None:
-    """Why the vault named ``named`` (as named, not resolved) is refused, or None: a project's
+def committed_link(link: Path) -> str | None:
+    """Why the vault named ``link`` (as named, not resolved) is refused, or None: a project's
     ``memory/`` that is a symlink its repository holds (:func:`vault_mem.config.project_link`),
     which any commit can point at a folder of its author's choosing. A link of this machine's
     own that no commit holds (``memory -> ../notes``) is followed as before."""
-    named = Path(os.path.abspath(named))
-    if not project_link(named) or not _link_in_index(named):
+    link = Path(os.path.abspath(link))
+    if not project_link(link) or not _link_in_index(link):
         return None
     try:  # text its committer chose, in a note an agent reads: escaped, and cut
-        target = os.readlink(named)
-        target = shell_word(target if len(target) <= 60 else target[:60] + "...")
+        target = os.readlink(link)
+        target = named(target if len(target) <= 60 else target[:60] + "...", "where a commit pointed it", word=True)
     except OSError:
         target = "?"
-    return (f"{shown(str(named))} is a symlink (to {target}) that the repository holds: a commit made it, so "
+    return (f"{shown(str(link))} is a symlink (to {target}) that the repository holds: a commit made it, so "
             f"where it points is anyone's choice, and vault-mem never takes a committed link as the project's "
             f"vault; nothing was read or written through it. See whose commit made it (`git log -- "
-            f"{shell_word(str(named))}`), then restore the folder (`git checkout <commit before> -- "
-            f"{shell_word(named.name)}` in {shell_word(str(named.parent))}) or name a vault with --vault PATH")
+            f"{shell_word(str(link))}`), then restore the folder (`git checkout <commit before> -- "
+            f"{shell_word(link.name)}` in {shell_word(str(link.parent))}) or name a vault with --vault PATH")
 
 
 def committed_link_on(path: Path) -> Path | None:
@@ -383,9 +383,9 @@ class Workspace:
                     "own state, which vault-mem removed (rebuilt from the memory files once the entry is gone)"
                     if removed else "; nothing was changed")
             raise UnsafeTreeError(
-                f"the commit checked out in {self.root} ({head[:10]}) holds '{shown(rel)}': {why}. vault-mem "
+                f"the commit checked out in {self.root} ({head[:10]}) holds {named(rel, REFUSED)}: {why}. vault-mem "
                 f"takes only regular files inside the vault from a commit; inspect it (git show --stat "
-                f"{head[:10]}) and remove that entry with git (git rm -r --cached -- {shell_word(held)}, "
+                f"{head[:10]}) and remove that entry with git (git rm -r --cached -- {named(held, REFUSED, word=True)}, "
                 f"delete it, git commit), then retry{said}")
         self._checked_head = head
         self._record_checked_head(head, durable=True)

@@ -31,7 +31,7 @@ from vault_mem.errors import SyncError, VaultMemError
 from vault_mem.model.conflicts import conflict_key, mark_conflict, memory_key
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
-from vault_mem.model.names import shown
+from vault_mem.model.names import REFUSED, named, shown
 from vault_mem.model.policy import fix_recipe, mask_secrets
 from vault_mem.model.trailers import SYNC_CONFLICT, add_trailers, trailer
 from vault_mem.store.files import atomic_write, checkpoint, current_bytes, fsync_dir
@@ -173,7 +173,7 @@ class Replay:
                                    "macOS and Windows)")
         if found:
             rel, why = found
-            raise SyncError("unsafe", f"the remote's commits hold '{shown(rel)}' (tip {self.remote_tip[:10]}): "
+            raise SyncError("unsafe", f"the remote's commits hold {named(rel, REFUSED)} (tip {self.remote_tip[:10]}): "
                             f"{why}. vault-mem takes only regular files inside the vault from a peer; remove "
                             "that entry on the remote (or integrate by hand) and sync again; nothing changed")
         self.check_limits({top: e[1] for top, e in entries.items() if e and top != self.prefix + INDEX_FILE})
@@ -236,7 +236,7 @@ class Replay:
         for top in sorted(blobs):
             if sizes.get(blobs[top], 0) > limit:
                 rel = top[len(self.prefix):]
-                raise SyncError("unsafe", f"the remote's commits hold '{shown(rel)}' (tip {self.remote_tip[:10]}) "
+                raise SyncError("unsafe", f"the remote's commits hold {named(rel, REFUSED)} (tip {self.remote_tip[:10]}) "
                                 f"of {sizes[blobs[top]]} bytes, over this vault's file size limit of {limit} bytes "
                                 "([limits] max_body_bytes in vault.toml, plus 16 KB for the frontmatter); remove "
                                 "or shorten that file on the remote (or raise the limit here, then "

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from vault_mem.config import TYPE_FOLDERS
 from vault_mem.errors import VaultMemError
 from vault_mem.model.conflicts import CONFLICT_RE, COPY_MARK, memory_key
-from vault_mem.model.names import shown
+from vault_mem.model.names import named
 from vault_mem.store.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -60,10 +60,10 @@ def list_conflicts(vault: Workspace, authors: Callable[[list[str]], dict[str, Au
         who, when = meta.get("conflict_author") or "another machine", meta.get("conflict_date")
         if peer is not None:
             detail = (f"'{ck}' claims to be a conflict copy of '{key}', but no sync on this machine made it: "
-                      f"{shown(peer)}, an author not approved here, committed it (what it says of its author "
+                      f"{named(peer, 'its committer', quoted=False)}, an author not approved here, committed it (what it says of its author "
                       f"and date is theirs). Read it with `vault-mem get {ck}`; drop it with `vault-mem resolve "
                       f"{key} --keep theirs`; to keep its text, approve its author first (`vault-mem trust "
-                      f"--author {shown(peer)}`)")
+                      f"--author {named(peer, 'its email', word=True)}`)")
         else:
             detail = (f"{who}'s version{f' (found {when})' if when else ''} lost '{key}' to the remote's "
                       f"in a sync and is kept as '{ck}'"
