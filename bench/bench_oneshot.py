@@ -47,6 +47,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -91,12 +92,14 @@ def main() -> None:
     tag = f"{os.getpid()}-{int(time.time())}"
     vaults = {"old": args.old_vault or args.vault, "new": args.vault}
     daemons: dict[str, subprocess.Popen] = {}
+    logs: dict[str, Path] = {}
     try:
         if args.daemon:
             for name, vault in vaults.items():
                 if vault not in [vaults[n] for n in daemons]:
                     code = codes[name] if args.old_vault else codes["new"]
-                    daemons[name] = start_daemon(code, vault, env, Path(f"/tmp/bench-oneshot-{tag}-{name}.daemon.log"))
+                    logs[name] = Path(tempfile.gettempdir()) / f"bench-oneshot-{tag}-{name}.daemon.log"
+                    daemons[name] = start_daemon(code, vault, env, logs[name])
         readers = {name: start_reader(code, vaults[name], env) for name, code in codes.items()} \
             if args.daemon and args.reads else {}
         run(args, codes, vaults, env, tag, {n: daemons.get(n) or daemons.get("new") for n in codes} if daemons else {})
@@ -107,9 +110,12 @@ def main() -> None:
                 print(f"    reads {name}: {len(lat)} recalls of its daemon meanwhile, p50 {statistics.median(lat):.0f} ms, "
                       f"p95 {lat[int(0.95 * (len(lat) - 1))]:.0f}, max {lat[-1]:.0f}", flush=True)
     finally:
-        for daemon in daemons.values():
+        for name, daemon in daemons.items():
             daemon.terminate()
-            daemon.wait(timeout=60)
+            if daemon.wait(timeout=60) in (0, -signal.SIGTERM):
+                logs[name].unlink(missing_ok=True)  # a daemon that ended as asked leaves nothing behind
+            else:
+                print(f"    the {name} daemon exited with {daemon.returncode}: its log is {logs[name]}", flush=True)
     print("load average", " ".join(f"{x:.2f}" for x in os.getloadavg()), "(daemon running)" if args.daemon else "")
 
 
