@@ -190,12 +190,12 @@ def test_the_chunked_scan_gives_the_whole_history_scans_answers(shared_history, 
         vault.close()
 
 
-def _churn(root, n: int) -> None:
-    """``n`` commits of a peer on ``refs/heads/peer``, each a new text of ``facts/churn.md``."""
-    parts = [b"reset refs/heads/peer\nfrom refs/heads/main^0\n"]
+def _churn(root, n: int, ref: bytes = b"refs/heads/peer") -> None:
+    """``n`` commits of a peer on ``ref`` (from main), each a new text of ``facts/churn.md``."""
+    parts = [b"reset %s\nfrom refs/heads/main^0\n" % ref]
     for i in range(n):
         body = b"---\ndescription: Team churn %d\n---\nx\n" % i
-        parts.append(b"commit refs/heads/peer\nauthor Peer <peer@example.com> 1767225600 +0000\n"
+        parts.append(b"commit %s\nauthor Peer <peer@example.com> 1767225600 +0000\n" % ref +
                      b"committer Peer <peer@example.com> 1767225600 +0000\ndata 5\nchurn\n"
                      b"M 100644 inline facts/churn.md\ndata %d\n%s\n" % (len(body), body))
     subprocess.run(["git", "fast-import", "--quiet", "--force"], cwd=root, input=b"".join(parts), check=True)
@@ -264,13 +264,7 @@ def _peak_of_refresh(root, n: int) -> int:
     vault = Vault(root)
     try:
         authors.refresh(vault.ws, vault.sidecar)
-        parts = [b"reset refs/heads/main\nfrom refs/heads/main^0\n"]
-        for i in range(n):
-            body = b"---\ndescription: Team churn %d\n---\nx\n" % i
-            parts.append(b"commit refs/heads/main\nauthor Peer <peer@example.com> 1767225600 +0000\n"
-                         b"committer Peer <peer@example.com> 1767225600 +0000\ndata 5\nchurn\n"
-                         b"M 100644 inline facts/churn.md\ndata %d\n%s\n" % (len(body), body))
-        subprocess.run(["git", "fast-import", "--quiet", "--force"], cwd=root, input=b"".join(parts), check=True)
+        _churn(root, n, b"refs/heads/main")
         git(root, "reset", "-q", "--hard")
         tracemalloc.start()
         try:
@@ -299,13 +293,7 @@ def test_the_authors_refresh_memory_does_not_grow_with_the_number_of_commits(tmp
 def _peak_of_sync(tmp_path, n: int) -> int:
     """Python's peak while the person's vault syncs a peer's push of ``n`` commits to one memory."""
     mine, peer = person_and_peer(tmp_path)
-    parts = [b"reset refs/heads/main\nfrom refs/heads/main^0\n"]
-    for i in range(n):
-        body = b"---\ndescription: Team churn %d\n---\nx\n" % i
-        parts.append(b"commit refs/heads/main\nauthor Peer <peer@example.com> 1767225600 +0000\n"
-                     b"committer Peer <peer@example.com> 1767225600 +0000\ndata 5\nchurn\n"
-                     b"M 100644 inline facts/churn.md\ndata %d\n%s\n" % (len(body), body))
-    subprocess.run(["git", "fast-import", "--quiet", "--force"], cwd=peer, input=b"".join(parts), check=True)
+    _churn(peer, n, b"refs/heads/main")
     git(peer, "push", "-q", "origin", "main")
     tracemalloc.start()
     try:
