@@ -363,6 +363,21 @@ def _project_template() -> _TemplateVault:
     return _PROJECT_TEMPLATE
 
 
+@contextlib.contextmanager
+def project_of_its_own(name: str) -> Iterator[tuple[Path, Path]]:
+    """What :func:`project` gives, for a module fixture (one expensive run, say a real agent
+    CLI's session, that several tests read): ``(project folder, home)`` made in a folder of its
+    own, in an environment like each test's own (its HOME, TMPDIR and config folder) for the
+    block; the folder is removed after it."""
+    with _template_environment(name) as (base, _config):
+        try:
+            made = base / "made"  # beside the environment's own home
+            made.mkdir()
+            yield _make_project(made)
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
+
+
 def _make_project(tmp_path: Path) -> tuple[Path, Path]:
     """What :func:`project` gives, made: ``git init``, ``vault-mem init memory``, a remember."""
     proj = tmp_path / "proj"
