@@ -30,15 +30,23 @@ def agent_cli(name: str) -> str:
                 "or set VAULT_MEM_AGENT_CLIS to a node_modules/.bin holding it")
 
 
+#: the model API's address for a Claude Code command that asks no model (``mcp list``, ``mcp
+#: get``, ``plugin validate``): loopback, nothing listening. With no address given, Claude Code
+#: (2.1.197) looks up api.anthropic.com at its start, and on this network-less machine its
+#: retries (1, 2, 4, 8 s apart) held each such command ~18 s before it went on (21 s wall for
+#: 0.7 s of CPU); given an address of its own, it sends nothing there for these commands.
+NO_MODEL_URL = "http://127.0.0.1:9"
+
+
 def claude_env(home: Path, model_url: str | None = None) -> dict[str, str]:
-    """Claude Code's environment: its own home, the stand-in model at ``model_url``."""
+    """Claude Code's environment: its own home, the stand-in model at ``model_url`` (none:
+    :data:`NO_MODEL_URL`)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE"))}
     env.update(HOME=str(home), ANTHROPIC_API_KEY="sk-stand-in", DISABLE_TELEMETRY="1",
                CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_AUTOUPDATER="1")
     env.pop("VAULT_MEM_VAULT", None)
     env["VAULT_MEM_EMBEDDER"] = "local"  # the bundled model, as a person's agent runs it
-    if model_url:
-        env["ANTHROPIC_BASE_URL"] = model_url
+    env["ANTHROPIC_BASE_URL"] = model_url or NO_MODEL_URL
     return env
 
 
