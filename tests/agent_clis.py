@@ -33,8 +33,8 @@ def agent_cli(name: str) -> str:
 #: the model API's address for a Claude Code command that asks no model (``mcp list``, ``mcp
 #: get``, ``plugin validate``): loopback, nothing listening. With no address given, Claude Code
 #: (2.1.197) looks up api.anthropic.com at its start, and on this network-less machine its
-#: retries (1, 2, 4, 8 s apart) held each such command ~18 s before it went on (21 s wall for
-#: 0.7 s of CPU); given an address of its own, it sends nothing there for these commands.
+#: retries (1, 2, 4, 8 s apart) held `mcp list` and `mcp get` ~18 s each before they went on (21 s
+#: wall for 0.7 s of CPU); given an address of its own, it sends nothing there for these commands.
 NO_MODEL_URL = "http://127.0.0.1:9"
 
 
