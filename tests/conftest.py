@@ -71,10 +71,12 @@ def pytest_runtest_makereport(item, call):
 #: or more, 21 (98 s of CPU) came after the 52 of the list before, test_peer_adoption_attacks.py
 #: (15 tests, 13.7 s of CPU, 166 s wall at load ~20) and test_peer_adoption.py (10 tests, 9.3 s)
 #: among them, and the last few were files of 3-6 long tests (test_review54.py, 3.4 s of CPU in 3
-#: tests). bench_suite_cpu's "packing" lines say which files end a run, and when.
+#: tests). bench_suite_cpu's "packing" lines say which files end a run, and when. Later:
+#: test_connect_local.py (written after the list: 7 tests, two of them real Claude Code runs that
+#: wait far longer than they compute, 85 s wall for 9 s of CPU at load 11) beside test_connect.py.
 LONGEST_FILES = (
     "test_reliability_gc.py", "test_peer_attacks8.py", "test_daemon_writes.py", "test_connect.py",
-    "test_reliability_index_clean.py", "test_reliability_person_git.py",
+    "test_connect_local.py", "test_reliability_index_clean.py", "test_reliability_person_git.py",
     "test_reliability_writes.py", "test_sync.py", "test_vault_place.py", "test_gitstore.py",
     "test_reliability_load.py", "test_reliability_fuzz.py", "test_mcp_server.py",
     "test_peer_attacks7.py", "test_secrets.py", "test_exec_boundary.py", "test_policy.py",
@@ -361,6 +363,21 @@ def _project_template() -> _TemplateVault:
             proj, _ = _make_project(made)
         _PROJECT_TEMPLATE = _TemplateVault(proj / "memory", config, [], None)
     return _PROJECT_TEMPLATE
+
+
+@contextlib.contextmanager
+def project_of_its_own(name: str) -> Iterator[tuple[Path, Path]]:
+    """What :func:`project` gives, for a module fixture (one expensive run, say a real agent
+    CLI's session, that several tests read): ``(project folder, home)`` made in a folder of its
+    own, in an environment like each test's own (its HOME, TMPDIR and config folder) for the
+    block; the folder is removed after it."""
+    with _template_environment(name) as (base, _config):
+        try:
+            made = base / "made"  # beside the environment's own home
+            made.mkdir()
+            yield _make_project(made)
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
 
 
 def _make_project(tmp_path: Path) -> tuple[Path, Path]:

@@ -21,6 +21,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "vault_mem"
 
@@ -80,6 +82,22 @@ def _module_names() -> frozenset[str]:
     return frozenset(s.name for s in _sources())
 
 
+@functools.cache
+def _walked(src: Source) -> tuple[ast.AST, ...]:
+    """``ast.walk(src.tree)``, once for this file's tests (each walked the package again)."""
+    return tuple(ast.walk(src.tree))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _parsed_only_for_this_file() -> Iterator[None]:
+    """The parsed package and what is read from it (~1.3 million objects) are let go after this
+    file's last test: kept, they stayed in the worker for the rest of the suite, and every full
+    garbage collection there (pytest's own at the end among them, ~1 s of CPU) went through them."""
+    yield
+    for cached in (_sources, _module_names, _walked, _imports, _module_bindings):
+        cached.cache_clear()
+
+
 def layer(module: str) -> str:
     """The layer a ``vault_mem`` module belongs to (``<top>`` for the entry points)."""
     if module in TOP:
@@ -112,7 +130,13 @@ class Imported:
     in_function: bool
 
 
-def _imports(src: Source) -> Iterator[Imported]:
+@functools.cache
+def _imports(src: Source) -> tuple[Imported, ...]:
+    """Every import of a vault_mem module in ``src``, read once for this file's tests."""
+    return tuple(_read_imports(src))
+
+
+def _read_imports(src: Source) -> Iterator[Imported]:
     def visit(node: ast.AST, in_function: bool) -> Iterator[Imported]:
         for child in ast.iter_child_nodes(node):
             inside = in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
@@ -170,10 +194,11 @@ def _dotted(node: ast.AST) -> list[str] | None:
     return None
 
 
+@functools.cache
 def _module_bindings(src: Source) -> dict[str, str]:
-    """Local names bound to vault_mem modules by this file's imports (any scope)."""
+    """Local names bound to vault_mem modules by this file's imports (any scope). Read only."""
     bound: dict[str, str] = {}
-    for node in ast.walk(src.tree):
+    for node in _walked(src):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] == "vault_mem":
@@ -205,7 +230,7 @@ def test_no_module_uses_another_modules_private_names():
                 if _is_private(last[2]) and not src.name.startswith(last[0] + "."):
                     bad.append(f"{src.where(imp.node)}: imports the private module {imp.module}")
         bound = _module_bindings(src)
-        for node in ast.walk(src.tree):
+        for node in _walked(src):
             if not (isinstance(node, ast.Attribute) and _is_private(node.attr)):
                 continue
             chain = _dotted(node.value)
@@ -220,7 +245,7 @@ def test_no_module_uses_another_modules_private_names():
 def _private_members(src: Source) -> set[str]:
     """Private names this module's classes define: ``def _x``, ``_x = ...``, ``self._x = ...``."""
     names: set[str] = set()
-    for cls in (n for n in ast.walk(src.tree) if isinstance(n, ast.ClassDef)):
+    for cls in (n for n in _walked(src) if isinstance(n, ast.ClassDef)):
         for node in ast.walk(cls):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and _is_private(node.name):
                 names.add(node.name)
@@ -242,7 +267,7 @@ def test_no_module_reaches_into_another_modules_objects():
     bad = []
     for src in _sources():
         bound = _module_bindings(src)
-        for node in ast.walk(src.tree):
+        for node in _walked(src):
             if not (isinstance(node, ast.Attribute) and _is_private(node.attr)):
                 continue
             if isinstance(node.value, ast.Name) and (node.value.id in ("self", "cls") or node.value.id in bound):

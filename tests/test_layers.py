@@ -19,6 +19,7 @@ import functools
 import json
 import logging
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -42,19 +43,38 @@ def _rank(name: str) -> int:
 
 
 @functools.cache
-def _parsed() -> tuple[tuple[str, str, ast.Module], ...]:
-    """Every module parsed once for this file's tests (~0.8 s CPU a time): they only read the trees."""
+def _parsed() -> tuple[tuple[str, str, ast.Module, tuple[ast.AST, ...]], ...]:
+    """Every module parsed once for this file's tests, with its nodes walked once: each test
+    reads them (a walk of the whole package is ~0.2 s of CPU, and each test walked it again)."""
     out = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE).as_posix()
         layer = rel.split("/", 1)[0].removesuffix(".py") if "/" in rel or rel[:-3] in ("errors", "config") else ""
-        out.append((rel, layer, ast.parse(path.read_text(encoding="utf-8"), rel)))
+        tree = ast.parse(path.read_text(encoding="utf-8"), rel)
+        nodes = tuple(ast.walk(tree))
+        _DEFINED[id(tree)] = frozenset(n.name for n in nodes if isinstance(n, ast.ClassDef | ast.FunctionDef))
+        out.append((rel, layer, tree, nodes))
     return tuple(out)
 
 
-def _modules(*, skip: set[str] = frozenset()) -> list[tuple[str, str, ast.Module]]:
-    """(path relative to vault_mem/, layer or "" for the package root, syntax tree) of each module."""
-    return [(rel, layer, tree) for rel, layer, tree in _parsed() if layer not in skip]
+#: the names of the classes and functions each parsed module defines (by ``id`` of its tree)
+_DEFINED: dict[int, frozenset[str]] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _parsed_only_for_this_file() -> Iterator[None]:
+    """The parsed package (~1.3 million objects) is let go after this file's last test: kept, it
+    stayed in the worker for the rest of the suite, and every full garbage collection there
+    (pytest's own at the end among them, ~0.8 s of CPU) went through it again."""
+    yield
+    _parsed.cache_clear()
+    _DEFINED.clear()
+
+
+def _modules(*, skip: set[str] = frozenset()) -> list[tuple[str, str, ast.Module, tuple[ast.AST, ...]]]:
+    """(path relative to vault_mem/, layer or "" for the package root, syntax tree, its nodes as
+    ``ast.walk`` gives them) of each module."""
+    return [(rel, layer, tree, nodes) for rel, layer, tree, nodes in _parsed() if layer not in skip]
 
 
 def _imported(node: ast.AST) -> list[str]:
@@ -69,8 +89,8 @@ def _imported(node: ast.AST) -> list[str]:
 
 def test_every_import_goes_down_the_layers():
     wrong = []
-    for rel, layer, tree in _modules(skip=BEING_RESTRUCTURED | {""}):
-        for node in ast.walk(tree):
+    for rel, layer, tree, nodes in _modules(skip=BEING_RESTRUCTURED | {""}):
+        for node in nodes:
             for module in _imported(node):
                 parts = module.split(".")
                 if parts[0] != "vault_mem" or len(parts) < 2 or parts[1] == layer or parts[1] == "__version__":
@@ -82,8 +102,8 @@ def test_every_import_goes_down_the_layers():
 
 def test_git_is_run_only_by_the_store_layer():
     wrong = []
-    for rel, layer, tree in _modules(skip=BEING_RESTRUCTURED | {"store"}):
-        for node in ast.walk(tree):
+    for rel, layer, tree, nodes in _modules(skip=BEING_RESTRUCTURED | {"store"}):
+        for node in nodes:
             # platform runs ps and lsof (never git: the command-line check below holds for it)
             if "subprocess" in _imported(node) and layer != "platform":
                 wrong.append(f"{rel}:{node.lineno} imports subprocess")
@@ -100,8 +120,8 @@ def test_git_is_run_only_by_the_store_layer():
 
 def test_sql_lives_only_in_the_index_layer():
     wrong = []
-    for rel, _, tree in _modules(skip={"index"}):
-        for node in ast.walk(tree):
+    for rel, _, tree, nodes in _modules(skip={"index"}):
+        for node in nodes:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                     and node.func.attr in ("execute", "executemany", "executescript"):
                 wrong.append(f"{rel}:{node.lineno} {ast.unparse(node.func)}(...)")
@@ -112,8 +132,8 @@ def test_sql_lives_only_in_the_index_layer():
 
 def test_no_module_uses_another_modules_private_names():
     wrong = []
-    for rel, _, tree in _modules(skip=BEING_RESTRUCTURED):
-        for node in ast.walk(tree):
+    for rel, _, tree, nodes in _modules(skip=BEING_RESTRUCTURED):
+        for node in nodes:
             if isinstance(node, ast.ImportFrom):
                 wrong += [f"{rel}:{node.lineno} imports {a.name}" for a in node.names
                           if a.name.startswith("_") and not a.name.startswith("__")]
@@ -142,10 +162,10 @@ def test_os_specific_mechanisms_live_only_in_the_platform_layer():
     ctypes, names a lease, a peer-credential option, renameat2 or malloc_trim, reads /proc, or
     calls os.fsync (durability is the platform's: F_FULLFSYNC on macOS)."""
     wrong = []
-    for rel, layer, tree in _modules():
+    for rel, layer, tree, nodes in _modules():
         if layer == "platform":
             continue
-        for node in ast.walk(tree):
+        for node in nodes:
             wrong += [f"{rel}:{node.lineno} imports {m}" for m in _imported(node)
                       if m.split(".")[0] in _OS_MODULES]
             if isinstance(node, ast.Attribute) and node.attr in _OS_NAMES + ("fsync", "fdatasync") \
@@ -164,15 +184,15 @@ def test_os_specific_mechanisms_live_only_in_the_platform_layer():
 
 def _defines(tree: ast.Module, name: str) -> bool:
     """Whether ``name`` is a class or function this module defines (its private parts are its own)."""
-    return any(isinstance(n, ast.ClassDef | ast.FunctionDef) and n.name == name for n in ast.walk(tree))
+    return name in _DEFINED[id(tree)]
 
 
 def test_only_the_cli_prints_or_exits():
     wrong = []
-    for rel, _, tree in _modules():
+    for rel, _, tree, nodes in _modules():
         if rel in PRINTERS:
             continue
-        for node in ast.walk(tree):
+        for node in nodes:
             if isinstance(node, ast.Call):
                 name = ast.unparse(node.func)
                 if name in ("print", "exit", "quit", "sys.exit", "os._exit", "sys.stdout.write", "sys.stderr.write",
@@ -185,10 +205,10 @@ def test_the_model_layer_does_no_io():
     io_calls = {"open", "read_text", "read_bytes", "write_text", "write_bytes", "unlink", "mkdir", "replace",
                 "rename", "listdir", "scandir", "stat", "lstat", "walk", "glob", "iterdir", "execute"}
     wrong = []
-    for rel, layer, tree in _modules():
+    for rel, layer, tree, nodes in _modules():
         if layer != "model":
             continue
-        for node in ast.walk(tree):
+        for node in nodes:
             if isinstance(node, ast.Call):
                 fn = node.func
                 name = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", "")
@@ -267,8 +287,8 @@ def test_vault_parameters_are_typed():
     narrower protocol), never ``Any`` nor nothing: a checker then sees every call into them."""
     names = {"vault", "ws", "workspace"}
     bad = []
-    for rel, _layer, tree in _modules():
-        for node in ast.walk(tree):
+    for rel, _layer, tree, nodes in _modules():
+        for node in nodes:
             if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
                 continue
             args = node.args
