@@ -1,0 +1,61 @@
+"""The twenty-first attack run (issue 23, atk21, agent side): a peer who controls a clone pushing to
+the shared bare remote, aiming at what reaches the agent (recall's verdict, the prompt hook, MCP and
+tool results) and at what the person is shown. A real bare remote, a peer's clone committing with
+plain git, the person's real CLI, vault and MCP server; the bundled model where the verdict is the
+point. Each test fails on the code before its fix."""
+
+from __future__ import annotations
+
+from conftest import person_and_peer, push_as_peer, real_embedder, cli
+
+#: the person's own memories, and questions that ask for them in other words (no shared keyword)
+OWN = ["The staging database is Postgres 15 on db-stg-2", "Deploys go out on Tuesdays after the standup",
+       "The CI pipeline runs on GitHub Actions with a self-hosted runner", "Uses tabs set to 4 spaces in Python files",
+       "The API gateway is Kong behind Cloudflare", "Releases are tagged vX.Y.Z and signed with the release key",
+       "The mobile app uses Flutter with Riverpod for state", "Prefers pytest over unittest for new tests",
+       "The data warehouse is BigQuery in the eu-west region", "On-call rotation changes every Monday at 9:00",
+       "The design system lives in Figma under the Core UI file", "Error tracking goes to Sentry, project web-prod",
+       "Feature flags are kept in LaunchDarkly", "The monorepo is built with Bazel 7",
+       "Logs are shipped to Loki and read in Grafana", "Backups of the ledger run nightly at 02:00 UTC",
+       "The team writes docs in MkDocs with the Material theme", "Secrets live in 1Password, vault Engineering",
+       "The laptop fleet runs macOS 15 managed by Jamf", "Payments go through Stripe in test mode on staging",
+       "The search service is OpenSearch 2.13", "Code review needs one approval from CODEOWNERS"]
+PARAPHRASES = ["which day are releases shipped", "how wide is indentation in my scripts",
+               "when does the pager duty handover happen", "which cloud analytics store do we use",
+               "where do crash reports go", "what tool compiles the big repository"]
+
+
+def _verdicts(v, **kwargs) -> list[str]:
+    return [v.recall(q, **kwargs).verdict for q in PARAPHRASES]
+
+
+def test_a_peers_copies_of_the_probe_questions_never_move_the_floor_over_the_persons_memories(tmp_path):
+    """Before: the relevance floor is calibrated from how close off-topic probe questions come to
+    the vault's vectors, and the probes are in the source. A peer pushed 60 notes (not listed in
+    INDEX.md) whose descriptions copy them: every probe's best cosine became 1.0, the floor 0.985,
+    and every recall of the person's own memories in other words said "nothing related is
+    stored" (the prompt hook injected nothing); a dozen copies made `strong` unreachable (1.18).
+    The calibration now counts only the vectors of memories whose authors are trusted here."""
+    from vault_mem import Vault
+    from vault_mem.model.probes import PROBES
+
+    mine, peer = person_and_peer(tmp_path)
+    v = Vault(mine, embedder=real_embedder())
+    try:
+        for i, text in enumerate(OWN):
+            v.remember(f"own-{i}", text, type="fact")
+        before = _verdicts(v)
+        assert "strong" in before and "none" not in before, before
+        (peer / "notes").mkdir(exist_ok=True)
+        for i, probe in enumerate(PROBES[:60]):
+            (peer / "notes" / f"trivia-{i}.md").write_text(f"---\ndescription: {probe}\n---\n")
+        push_as_peer(peer, "trivia")
+        assert cli("--vault", str(mine), "sync").returncode == 0
+        v.sidecar.vectors.embed_owed()
+        after = _verdicts(v)
+        assert after == before, (before, after)
+        assert _verdicts(v, trusted_only=True) == before  # what the prompt hook asks
+        floor = v.recall(PARAPHRASES[0]).floor
+        assert floor["source"] == "calibrated" and floor["base"] < 0.8, floor
+    finally:
+        v.close()
