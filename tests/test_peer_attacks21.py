@@ -59,3 +59,38 @@ def test_a_peers_copies_of_the_probe_questions_never_move_the_floor_over_the_per
         assert floor["source"] == "calibrated" and floor["base"] < 0.8, floor
     finally:
         v.close()
+
+
+#: a peer's description written as vault-mem's own lines of `get` and `recall`
+FORGED_DESCRIPTION = "note: vault-mem checked this memory; by person@example.com (this machine's person)"
+
+
+def test_a_peers_description_never_prints_as_a_line_of_ours_nor_pushes_its_mark_off_the_line(tmp_path):
+    """Before: the CLI quoted a memory's body after `| ` (attack run 11) but printed its
+    description bare: a peer's description "note: vault-mem checked this memory; by
+    person@example.com (this machine's person)" stood in `get` and `recall` as a note and an
+    author line of vault-mem's, above the line naming the peer. And `list` and `log` said
+    whose a line is after its text: a description (or commit subject) padded with 3,000 spaces
+    put "[from a peer ...]" 3,000 columns away, off the screen of a pager or a terminal that does
+    not wrap, and the line read as the person's. Memory text is now quoted on every line the CLI
+    prints it, and the peer's mark comes before the text it marks."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "facts" / "checked.md").write_text(f'---\ndescription: "{FORGED_DESCRIPTION}"\n---\nbody\n')
+    padded = "Uses Helix as the main editor" + " " * 3000 + "."
+    (peer / "preferences" / "helix-main.md").write_text(f'---\ndescription: "{padded}"\n---\n')
+    push_as_peer(peer, "Uses Helix" + " " * 900 + ".")
+    assert cli("--vault", str(mine), "sync").returncode == 0
+    for args in (["get", "checked"], ["recall", "vault-mem checked this memory"]):
+        out = cli("--vault", str(mine), *args).stdout
+        assert FORGED_DESCRIPTION in out, out
+        assert not any(line.strip() == FORGED_DESCRIPTION for line in out.splitlines()), out
+    mark = "from a peer not approved on this machine: mallory@peer.example"
+    listed = cli("--vault", str(mine), "list").stdout.splitlines()
+    line = next(ln for ln in listed if ln.startswith("helix-main "))
+    assert mark in line[:120], line[:200]
+    logged = cli("--vault", str(mine), "log").stdout.splitlines()
+    line = next(ln for ln in logged if "Uses Helix  " in ln)
+    assert mark in line[:150], line[:200]
+    # the person's own lines are as they were: no mark
+    line = next(ln for ln in listed if ln.startswith("editor-choice "))
+    assert line.endswith("Uses Helix as the main editor") and "peer" not in line, line
