@@ -6,7 +6,10 @@ point. Each test fails on the code before its fix."""
 
 from __future__ import annotations
 
-from conftest import person_and_peer, push_as_peer, real_embedder, cli
+import os
+import subprocess
+
+from conftest import PEER_EMAIL, cli, person_and_peer, push_as_peer, real_embedder
 
 #: the person's own memories, and questions that ask for them in other words (no shared keyword)
 OWN = ["The staging database is Postgres 15 on db-stg-2", "Deploys go out on Tuesdays after the standup",
@@ -78,19 +81,23 @@ def test_a_peers_description_never_prints_as_a_line_of_ours_nor_pushes_its_mark_
     (peer / "facts" / "checked.md").write_text(f'---\ndescription: "{FORGED_DESCRIPTION}"\n---\nbody\n')
     padded = "Uses Helix as the main editor" + " " * 3000 + "."
     (peer / "preferences" / "helix-main.md").write_text(f'---\ndescription: "{padded}"\n---\n')
-    push_as_peer(peer, "Uses Helix" + " " * 900 + ".")
+    # the commit's author name and subject padded too (what `log` shows before its mark)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Test" + " " * 900 + "Person", "GIT_AUTHOR_EMAIL": PEER_EMAIL}
+    for args in (["add", "-A"], ["commit", "-q", "--no-verify", "-m", "Uses Helix" + " " * 900 + "."],
+                 ["push", "-q", "origin", "main"]):
+        subprocess.run(["git", *args], cwd=peer, check=True, env=env, capture_output=True)
     assert cli("--vault", str(mine), "sync").returncode == 0
     for args in (["get", "checked"], ["recall", "vault-mem checked this memory"]):
         out = cli("--vault", str(mine), *args).stdout
         assert FORGED_DESCRIPTION in out, out
         assert not any(line.strip() == FORGED_DESCRIPTION for line in out.splitlines()), out
-    mark = "from a peer not approved on this machine: mallory@peer.example"
+    mark = f"from a peer not approved on this machine: {PEER_EMAIL}"
     listed = cli("--vault", str(mine), "list").stdout.splitlines()
     line = next(ln for ln in listed if ln.startswith("helix-main "))
     assert mark in line[:120], line[:200]
     logged = cli("--vault", str(mine), "log").stdout.splitlines()
     line = next(ln for ln in logged if "Uses Helix  " in ln)
-    assert mark in line[:150], line[:200]
+    assert mark in line[:100], line[:200]
     # the person's own lines are as they were: no mark
     line = next(ln for ln in listed if ln.startswith("editor-choice "))
     assert line.endswith("Uses Helix as the main editor") and "peer" not in line, line

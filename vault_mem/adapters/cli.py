@@ -481,8 +481,8 @@ def _peer_mark(row: dict) -> str:
 
 
 def _peer_lead(row: dict) -> str:
-    """:func:`_peer_mark` said before a peer's text on its line (a description, a subject), not
-    after it: padded with 3,000 spaces, a peer's description pushed the mark off the screen of
+    """:func:`_peer_mark` said before a peer's text on its line (a description, an author's name
+    and a subject), not after it: padded with 3,000 spaces, a peer's description pushed the mark off the screen of
     `vault-mem list` (a pager, a terminal that does not wrap, a tool output cut per line), and
     the line read as the person's."""
     return "" if row.get("trusted", True) else f"[{_by(row.get('author'), False)}] "
@@ -511,8 +511,9 @@ def cmd_list(args) -> int:
 def cmd_log(args) -> int:
     vault, key, label = open_for_key(args, args.key, strict=False)
     entries = vault.log(key, limit=args.limit)
-    text = "\n".join(f"{e.commit[:10]} {e.date} {e.author:<18} "
-                     + _peer_lead({"author": e.email, "trusted": e.trusted}) + e.subject for e in entries) or "(no history)"
+    # the mark before the author's name and the subject: both are text the commit's writer chose
+    text = "\n".join(f"{e.commit[:10]} {e.date} " + _peer_lead({"author": e.email, "trusted": e.trusted})
+                     + f"{e.author:<18} {e.subject}" for e in entries) or "(no history)"
     if label:  # the JSON stays a list of entries, each naming its vault
         text = f"{label.rstrip(', ')} {vault.root}:\n{text}"
     emit(args, [{**e.to_dict(), **_named(args, vault)} for e in entries], text)
