@@ -60,6 +60,11 @@ def test_a_peers_copies_of_the_probe_questions_never_move_the_floor_over_the_per
         assert _verdicts(v, trusted_only=True) == before  # what the prompt hook asks
         floor = v.recall(PARAPHRASES[0]).floor
         assert floor["source"] == "calibrated" and floor["base"] < 0.8, floor
+        # a long-lived process (the daemon, the MCP server) calibrates on its vectors in memory
+        vectors = v.sidecar.vectors
+        vectors.keep_vectors_in_memory = True
+        again = vectors.calibration(vectors.get_embedder(), force=True)
+        assert again.to_floor().base == floor["base"] and again.vectors == len(OWN) + 1, again
     finally:
         v.close()
 
