@@ -475,7 +475,11 @@ def test_a_peers_supersedes_field_never_reaches_the_agent_outside_the_fence(tmp_
             outside, memories = parse_fenced(result.text)
             assert "MARK-7f3a" not in "\n".join(outside), (tool, result.text)
             assert any("staging-host" in head for head, _ in memories), (tool, result.text)
-        assert "note: supersedes old-staging" in call_tool(v, "get", {"key": "staging-host"}).text
+        # a peer's keys are counted there, not named (a key can be a sentence too: attack run 21);
+        # the data lists the one valid key
+        got = call_tool(v, "get", {"key": "staging-host"})
+        assert "note: its `supersedes` names 1 memory" in got.text and "old-staging" not in got.text, got.text
+        assert got.data["supersedes"] == ["old-staging"], got.data
     finally:
         v.close()
 

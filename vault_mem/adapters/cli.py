@@ -458,7 +458,7 @@ def _get_text(view: dict) -> str:
     where = f"{view['vault']} vault, " if view.get("vault") else ""
     when = f"updated {view['updated']}, {age}" if view.get("updated") else age  # no `updated:`: "undated"
     lines = [f"{view['key']} ({where}{view['type']}, {view['path']}) {when}{flags}",
-             view["description"], _by(view.get("author"), view.get("trusted", True))]
+             *_quoted(view["description"]), _by(view.get("author"), view.get("trusted", True))]
     for note in view.get("notes", []):
         lines.append(f"note: {note}")
     if view["body"].strip():
@@ -467,8 +467,10 @@ def _get_text(view: dict) -> str:
 
 
 def _quoted(body: str, indent: str = "") -> list[str]:
-    """A memory's body as the CLI prints it: each line after ``| ``, so no line of it reads as
-    one of ours (a hit, an author, a note); its writer may be a peer, its reader an agent."""
+    """A memory's text (its description, its body) as the CLI prints it: each line after ``| ``,
+    so no line of it reads as one of ours (a hit, an author, a note); its writer may be a peer,
+    its reader an agent. A peer's description printed bare by `get` and `recall` read as a
+    `note:` or `by person@example.com` line of vault-mem's, above the line naming the peer."""
     return [f"{indent}| {ln}" for ln in body.strip("\n").splitlines()]
 
 
@@ -476,6 +478,14 @@ def _peer_mark(row: dict) -> str:
     """What a listing line adds when a peer not approved here wrote it (nothing otherwise): a
     peer picks its text, its name and its email, so the line says whose it is, as recall does."""
     return "" if row.get("trusted", True) else f"  [{_by(row.get('author'), False)}]"
+
+
+def _peer_lead(row: dict) -> str:
+    """:func:`_peer_mark` said before a peer's text on its line (a description, an author's name
+    and a subject), not after it: padded with 3,000 spaces, a peer's description pushed the mark off the screen of
+    `vault-mem list` (a pager, a terminal that does not wrap, a tool output cut per line), and
+    the line read as the person's."""
+    return "" if row.get("trusted", True) else f"[{_by(row.get('author'), False)}] "
 
 
 @command("list")
@@ -492,7 +502,7 @@ def cmd_list(args) -> int:
     else:
         rows = read(args, "list", params)
     text = "\n".join(f"{r['key']:<32} {r['type']:<10} " + (f"[{r['vault']}] " if r.get("vault") else "")
-                     + r["description"] + _peer_mark(r) for r in rows) or "(no memories)"
+                     + _peer_lead(r) + r["description"] for r in rows) or "(no memories)"
     emit(args, rows, text)
     return 0
 
@@ -501,8 +511,9 @@ def cmd_list(args) -> int:
 def cmd_log(args) -> int:
     vault, key, label = open_for_key(args, args.key, strict=False)
     entries = vault.log(key, limit=args.limit)
-    text = "\n".join(f"{e.commit[:10]} {e.date} {e.author:<18} {e.subject}"
-                     + _peer_mark({"author": e.email, "trusted": e.trusted}) for e in entries) or "(no history)"
+    # the mark before the author's name and the subject: both are text the commit's writer chose
+    text = "\n".join(f"{e.commit[:10]} {e.date} " + _peer_lead({"author": e.email, "trusted": e.trusted})
+                     + f"{e.author:<18} {e.subject}" for e in entries) or "(no history)"
     if label:  # the JSON stays a list of entries, each naming its vault
         text = f"{label.rstrip(', ')} {vault.root}:\n{text}"
     emit(args, [{**e.to_dict(), **_named(args, vault)} for e in entries], text)
@@ -559,7 +570,7 @@ def cmd_recall(args) -> int:
         where = f"{hit['vault']} vault, " if hit.get("vault") else ""
         lines.append(f"{i}. {hit['key']} ({where}{hit['type']}, {hit['date'] or 'undated'}{age}){flags}  {hit['match']} match, "
                      f"score {hit['score']:.3f}")
-        lines.append(f"   {hit['description']}")
+        lines.extend(_quoted(hit["description"], "   "))
         lines.append(f"   {_by(hit.get('author'), hit.get('trusted', True))}")
         if hit["note"]:
             lines.append(f"   ({hit['note']})")

@@ -3,9 +3,11 @@
 Every embedder has its own scale: MiniLM gives an unrelated pair ~0.1-0.3, e5-style models
 0.73-0.83 for any pair. A fixed cosine bar is therefore right for one model at most. Instead,
 the floor is measured: the built-in off-topic probe questions (:mod:`vault_mem.model.probes`)
-are embedded as queries, and for each the best cosine against this vault's vectors is taken.
-That is the *null sample*: how strongly questions about unrelated things match this vault under
-this model. With its median ``q50`` and its ``QUANTILE`` point ``qhi``, ``spread = qhi - q50`` and
+are embedded as queries, and for each the best cosine against this vault's vectors is taken
+(those of memories whose authors are trusted here: ``VectorStore.uncounted``, which the vault
+sets; a peer's notes copying the probes, which are in the source, made every best cosine 1.0 and
+every recall of the person's own memories ``none``). That is the *null sample*: how strongly
+questions about unrelated things match this person's vault under this model. With its median ``q50`` and its ``QUANTILE`` point ``qhi``, ``spread = qhi - q50`` and
 ``base = qhi + FLOOR_SPREADS x spread``:
 
 - min_sim = base - NONE_SPREADS x spread: the relevance floor. Only when no candidate clears it
@@ -138,6 +140,9 @@ class Calibration:
     reach: tuple[float, ...] = ()
     #: False for a calibration stored before the reach was measured (remade when read)
     reached: bool = True
+    #: False for a calibration stored before it left out the vectors of peers' memories
+    #: (``Vectors.uncounted``; remade when read)
+    counted: bool = True
 
     # both read once per calibration, not per recall (four quantiles cost ~0.5 ms each time)
     @cached_property
@@ -166,7 +171,7 @@ class Calibration:
     def due(self, *, model: str, epoch: str, seq: int) -> bool:
         """Stale for this model / vector generation, made before the reach was measured, or the
         vectors changed too much since."""
-        if model != self.model or epoch != self.epoch or not self.reached:
+        if model != self.model or epoch != self.epoch or not self.reached or not self.counted:
             return True
         return abs(seq - self.seq) > max(RECALIBRATE_MIN, RECALIBRATE_SHARE * self.vectors)
 
@@ -195,14 +200,14 @@ def load(db, model: str) -> Calibration | None:
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
     return Calibration(model=r[0], epoch=r[1], seq=int(r[2]), vectors=int(r[3]), null=null, made=r[5],
-                       reach=reach, reached="reach" in sample)
+                       reach=reach, reached="reach" in sample, counted=sample.get("counted") == "trusted")
 
 
 def store(db, cal: Calibration) -> None:
     db.execute("INSERT OR REPLACE INTO floor_calibration(model, epoch, seq, vectors, null_sims, made) "
                "VALUES (?, ?, ?, ?, ?, ?)",
                (cal.model, cal.epoch, cal.seq, cal.vectors,
-                json.dumps({"null": list(cal.null), "reach": list(cal.reach)}), cal.made))
+                json.dumps({"null": list(cal.null), "reach": list(cal.reach), "counted": "trusted"}), cal.made))
 
 
 def now() -> str:

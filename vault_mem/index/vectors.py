@@ -37,7 +37,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from vault_mem.config import TYPE_FOLDERS, EmbedderConfig
@@ -155,15 +155,16 @@ class StoredVectors:
         matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), self.dims)
         return {int(r[0]): float(x) for r, x in zip(rows, matrix @ qvec)}
 
-    def best_of(self, queries: np.ndarray, *, chunk: int = 4096) -> np.ndarray:
-        """Each query row's best cosine over every stored vector (-1 when none): one pass over
-        the table in chunks, for the floor calibration (``index/floor.py``)."""
+    def best_of(self, queries: np.ndarray, *, chunk: int = 4096, skip: Collection[int] = ()) -> np.ndarray:
+        """Each query row's best cosine over every stored vector but those of the file ids
+        ``skip`` (-1 when none): one pass over the table in chunks, for the floor calibration
+        (``index/floor.py``)."""
         best = np.full(len(queries), -1.0, dtype=np.float32)
         if self.dims is None or queries.shape[1:] != (self.dims,):
             return best
-        cur = self.db.execute(f"SELECT embedding FROM {VEC_TABLE}")
+        cur = self.db.execute(f"SELECT rowid, embedding FROM {VEC_TABLE}")
         while rows := cur.fetchmany(chunk):
-            blobs = [r[0] for r in rows if len(r[0]) == self.dims * 4]
+            blobs = [r[1] for r in rows if len(r[1]) == self.dims * 4 and r[0] not in skip]
             if blobs:
                 m = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), self.dims)
                 best = np.maximum(best, (m @ queries.T).max(axis=0))
@@ -490,11 +491,15 @@ class VectorIndex:
             out[start:start + len(part)] = part.astype(np.float32, copy=False) @ q
         return out
 
-    def best_of(self, queries: np.ndarray) -> np.ndarray:
-        """Each query row's best cosine over the live vectors (-1 when none)."""
-        if not len(self.ids) or not self.alive.any() or self.matrix.shape[1] != queries.shape[1]:
+    def best_of(self, queries: np.ndarray, *, skip: Collection[int] = ()) -> np.ndarray:
+        """Each query row's best cosine over the live vectors but those of the file ids ``skip``
+        (-1 when none)."""
+        rows = np.flatnonzero(self.alive) if len(self.ids) else np.empty(0, dtype=np.int64)
+        if skip and len(rows):
+            rows = rows[~np.isin(self.ids[rows], np.fromiter(skip, dtype=np.int64, count=len(skip)))]
+        if not len(rows) or self.matrix.shape[1] != queries.shape[1]:
             return np.full(len(queries), -1.0, dtype=np.float32)
-        return self._scores(queries.T, np.flatnonzero(self.alive)).max(axis=0)
+        return self._scores(queries.T, rows).max(axis=0)
 
     def similarities(self, qvec: np.ndarray, ids: Sequence[int]) -> dict[int, float]:
         """Cosine of the query with these memories (those that have a vector)."""
@@ -579,6 +584,9 @@ class VectorStore:
         self._share = threading.local()  # owed_share's [deadline, a batch made], per thread
         self._vindex = VectorIndex()
         self._calibration_cache: dict = {}
+        #: the paths of the memories whose vectors the floor's calibration leaves out: those
+        #: whose authors are not trusted here (the vault sets it; see :meth:`calibration`)
+        self.uncounted: Callable[[], Collection[str]] | None = None
         self._keep_vectors_in_memory = False
         #: set while a long-lived process loads its model and vectors in the background: recall is
         #: keyword-only meanwhile and says so with this reason (see :meth:`vectors_reason`)
@@ -1206,14 +1214,20 @@ class VectorStore:
             return cal
         try:
             probes = self._probe_vectors(embedder, model)
-        except EmbedderError as exc:
+            skip = self._uncounted_ids()
+        except (EmbedderError, VaultMemError) as exc:
             log.warning("vault-mem: cannot calibrate the relevance floor (%s); using %s", exc,
                         "the last calibration" if cal is not None else "the prior")
-            return cal
-        vectors = self.db.execute("SELECT count(*) FROM vector_log WHERE live = ?", (LIVE,)).fetchone()[0]
-        null = floormod.null_sample(probes, self.vector_index().best_of)
+            return cal if cal is not None and cal.counted else None
+        live = [r[0] for r in self.db.execute("SELECT id FROM vector_log WHERE live = ?", (LIVE,))]
+        vectors = len(live) - len(skip.intersection(live))
+
+        def best_of(queries: np.ndarray) -> np.ndarray:
+            return self.vector_index().best_of(queries, skip=skip)
+
+        null = floormod.null_sample(probes, best_of)
         try:
-            reach = floormod.null_sample(self._reach_vectors(embedder), self.vector_index().best_of)
+            reach = floormod.null_sample(self._reach_vectors(embedder, skip), best_of)
         except EmbedderError as exc:
             log.warning("vault-mem: cannot measure the floor's reach (%s)", exc)
             reach = ()
@@ -1224,12 +1238,27 @@ class VectorStore:
         self._calibration_cache[model] = cal
         return cal
 
-    def _reach_vectors(self, embedder) -> np.ndarray:
+    def _uncounted_ids(self) -> frozenset[int]:
+        """The file ids of :attr:`uncounted`'s paths: the memories a peer not approved here last
+        changed, whose vectors the floor's calibration does not count. The null sample says how
+        close questions about unrelated things come to *this person's* memories: a peer's notes
+        copying the probe questions (they are in the source) made every probe's best cosine 1.0,
+        the floor 0.985, and every recall of the person's own memories "nothing related is
+        stored" (issue 23, twenty-first run)."""
+        paths = self.uncounted() if self.uncounted is not None else ()
+        if not paths:
+            return frozenset()
+        return frozenset(r[0] for r in self.db.execute(
+            "SELECT id FROM files WHERE path IN (SELECT value FROM json_each(?))", (json.dumps(sorted(paths)),)))
+
+    def _reach_vectors(self, embedder, skip: Collection[int] = ()) -> np.ndarray:
         """Up to ``floor.REACH_SAMPLE`` descriptions of memories with a vector (evenly spaced in id
-        order), each embedded as a query (cached as a word is): the floor's reach sample."""
+        order, but the file ids ``skip``), each embedded as a query (cached as a word is): the
+        floor's reach sample."""
         from vault_mem.index import floor as floormod  # lazy: a write imports no search
 
-        ids = [r[0] for r in self.db.execute("SELECT id FROM vector_log WHERE live = ? ORDER BY id", (LIVE,))]
+        ids = [r[0] for r in self.db.execute("SELECT id FROM vector_log WHERE live = ? ORDER BY id", (LIVE,))
+               if r[0] not in skip]
         step = max(1, len(ids) // max(1, floormod.REACH_SAMPLE))
         pick = ids[::step][:floormod.REACH_SAMPLE]
         texts = [r[0] for r in self.db.execute("SELECT description FROM fts WHERE rowid IN (SELECT value FROM json_each(?))",

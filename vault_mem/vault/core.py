@@ -85,6 +85,17 @@ def _trusted_owners(ws: Workspace, sidecar: Sidecar | None, shared: dict[str, li
     return owners
 
 
+def _floor_uncounted(vault: Vault | None) -> tuple[str, ...]:
+    """The paths of the memories whose vectors the relevance floor's calibration leaves out
+    (``VectorStore.uncounted``): those last changed by an author not trusted here, as the
+    vault judges them for the session context and the prompt hook (:class:`KeptPeers`)."""
+    if vault is None:
+        return ()
+    ids = authors.identities(vault.ws)
+    origins = authors.Origins(vault.ws, vault.sidecar, ids)
+    return tuple(vault._kept_peers.peer_memories(vault.ws, vault.sidecar, ids, origins))
+
+
 class Vault:
     """A vault on disk. Open with ``Vault(path)`` (the folder holding vault.toml)."""
 
@@ -99,6 +110,10 @@ class Vault:
         # of two files of one key, a trusted one owns it (a peer's second file hides nothing)
         sidecar = weakref.ref(self.sidecar)  # no reference cycle through its own attribute
         self.sidecar.key_owner = lambda shared: _trusted_owners(ws, sidecar(), shared)
+        # the relevance floor is calibrated on the memories whose authors are trusted here: a
+        # peer's notes copying the probe questions moved it over every answer of the person's
+        me = weakref.ref(self)
+        self.sidecar.vectors.uncounted = lambda: _floor_uncounted(me())
         #: progress(done, total) for long index work (a rebuild after index.db was deleted,
         #: vectors owed); the CLI sets a progress bar here
         self.progress = None
