@@ -137,3 +137,33 @@ def test_an_approval_withdrawn_by_hand_in_the_same_tick_is_seen(team) -> None:
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
     peers, hook, _asked = answers(team)
     assert len(peers) == N_PEER and hook == ["deploy-window"]
+
+
+def peer_put_back(root: Path, rel: str) -> None:
+    """The peer deletes ``rel`` and puts the same bytes back, in two commits made with plain git:
+    the path's last commit is the peer's, its text first seen in the person's commit."""
+    text = (root / rel).read_text(encoding="utf-8")
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Peer", "GIT_AUTHOR_EMAIL": PEER,
+           "GIT_COMMITTER_NAME": "Peer", "GIT_COMMITTER_EMAIL": PEER}
+    subprocess.run(["git", "rm", "-q", "--", rel], cwd=root, env=env, check=True)
+    subprocess.run(["git", "-c", "core.hooksPath=/dev/null", "commit", "-q", "--no-verify", "-m", "peer: away"],
+                   cwd=root, env=env, check=True)
+    peer_commit(root, PEER, {rel: text})
+
+
+def test_what_a_judgement_keeps_for_itself_does_not_make_the_next_read_judge_again(team) -> None:
+    """A judgement that works out a path's history (a peer's put-back of the person's text:
+    ``authors._given_back``) keeps it in the sidecar for the next process; that row, written by
+    the judgement itself, moved the rows' stamp the judgement was kept under, so the next read
+    judged the whole vault again (~1.8 s of CPU at 100k) with nothing changed: a warm MCP
+    server's second recall, or its first after any change. What the judgement writes is a cache
+    of git's answers for this HEAD: the reads after it judge nothing, and answer as a fresh
+    vault does."""
+    peer_put_back(team.root, "facts/deploy-window.md")
+    team.reconcile()
+    peers = team.render_trusted_index()[2]
+    assert team._kept_peers.judgements == 1
+    assert "facts/deploy-window.md" not in peers and len(peers) == N_PEER
+    now = answers(team)
+    assert team._kept_peers.judgements == 1, team._kept_peers.why
+    assert now == fresh(team.root) and now[1] == ["deploy-window"]
