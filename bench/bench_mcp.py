@@ -115,6 +115,9 @@ def build(root: Path, n: int) -> None:
     write_vault(root, n)
     with Vault(root, embedder=HashEmbedder()) as vault:
         vault.reconcile(force=True)
+        # every vector: a reconcile makes a bounded share only, and the server then spent its
+        # first minutes (and the timed recalls) making the rest (~93k at 100k)
+        vault.sidecar.vectors.embed_pending()
         # the record of the commits made here, seeded now under the bench's person (main() sets
         # it): a first read under --peers' person would seed it without the corpus's commits
         from vault_mem.vault import authors

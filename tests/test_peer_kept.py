@@ -167,3 +167,31 @@ def test_what_a_judgement_keeps_for_itself_does_not_make_the_next_read_judge_aga
     now = answers(team)
     assert team._kept_peers.judgements == 1, team._kept_peers.why
     assert now == fresh(team.root) and now[1] == ["deploy-window"]
+
+
+def test_vectors_made_by_reads_do_not_make_the_next_read_judge_again(team, monkeypatch) -> None:
+    """Vectors owed (a fresh clone, a new embedder: at 100k ~15 minutes of them) are made a share
+    per recall; each share moved the rows' stamp, so every recall judged the peers' memories
+    again until the last vector was in (the MCP bench at 100k: 7 judgements, ~1.8 s of CPU each).
+    So did a recall's new words, whose vectors the answer check caches: nearly every prompt in a
+    session judged again the whole vault. Vectors are read by searches alone: the judgement is
+    made once, and the answers are a fresh vault.s."""
+    from fakes import FakeEmbedder
+
+    from vault_mem.index import vectors
+
+    monkeypatch.setattr(vectors, "OWED_EMBED_S", 0.0)  # one group of vectors per recall
+    embedder = FakeEmbedder()
+    embedder.batch_size = 2  # a group of 8 vectors
+    with Vault(team.root, embedder=embedder) as vault:
+        owed = vault.sidecar.vectors.vectors_missing()
+        assert owed > 0
+        asked = [answers(vault) for _ in range(3)]
+        assert vault.sidecar.vectors.vectors_missing() < owed
+        assert vault._kept_peers.judgements == 1, vault._kept_peers.why
+        assert asked[0] == asked[-1] and asked[0][1] == ["deploy-window"]
+        # a recall's words never asked before: the answer check caches their vectors
+        for words in ("when are staging deploys scheduled", "which weekday suits a rollout"):
+            vault.recall(words)
+        assert answers(vault) == asked[0] == fresh(team.root)
+        assert vault._kept_peers.judgements == 1, vault._kept_peers.why

@@ -592,20 +592,22 @@ class Database:
 
     def changes(self) -> int:
         """This connection's changes so far (``total_changes``: a rolled-back change counts too),
-        less those made inside :meth:`uncounted`: a value that moves with every change of what a
-        read answers from, and that what is worked out from the rows is kept under
-        (:meth:`~vault_mem.index.sidecar.Sidecar.changes_stamp`)."""
+        less those made inside :meth:`uncounted`: what work kept under the rows' stamp
+        (:meth:`~vault_mem.index.sidecar.Sidecar.changes_stamp`) is told by."""
         return self.conn.total_changes - self._uncounted
 
     @contextlib.contextmanager
     def uncounted(self) -> Iterator[None]:
-        """The changes made inside do not move :meth:`changes`: for writes that change no answer
-        a read works out, made by a read on the side: a cache of git's answers for the commit
-        the rows already reflect (a path's history, the state a history leaves), or a temporary
-        table of a read's own. Counted, such a write made what was kept under the stamp it moved
-        (the peers' judgement, ~1.8 s of CPU at 100k) be worked out again by the next read with
-        nothing changed (:class:`vault_mem.vault.peers.KeptPeers`). Another connection's commits
-        still move every stamp (``PRAGMA data_version``), whatever they wrote."""
+        """The changes made inside do not move :meth:`changes`: for writes that change nothing
+        the work kept under the rows' stamp reads (who wrote what, and the rows INDEX.md and the
+        peers' left-out sets are made of): a read's cache of git's answers for the commit the
+        rows reflect (a path's history, the state a history leaves), a temporary table of a
+        read's own, and vectors and the floor's calibration made from them (searches alone
+        read them; nothing kept under a stamp does).
+        Counted, such a write made the next read work out again what was kept (the peers'
+        judgement, ~1.8 s of CPU at 100k) with nothing changed
+        (:class:`vault_mem.vault.peers.KeptPeers`). Another connection's commits still move
+        every stamp (``PRAGMA data_version``), whatever they wrote."""
         conn, before = self.conn, self.conn.total_changes
         try:
             yield

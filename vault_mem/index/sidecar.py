@@ -621,9 +621,10 @@ class Sidecar:
     def changes_stamp(self) -> tuple[int, int, int]:
         """A value that moves with every change to the rows, whoever makes it: this connection
         (a recovery replaces it), its changes so far (:meth:`Database.changes`: a rolled-back
-        change counts too; a read's cache of git's answers does not) and every other
-        connection's commits (``PRAGMA data_version``). What is worked out from the rows alone
-        holds while it stays."""
+        change counts too; vectors and a read's cache of git's answers do not, as nothing kept
+        under this stamp reads them) and every other connection's commits (``PRAGMA
+        data_version``). What is worked out from the rows alone (vectors aside) holds while it
+        stays."""
         conn = self.db.conn
         version = self.db.execute("PRAGMA data_version").fetchone()[0]
         return (id(conn), self.db.changes(), version)
