@@ -52,7 +52,10 @@ before the server):
   (:class:`vault_mem.vault.peers.KeptPeers`, its DEBUG log) over the whole session / during the
   warm recalls, each with its time since the server's start and what moved (the first: nothing
   was kept; the edits then move the rows): with nothing changed there is no other, and at 100k
-  each is ~1.8 s of the server's CPU; ``warm_span_ms``: when the warm recalls ran, from spawn.
+  each is ~1.8 s of the server's CPU; ``warm_span_ms``: when the warm recalls ran, from spawn;
+- ``warm_new_query_recall_ms``, ``warm_new_query_server_cpu_ms_mean``, ``warm_new_query_peers_judged``:
+  the same number of warm recalls again, each query new (a session's prompts: words whose vectors
+  the answer check has not cached yet), after the warm ones.
 ``--profile-server N``: the server's warm recalls under cProfile (its event loop's thread, where
 every call runs: the MCP layer, the notifier's looks and the recall itself), the N costliest
 functions by own and by cumulative time (what a warm recall spends its CPU on, stage by stage;
@@ -325,6 +328,19 @@ async def session(root: Path, n_queries: int, edits: int, state: Path, profile: 
             os.kill(pid, signal.SIGUSR2)
         out["warm_recall_server_cpu_ms_mean"] = round((cpu_ms(pid) - cpu0) / len(qs), 1)
         out["warm_peers_judged"] = _judged(state, log_at, _log_size(state))
+        # warm again, each query new (words the answer check has not cached: a session's prompts)
+        rng2 = random.Random(7)
+        fresh = [" ".join(rng2.choice(items)["description"].split()[:rng2.randint(3, 7)]) + f" {w}"
+                 for w in ("today", "again", "lately", "now", "still", "anyway", "first", "really", "maybe", "soon")
+                 for _ in range(max(1, n_queries // 10))][:n_queries]
+        log_at, cpu0, new_ms = _log_size(state), cpu_ms(pid), []
+        for q in fresh:
+            t = time.perf_counter()
+            await client.call_tool("recall", {"query": q})
+            new_ms.append((time.perf_counter() - t) * 1000)
+        out["warm_new_query_recall_ms"] = pct(new_ms)
+        out["warm_new_query_server_cpu_ms_mean"] = round((cpu_ms(pid) - cpu0) / len(fresh), 1)
+        out["warm_new_query_peers_judged"] = _judged(state, log_at, _log_size(state))
         # hand edit -> visible through MCP recall: a new word appended to a memory file in place
         files = sorted((root / "facts").glob("*.md"))[:edits]
         lat = []
