@@ -32,12 +32,12 @@ hits judged trusted, so such an edit never puts a peer's text in front of the ag
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from vault_mem.index import authors as rows
 from vault_mem.index.pathsets import PathTable
+from vault_mem.platform.logs import Logger
 from vault_mem.vault import authors
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = ["KeptPeers"]
 
-log = logging.getLogger(__name__)
+log = Logger(__name__)  # logging imported at the first message (start-up time)
 
 #: the parts of :meth:`KeptPeers._state`, named for the debug log of a judgement made again
 STATE_PARTS = ("HEAD", "the sidecar's rows", "git's index", "the person", "the agents", "the approved authors",
