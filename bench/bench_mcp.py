@@ -48,6 +48,14 @@ before the server):
   the server during the warm recalls (each walks every object the process holds while no call
   is answered), their time, and how many of the slowest 5% of warm recalls ran during one: one
   cause of a tail, told apart from the others.
+- ``peers_judged`` / ``warm_peers_judged``: how many times the server judged the peers' memories
+  (:class:`vault_mem.vault.peers.KeptPeers`, its DEBUG log) over the whole session / during the
+  warm recalls, each with its time since the server's start and what moved (the first: nothing
+  was kept; the edits then move the rows): with nothing changed there is no other, and at 100k
+  each is ~1.8 s of the server's CPU; ``warm_span_ms``: when the warm recalls ran, from spawn;
+- ``warm_new_query_recall_ms``, ``warm_new_query_server_cpu_ms_mean``, ``warm_new_query_peers_judged``:
+  the same number of warm recalls again, each query new (a session's prompts: words whose vectors
+  the answer check has not cached yet), after the warm ones.
 ``--profile-server N``: the server's warm recalls under cProfile (its event loop's thread, where
 every call runs: the MCP layer, the notifier's looks and the recall itself), the N costliest
 functions by own and by cumulative time (what a warm recall spends its CPU on, stage by stage;
@@ -110,6 +118,9 @@ def build(root: Path, n: int) -> None:
     write_vault(root, n)
     with Vault(root, embedder=HashEmbedder()) as vault:
         vault.reconcile(force=True)
+        # every vector: a reconcile makes a bounded share only, and the server then spent its
+        # first minutes (and the timed recalls) making the rest (~93k at 100k)
+        vault.sidecar.vectors.embed_pending()
         # the record of the commits made here, seeded now under the bench's person (main() sets
         # it): a first read under --peers' person would seed it without the corpus's commits
         from vault_mem.vault import authors
@@ -127,7 +138,10 @@ def serve_process(root: Path, state: Path) -> None:
     from vault_mem.adapters.mcp_server import serve
 
     (state / "pid").write_text(str(os.getpid()))
-    logging.basicConfig(level=logging.INFO, filename=str(state / "server.log"), format="%(message)s")
+    logging.basicConfig(level=logging.INFO, filename=str(state / "server.log"),
+                        format="%(relativeCreated).0f ms: %(message)s")
+    # each judgement of the peers' memories made again, with what moved (peers_judged below)
+    logging.getLogger("vault_mem.vault.peers").setLevel(logging.DEBUG)
     pauses = collections_timed()
     if os.environ.get("BENCH_MCP_PROFILE"):
         profile_on_signal(Path(os.environ["BENCH_MCP_PROFILE"]))
@@ -261,7 +275,7 @@ async def session(root: Path, n_queries: int, edits: int, state: Path, profile: 
         return json.loads(result.content[0].text)
 
     out: dict = {}
-    t0 = time.perf_counter()
+    t0, m0 = time.perf_counter(), time.monotonic()
     async with Client(server_params(root, state), read_timeout_seconds=300) as client:
         out["start_to_initialize_ms"] = round((time.perf_counter() - t0) * 1000)
         first = payload(await client.call_tool("recall", {"query": QUERIES[0]}))
@@ -299,6 +313,7 @@ async def session(root: Path, n_queries: int, edits: int, state: Path, profile: 
         warm, spans = [], []
         if profile:
             os.kill(pid, signal.SIGUSR1)
+        log_at = _log_size(state)
         cpu0 = cpu_ms(pid)
         for q in qs:
             t = time.perf_counter()
@@ -307,10 +322,25 @@ async def session(root: Path, n_queries: int, edits: int, state: Path, profile: 
             spans.append((began, time.monotonic()))
             warm.append((time.perf_counter() - t) * 1000)
         out["warm_recall_ms"] = pct(warm)
+        out["warm_span_ms"] = [round((spans[0][0] - m0) * 1000), round((spans[-1][1] - m0) * 1000)]
         out["_warm_spans"] = spans
         if profile:
             os.kill(pid, signal.SIGUSR2)
         out["warm_recall_server_cpu_ms_mean"] = round((cpu_ms(pid) - cpu0) / len(qs), 1)
+        out["warm_peers_judged"] = _judged(state, log_at, _log_size(state))
+        # warm again, each query new (words the answer check has not cached: a session's prompts)
+        rng2 = random.Random(7)
+        fresh = [" ".join(rng2.choice(items)["description"].split()[:rng2.randint(3, 7)]) + f" {w}"
+                 for w in ("today", "again", "lately", "now", "still", "anyway", "first", "really", "maybe", "soon")
+                 for _ in range(max(1, n_queries // 10))][:n_queries]
+        log_at, cpu0, new_ms = _log_size(state), cpu_ms(pid), []
+        for q in fresh:
+            t = time.perf_counter()
+            await client.call_tool("recall", {"query": q})
+            new_ms.append((time.perf_counter() - t) * 1000)
+        out["warm_new_query_recall_ms"] = pct(new_ms)
+        out["warm_new_query_server_cpu_ms_mean"] = round((cpu_ms(pid) - cpu0) / len(fresh), 1)
+        out["warm_new_query_peers_judged"] = _judged(state, log_at, _log_size(state))
         # hand edit -> visible through MCP recall: a new word appended to a memory file in place
         files = sorted((root / "facts").glob("*.md"))[:edits]
         lat = []
@@ -337,6 +367,7 @@ async def session(root: Path, n_queries: int, edits: int, state: Path, profile: 
         await _sleep(1.0)  # the restores above reach the index before the session ends
         await client.call_tool("recall", {"query": QUERIES[1]})
     log = (state / "server.log").read_text() if (state / "server.log").exists() else ""
+    out["peers_judged"] = _judged(state, 0, len(log.encode()))
     for line in log.splitlines():
         if "ready for full recall" in line:
             out["server_ready_line"] = line.strip()
@@ -345,6 +376,26 @@ async def session(root: Path, n_queries: int, edits: int, state: Path, profile: 
         if "to catch up" in line:
             out["server_watch_line"] = line.strip()
     return out
+
+
+def _log_size(state: Path) -> int:
+    path = state / "server.log"
+    return path.stat().st_size if path.exists() else 0
+
+
+def _judged(state: Path, start: int, end: int) -> dict:
+    """The server's judgements of the peers' memories logged between byte offsets ``start`` and
+    ``end`` of its log (``vault_mem.vault.peers``, DEBUG): how many, and why each (what moved).
+    Each at 100k is ~1.8 s of the server's CPU; with nothing changed there should be one."""
+    path = state / "server.log"
+    if not path.exists():
+        return {"count": 0, "why": []}
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        text = fh.read(max(0, end - start)).decode("utf-8", "replace")
+    why = [line.split(" ms: ", 1)[0] + " ms: " + line.split("judged again ", 1)[1]
+           for line in text.splitlines() if "peers' memories judged again" in line]
+    return {"count": len(why), "why": why[:10]}
 
 
 async def _sleep(seconds: float) -> None:

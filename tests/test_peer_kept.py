@@ -137,3 +137,61 @@ def test_an_approval_withdrawn_by_hand_in_the_same_tick_is_seen(team) -> None:
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
     peers, hook, _asked = answers(team)
     assert len(peers) == N_PEER and hook == ["deploy-window"]
+
+
+def peer_put_back(root: Path, rel: str) -> None:
+    """The peer deletes ``rel`` and puts the same bytes back, in two commits made with plain git:
+    the path's last commit is the peer's, its text first seen in the person's commit."""
+    text = (root / rel).read_text(encoding="utf-8")
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Peer", "GIT_AUTHOR_EMAIL": PEER,
+           "GIT_COMMITTER_NAME": "Peer", "GIT_COMMITTER_EMAIL": PEER}
+    subprocess.run(["git", "rm", "-q", "--", rel], cwd=root, env=env, check=True)
+    subprocess.run(["git", "-c", "core.hooksPath=/dev/null", "commit", "-q", "--no-verify", "-m", "peer: away"],
+                   cwd=root, env=env, check=True)
+    peer_commit(root, PEER, {rel: text})
+
+
+def test_what_a_judgement_keeps_for_itself_does_not_make_the_next_read_judge_again(team) -> None:
+    """A judgement that works out a path's history (a peer's put-back of the person's text:
+    ``authors._given_back``) keeps it in the sidecar for the next process; that row, written by
+    the judgement itself, moved the rows' stamp the judgement was kept under, so the next read
+    judged the whole vault again (~1.8 s of CPU at 100k) with nothing changed: a warm MCP
+    server's second recall, or its first after any change. What the judgement writes is a cache
+    of git's answers for this HEAD: the reads after it judge nothing, and answer as a fresh
+    vault does."""
+    peer_put_back(team.root, "facts/deploy-window.md")
+    team.reconcile()
+    peers = team.render_trusted_index()[2]
+    assert team._kept_peers.judgements == 1
+    assert "facts/deploy-window.md" not in peers and len(peers) == N_PEER
+    now = answers(team)
+    assert team._kept_peers.judgements == 1, team._kept_peers.why
+    assert now == fresh(team.root) and now[1] == ["deploy-window"]
+
+
+def test_vectors_made_by_reads_do_not_make_the_next_read_judge_again(team, monkeypatch) -> None:
+    """Vectors owed (a fresh clone, a new embedder: at 100k ~15 minutes of them) are made a share
+    per recall; each share moved the rows' stamp, so every recall judged the peers' memories
+    again until the last vector was in (the MCP bench at 100k: 7 judgements, ~1.8 s of CPU each).
+    So did a recall's new words, whose vectors the answer check caches: nearly every prompt in a
+    session judged again the whole vault. Vectors are read by searches alone: the judgement is
+    made once, and the answers are a fresh vault.s."""
+    from fakes import FakeEmbedder
+
+    from vault_mem.index import vectors
+
+    monkeypatch.setattr(vectors, "OWED_EMBED_S", 0.0)  # one group of vectors per recall
+    embedder = FakeEmbedder()
+    embedder.batch_size = 2  # a group of 8 vectors
+    with Vault(team.root, embedder=embedder) as vault:
+        owed = vault.sidecar.vectors.vectors_missing()
+        assert owed > 0
+        asked = [answers(vault) for _ in range(3)]
+        assert vault.sidecar.vectors.vectors_missing() < owed
+        assert vault._kept_peers.judgements == 1, vault._kept_peers.why
+        assert asked[0] == asked[-1] and asked[0][1] == ["deploy-window"]
+        # a recall's words never asked before: the answer check caches their vectors
+        for words in ("when are staging deploys scheduled", "which weekday suits a rollout"):
+            vault.recall(words)
+        assert answers(vault) == asked[0] == fresh(team.root)
+        assert vault._kept_peers.judgements == 1, vault._kept_peers.why

@@ -12,7 +12,6 @@ terminal for the approval, real SQLite."""
 from __future__ import annotations
 
 import os
-import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -224,11 +223,14 @@ def test_a_table_answers_only_for_the_rows_it_was_filled_from(tmp_path) -> None:
     (by this connection or another's commit) or once dropped, it gives no SQL and the paths are
     bound as JSON: a row added since is never taken for one kept in."""
 
-    class Db:
-        def __init__(self) -> None:
-            self.conn = sqlite3.connect(str(tmp_path / "x.db"), isolation_level=None)
+    from vault_mem.index.db import Database, driver
 
-    one, other = Db(), Db()
+    def connected() -> Database:
+        path = tmp_path / "x.db"
+        return Database(driver().connect(str(path), isolation_level=None), path=path, vec_loaded=False,
+                        vec_ok=False, vec_reason=None)
+
+    one, other = connected(), connected()
     one.conn.execute("CREATE TABLE files(path TEXT PRIMARY KEY)")
     one.conn.executemany("INSERT INTO files VALUES (?)", [("a.md",), ("b.md",), ("mine.md",)])
     table = PathTable(one, ["a.md", "b.md"])
@@ -236,6 +238,9 @@ def test_a_table_answers_only_for_the_rows_it_was_filled_from(tmp_path) -> None:
     sql, values = left_out_sql(other, "f.path", table)
     assert sql == "f.path NOT IN (SELECT value FROM json_each(?))" and values == ['["a.md", "b.md"]']
     assert [r[0] for r in one.conn.execute(table.sql(one)[1:-1])] == ["mine.md"]
+    with one.uncounted():  # a read's write on the side that changes no row (Database.uncounted)
+        one.conn.execute("CREATE TEMP TABLE scratch(x)")
+    assert table.sql(one) is not None
     for db in (one, other):  # a row added by this connection, then by another's commit
         db.conn.execute("INSERT INTO files VALUES (?)", (f"new-{id(db)}.md",))
         assert table.sql(one) is None and "NOT IN" in left_out_sql(one, "f.path", table)[0]

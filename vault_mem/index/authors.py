@@ -250,7 +250,8 @@ def keep_path_histories(db: Database, head: str, histories: dict[str, list]) -> 
     """Keep ``histories`` (``{path: history}``) for the commit ``head``, in place of any kept
     for another commit: one row, which a new commit makes out of date."""
     value = json.dumps({"head": head, "paths": histories})
-    db.set_meta(PATH_HISTORIES, value)
+    with db.uncounted():  # git's answers for that commit: no read's answer changes (Database.uncounted)
+        db.set_meta(PATH_HISTORIES, value)
 
 
 #: the ``meta`` row of :func:`adoption_states`: ``{path: [key, state]}``
@@ -279,7 +280,7 @@ def _kept(db: Database, name: str) -> object:
 
 def keep_adoption_states(db: Database, states: dict[str, list]) -> None:
     """Keep ``states`` (``{path: [key, state]}``) in place of those kept for the same paths."""
-    with db.write():
+    with db.uncounted(), db.write():  # worked out from git's history alone (Database.uncounted)
         kept = adoption_states(db)
         kept.update(states)
         _set_adoption_states(db, kept)

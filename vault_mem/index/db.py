@@ -561,6 +561,8 @@ class Database:
         #: the connection itself was opened read-only (``mode=ro``/``immutable=1``)
         self.opened_read_only = False
         self._depth = 0
+        #: this connection's changes made inside :meth:`uncounted`, left out of :meth:`changes`
+        self._uncounted = 0
 
     def check_read_only(self) -> str | None:
         """:attr:`read_only`, asked again: a long-lived process (the daemon, an MCP server, an
@@ -576,6 +578,7 @@ class Database:
             except (IndexStoreError, *errors()):
                 return self.read_only
             old, self.conn = self.conn, fresh.conn
+            self._uncounted = 0
             self.vec_loaded, self.vec_ok, self.vec_reason = fresh.vec_loaded, fresh.vec_ok, fresh.vec_reason
             self.opened_read_only = False
             with contextlib.suppress(Exception):
@@ -586,6 +589,31 @@ class Database:
 
     def execute(self, sql: str, params=()):
         return self.conn.execute(sql, params)
+
+    def changes(self) -> int:
+        """This connection's changes so far (``total_changes``: a rolled-back change counts too),
+        less those made inside :meth:`uncounted`: what work kept under the rows' stamp
+        (:meth:`~vault_mem.index.sidecar.Sidecar.changes_stamp`) is told by."""
+        return self.conn.total_changes - self._uncounted
+
+    @contextlib.contextmanager
+    def uncounted(self) -> Iterator[None]:
+        """The changes made inside do not move :meth:`changes`: for writes that change nothing
+        the work kept under the rows' stamp reads (who wrote what, and the rows INDEX.md and the
+        peers' left-out sets are made of): a read's cache of git's answers for the commit the
+        rows reflect (a path's history, the state a history leaves), a temporary table of a
+        read's own, and vectors and the floor's calibration made from them (searches alone
+        read them; nothing kept under a stamp does).
+        Counted, such a write made the next read work out again what was kept (the peers'
+        judgement, ~1.8 s of CPU at 100k) with nothing changed
+        (:class:`vault_mem.vault.peers.KeptPeers`). Another connection's commits still move
+        every stamp (``PRAGMA data_version``), whatever they wrote."""
+        conn, before = self.conn, self.conn.total_changes
+        try:
+            yield
+        finally:
+            if self.conn is conn:
+                self._uncounted += conn.total_changes - before
 
     def tuples(self, sql: str, params=()):
         """Like :meth:`execute`, but the rows come as plain tuples (no Row object per row: for

@@ -41,31 +41,33 @@ class PathTable(Collection[str]):
         PathTable._made += 1
         self.name = f"kept_in_{PathTable._made}"
         self._paths = frozenset(paths)
+        self._db = db
         self._conn = db.conn
         self._live = False
         conn = db.conn
         if conn.in_transaction:  # a caller's rollback would empty the table under this object
             raise ValueError("a path table is filled outside a transaction")
-        # one transaction: the rows read once, as one snapshot; the temporary database alone written
-        conn.execute("BEGIN")
-        try:
-            conn.execute(f"CREATE TEMP TABLE {self.name}(path TEXT PRIMARY KEY) WITHOUT ROWID")
-            #: how many rows it keeps in (the table's size)
-            self.kept = conn.execute(f"INSERT INTO temp.{self.name}(path) SELECT path FROM main.files "
-                                     "WHERE path NOT IN (SELECT value FROM json_each(?))",
-                                     (json.dumps(sorted(self._paths)),)).rowcount
-            self._stamp = self._rows_stamp(conn)
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+        # one transaction: the rows read once, as one snapshot; the temporary database alone
+        # written, uncounted (no row a read answers from changes: Database.uncounted)
+        with db.uncounted():
+            conn.execute("BEGIN")
+            try:
+                conn.execute(f"CREATE TEMP TABLE {self.name}(path TEXT PRIMARY KEY) WITHOUT ROWID")
+                #: how many rows it keeps in (the table's size)
+                self.kept = conn.execute(f"INSERT INTO temp.{self.name}(path) SELECT path FROM main.files "
+                                         "WHERE path NOT IN (SELECT value FROM json_each(?))",
+                                         (json.dumps(sorted(self._paths)),)).rowcount
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        self._stamp = self._rows_stamp()
         self._live = True
 
-    @staticmethod
-    def _rows_stamp(conn) -> tuple[int, int]:
-        """A value that moves with any change to the rows: this connection's changes, every
-        other connection's commits."""
-        return conn.total_changes, conn.execute("PRAGMA data_version").fetchone()[0]
+    def _rows_stamp(self) -> tuple[int, int]:
+        """A value that moves with any change to the rows: this connection's changes
+        (:meth:`~vault_mem.index.db.Database.changes`), every other connection's commits."""
+        return self._db.changes(), self._conn.execute("PRAGMA data_version").fetchone()[0]
 
     def drop(self) -> None:
         """Remove the table (its object answers from memory and JSON from now on)."""
@@ -84,7 +86,7 @@ class PathTable(Collection[str]):
         if not self._live or (db is not None and db.conn is not self._conn):
             return None
         try:
-            if self._rows_stamp(self._conn) != self._stamp:
+            if self._db.conn is not self._conn or self._rows_stamp() != self._stamp:
                 return None
         except Exception:  # noqa: BLE001 - a closed connection: bound as JSON
             return None

@@ -620,12 +620,14 @@ class Sidecar:
 
     def changes_stamp(self) -> tuple[int, int, int]:
         """A value that moves with every change to the rows, whoever makes it: this connection
-        (a recovery replaces it), its changes so far (``total_changes``: a rolled-back change
-        counts too) and every other connection's commits (``PRAGMA data_version``). What is
-        worked out from the rows alone holds while it stays (reads write nothing)."""
+        (a recovery replaces it), its changes so far (:meth:`Database.changes`: a rolled-back
+        change counts too; vectors and a read's cache of git's answers do not, as nothing kept
+        under this stamp reads them) and every other connection's commits (``PRAGMA
+        data_version``). What is worked out from the rows alone (vectors aside) holds while it
+        stays."""
         conn = self.db.conn
         version = self.db.execute("PRAGMA data_version").fetchone()[0]
-        return (id(conn), conn.total_changes, version)
+        return (id(conn), self.db.changes(), version)
 
     def _render(self, *, budget_tokens: int, today: dt.date, hidden: Collection[str],
                 author_of: Callable[[str], str] | None) -> str:

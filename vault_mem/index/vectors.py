@@ -1091,7 +1091,7 @@ class VectorStore:
 
     def _store_refused(self, model: str, hashes: list[str]) -> None:
         """Record that ``model`` refused these texts (:data:`REFUSED`), so they are not sent again."""
-        with self.db.write():
+        with self.db.uncounted(), self.db.write():  # vectors: read by searches alone (Database.uncounted)
             self.db.executemany("INSERT OR IGNORE INTO embed_cache(model, text_sha256, vector) VALUES (?, ?, ?)",
                                 [(model, h, REFUSED) for h in hashes])
 
@@ -1131,7 +1131,10 @@ class VectorStore:
 
     def _store_vectors(self, model: str, rows, vectors: dict[str, bytes]) -> int:
         stored = 0
-        with self.db.write():
+        # vectors are read by searches alone, never by what is kept under the rows' stamp: owed
+        # vectors made a share per recall (a fresh clone of 100k: ~15 minutes of them) and each
+        # share made the next read judge the peers' memories again (Database.uncounted)
+        with self.db.uncounted(), self.db.write():
             self.db.executemany(
                 "INSERT OR IGNORE INTO embed_cache(model, text_sha256, vector) VALUES (?, ?, ?)",
                 [(model, h, v) for h, v in vectors.items()],
@@ -1233,7 +1236,7 @@ class VectorStore:
             reach = ()
         cal = floormod.Calibration(model=model, epoch=epoch, seq=int(seq), vectors=int(vectors), null=null,
                                    made=floormod.now(), reach=reach)
-        with self.db.write():
+        with self.db.uncounted(), self.db.write():  # read by searches alone (Database.uncounted)
             floormod.store(self.db, cal)
         self._calibration_cache[model] = cal
         return cal
@@ -1284,7 +1287,7 @@ class VectorStore:
         if len(cached) == len(hashes) and all(len(v) == dims * 4 for v in cached.values()):
             return np.frombuffer(b"".join(cached[h] for h in hashes), dtype=np.float32).reshape(len(hashes), dims)
         vecs = np.asarray(embedder.embed_batch(list(floormod.PROBES), kind="query"), dtype=np.float32)
-        with self.db.write():
+        with self.db.uncounted(), self.db.write():  # vectors (Database.uncounted)
             self.db.executemany("INSERT OR REPLACE INTO embed_cache(model, text_sha256, vector) VALUES (?, ?, ?)",
                                 [(model, h, v.tobytes()) for h, v in zip(hashes, vecs)])
         return vecs
@@ -1307,8 +1310,10 @@ class VectorStore:
         if todo:
             vecs = np.asarray(embedder.embed_batch(todo, kind="query"), dtype=np.float32)
             out.update(zip(todo, vecs))
-            try:  # never waits for a writer: a recall is not held up to fill a cache
-                with self.db.write(wait=False):
+            # never waits for a writer: a recall is not held up to fill a cache; uncounted (vectors,
+            # Database.uncounted): a recall's new word made the next read judge the peers again
+            try:
+                with self.db.uncounted(), self.db.write(wait=False):
                     self.db.executemany(
                         "INSERT OR REPLACE INTO embed_cache(model, text_sha256, vector) VALUES (?, ?, ?)",
                         [(model, hashes[w], v.tobytes()) for w, v in zip(todo, vecs)])

@@ -76,6 +76,9 @@ class Identities:
 
     def __init__(self, person: set[str], agents: set[str], approved: set[str], local: frozenset[str] = frozenset()):
         self.person, self.agents, self.approved, self.local = person, agents, approved, local
+        #: :meth:`standing` per (email, commit) asked (a judgement asks it of every memory; the
+        #: pairs are few: one commit brings many memories)
+        self._standing: dict[tuple[str, str], str] = {}
 
     def author(self, who: tuple[str, ...] | None) -> Author:
         """The author of a committed text whose giver is ``who`` (its ``(commit, email, ...)``, as
@@ -89,6 +92,12 @@ class Identities:
 
     def standing(self, email: str, commit: str) -> str:
         """'person', 'agent', 'approved' or 'peer' for a commit ``commit`` by ``email``."""
+        known = self._standing.get((email, commit))
+        if known is None:
+            known = self._standing[(email, commit)] = self._judged(email, commit)
+        return known
+
+    def _judged(self, email: str, commit: str) -> str:
         e = email_key(email)
         if commit not in self.local:
             return "approved" if e in self.approved else "peer"  # made elsewhere: the email proves nothing

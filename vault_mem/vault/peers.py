@@ -10,7 +10,11 @@ It is kept here, per open vault, and given again while nothing it is worked out 
 - the rows of the sidecar (authors, origins, lineage, the files and their ``usable`` flag,
   the committed view), by :meth:`~vault_mem.index.sidecar.Sidecar.changes_stamp`, which any
   write moves, whoever makes it; a read reconciles the files (or its watcher catches up)
-  before it asks, so a file changed on disk (a hand edit over a peer's memory) moves it too;
+  before it asks, so a file changed on disk (a hand edit over a peer's memory) moves it too.
+  What a read writes on the side that changes no answer (the judgement's own caches of git's
+  answers for HEAD: a path's history, the state a history leaves; the kept table) moves it not
+  (:meth:`~vault_mem.index.db.Database.uncounted`): counted, the judgement's own cache made the
+  next read judge the whole vault again with nothing changed;
 - HEAD (the rows are brought to it first: :func:`~vault_mem.vault.authors.refresh`) and git's
   index file (a change staged or unstaged alone);
 - the identities: this machine's person and agents, the authors approved here (``vault-mem
@@ -33,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from vault_mem.index import authors as rows
 from vault_mem.index.pathsets import PathTable
+from vault_mem.platform.logs import Logger
 from vault_mem.vault import authors
 
 if TYPE_CHECKING:
@@ -41,6 +46,12 @@ if TYPE_CHECKING:
     from vault_mem.store.workspace import Workspace
 
 __all__ = ["KeptPeers"]
+
+log = Logger(__name__)  # logging imported at the first message (start-up time)
+
+#: the parts of :meth:`KeptPeers._state`, named for the debug log of a judgement made again
+STATE_PARTS = ("HEAD", "the sidecar's rows", "git's index", "the person", "the agents", "the approved authors",
+               "the commits made here")
 
 
 class KeptPeers:
@@ -61,6 +72,10 @@ class KeptPeers:
         self._table: PathTable | None = None
         #: the vault-relative paths that differ from HEAD, asked once per kept judgement
         self._dirty: set[str] | None = None
+        #: how many times the whole set was judged, and why the last time (what moved, or why
+        #: nothing is kept): for the debug log, benches and tests
+        self.judgements = 0
+        self.why: str = ""
 
     def peer_memories(self, ws: Workspace, sidecar: Sidecar, ids: authors.Identities,
                       origins: authors.Origins) -> dict[str, Author]:
@@ -71,16 +86,14 @@ class KeptPeers:
         if key is not None and key == self._key:
             return self._peers
         seen = ws.repo.damage_seen
+        self.judgements += 1
+        self.why = _why(self._key, key)
+        log.debug("vault-mem: the peers' memories judged again (%d): %s", self.judgements, self.why)
         peers = authors.peer_memories(ws, sidecar, ids, origins)
         self._forget()
         if key is not None and ws.repo.damage_seen == seen:
-            if peers:
-                # the table's rows count in the connection's changes: added to the stamp taken
-                # before the judgement (whatever else moved meanwhile still moves the next one)
-                before = sidecar.db.conn.total_changes
+            if peers:  # its table, like the judgement's caches of git's answers, moves no stamp
                 self._table = PathTable(sidecar.db, peers)
-                conn, changes, version = key[1]
-                key = (key[0], (conn, changes + sidecar.db.conn.total_changes - before, version), *key[2:])
             self._key, self._peers = key, peers
         return peers
 
@@ -124,3 +137,13 @@ class KeptPeers:
             index = None
         return (head, sidecar.changes_stamp(), index, frozenset(ids.person), frozenset(ids.agents),
                 frozenset(ids.approved), ids.local)
+
+
+def _why(kept: tuple | None, now: tuple | None) -> str:
+    """What moved between the kept state and this one, in words (the debug log's)."""
+    if now is None:
+        return "nothing is kept in this state"
+    if kept is None:
+        return "nothing was kept"
+    return ", ".join(f"{name} ({a!r} -> {b!r})" if name in STATE_PARTS[:3] else name
+                     for name, a, b in zip(STATE_PARTS, kept, now, strict=True) if a != b)
