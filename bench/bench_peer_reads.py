@@ -155,7 +155,7 @@ MINE = [("release-train", "The release train freezes on Thursday at noon", "Free
         ("release-notes", "Release notes for the train are written on Wednesday", "In docs/releases.")]
 BIG_CASES = {"person's": "when does the release train freeze", "peers'": "Maya moved to Lisbon",
              "prompt hook": "Maya moved to Lisbon", "session context": "",
-             "peers' after a write": "Maya moved to Lisbon"}
+             "peers' after a write": "Maya moved to Lisbon", "session context after a write": ""}
 
 
 def child(vault_path: str) -> None:
@@ -172,24 +172,44 @@ def child(vault_path: str) -> None:
              "peers'": lambda: vault.recall(BIG_CASES["peers'"]),
              "prompt hook": lambda: vault.recall(BIG_CASES["prompt hook"], k=3, full=True, trusted_only=True),
              "session context": lambda: vault.render_trusted_index(),
-             "peers' after a write": lambda: vault.recall(BIG_CASES["peers'"])}
+             "peers' after a write": lambda: vault.recall(BIG_CASES["peers'"]),
+             "session context after a write": lambda: vault.render_trusted_index()}
     print("ready", flush=True)
     for line in sys.stdin:
         name = line.strip()
         t = cpu_ms()
         out = calls[name]()
         spent = cpu_ms() - t
-        if name == "session context":
+        if name.startswith("session context"):
             shape = f"{len(out[2])} peers"
         else:
             shape = ",".join("T" if h.trusted else "p" for h in out.hits)
         print(f"{spent:.3f} {shape}", flush=True)
 
 
+WRITE = """
+import os, sys
+os.environ["VAULT_MEM_EMBEDDER"] = "none"
+while sys.path and sys.path[0] in ("", os.getcwd()):
+    sys.path.pop(0)
+sys.path.insert(0, os.environ["BENCH_CODE"])
+from vault_mem import Vault
+with Vault(sys.argv[1]) as vault:
+    for i in range(2, len(sys.argv), 3):
+        vault.remember(sys.argv[i], sys.argv[i + 1], sys.argv[i + 2])
+"""
+
+
+def write_with(code: Path, vault_path: str, items: list[tuple[str, str, str]]) -> None:
+    """Agent writes to ``vault_path`` made by ``code``'s vault-mem in a process of their own (each
+    checkout its own copy of the vault: a sidecar one checkout migrated is refused by an older)."""
+    subprocess.run([sys.executable, "-c", WRITE, vault_path, *(x for item in items for x in item)], check=True,
+                   env={**os.environ, "BENCH_CODE": str(code), "VAULT_MEM_EMBEDDER": "none", "VAULT_MEM_DAEMON": "off"},
+                   cwd="/")
+
+
 def big(args) -> None:
     """Per-call CPU in warm processes of two checkouts on big vaults (module docstring)."""
-    from vault_mem import Vault
-
     print(load_line(), flush=True)
     codes = ([("old", Path(args.old).resolve())] if args.old else []) + [("new", HERE.parent)]
     results: dict[tuple[str, str, str], list[float]] = {}
@@ -202,25 +222,33 @@ def big(args) -> None:
             from corpus import packed_vault
 
             packed_vault(Path(vault_path), int(size))
-        with Vault(vault_path) as vault:
-            for key, description, body in MINE:
-                vault.remember(key, description, body)
-            n = vault.sidecar.db.execute("SELECT count(*) FROM files WHERE usable = 1").fetchone()[0]
+        # one copy of the vault per checkout, made before either opens it (git objects shared)
+        paths = {name: vault_path if name == "new" else f"{vault_path}-{name}" for name, _code in codes}
+        for name, path in paths.items():
+            if path != vault_path and not Path(path).exists():
+                subprocess.run(["cp", "-a", vault_path, path], check=True)
+        for name, code in codes:
+            write_with(code, paths[name], MINE)
+        import sqlite3
+
+        with sqlite3.connect(Path(vault_path) / ".vault-mem" / "index.db") as conn:
+            n = conn.execute("SELECT count(*) FROM files WHERE usable = 1").fetchone()[0]
         procs = {}
         for name, code in codes:
             env = {**os.environ, "PYTHONPATH": str(code), "BENCH_MCP_CODE": str(code), "VAULT_MEM_EMBEDDER": "none",
                    "VAULT_MEM_DAEMON": "off"}
-            procs[name] = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--child", vault_path],
+            procs[name] = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--child", paths[name]],
                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
                                            cwd=str(code))
             print(f"{name}: {procs[name].stdout.readline().strip()}", flush=True)
             assert procs[name].stdout.readline().strip() == "ready"
         label = f"{n:,}"
-        writer = Vault(vault_path)
         for r in range(args.rounds + 1):
             for case in BIG_CASES:
-                if case == "peers' after a write":  # an agent's write first: HEAD and the rows move
-                    writer.remember("release-round", f"The release train round {r} of this bench", "A round.")
+                if case.endswith("after a write"):  # an agent's write first (another process): HEAD and the rows move
+                    for name, code in codes:
+                        write_with(code, paths[name], [("release-round", f"The release train round {r} of this bench",
+                                                        "A round.")])
                 order = list(procs) if r % 2 == 0 else list(reversed(procs))
                 for name in order:
                     p = procs[name]
@@ -233,7 +261,6 @@ def big(args) -> None:
                         firsts[key] = float(ms)
                     else:
                         results.setdefault(key, []).append(float(ms))
-        writer.close()
         for p in procs.values():
             p.stdin.close()
             p.wait()

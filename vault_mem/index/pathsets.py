@@ -78,6 +78,41 @@ class PathTable(Collection[str]):
             except Exception:  # noqa: BLE001 - a closed connection took its tables with it
                 pass
 
+    def refit(self, paths: Iterable[str], changed: Iterable[str], since: int) -> bool:
+        """This table made the complement of ``paths`` (a new judgement, which differs from the
+        one it holds only at ``changed``) without filling it again: in one transaction, each of
+        ``changed`` and each path the rows' log (:func:`~vault_mem.index.authors.judge_log_since`)
+        names after entry ``since`` (a row added or removed since the table was last brought
+        along, whatever made it) is taken out and put back when a ``files`` row holds it and
+        ``paths`` does not. False (the table as it was) when that log no longer reaches back
+        to ``since``, the table does not answer, or a transaction is open: then fill a new one."""
+        from vault_mem.index.authors import judge_log_since
+
+        conn = self._conn
+        if not self._live or conn.in_transaction:
+            return False
+        new = frozenset(paths)
+        conn.execute("BEGIN")
+        try:
+            logged = judge_log_since(_Conn(conn), since)
+            if logged is None:
+                conn.execute("ROLLBACK")
+                return False
+            asked = sorted(set(changed) | logged[1])
+            gone = conn.execute(f"DELETE FROM temp.{self.name} WHERE path IN (SELECT value FROM json_each(?))",
+                                (json.dumps(asked),)).rowcount
+            put = conn.execute(f"INSERT INTO temp.{self.name}(path) SELECT path FROM main.files WHERE path IN "
+                               "(SELECT value FROM json_each(?)) AND path NOT IN (SELECT value FROM json_each(?))",
+                               (json.dumps(asked), json.dumps(sorted(new & set(asked))))).rowcount
+            self.kept += put - gone
+            self._stamp = self._rows_stamp(conn)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        self._paths = new
+        return True
+
     def sql(self, db=None) -> str | None:
         """``x IN <this>``: the paths of the rows not left out; None when the table is gone,
         ``db`` has another connection, or a row changed since it was filled."""
@@ -118,3 +153,13 @@ def left_out_sql(db, column: str, paths: Collection[str], param: str = "?") -> t
         if sql is not None:
             return f"{column} IN {sql}", []
     return f"{column} NOT IN (SELECT value FROM json_each({param}))", [json.dumps(sorted(paths))]
+
+
+class _Conn:
+    """A connection as :mod:`vault_mem.index.authors` reads it (``db.conn``, ``db.execute``)."""
+
+    def __init__(self, conn) -> None:
+        self.conn = conn
+
+    def execute(self, sql: str, params=()):
+        return self.conn.execute(sql, params)

@@ -16,10 +16,49 @@ It is kept here, per open vault, and given again while nothing it is worked out 
 - the identities: this machine's person and agents, the authors approved here (``vault-mem
   trust --author``) and the commits made here.
 
+**Judged again where it changed, not everywhere.** When the state moved, the judgement kept is
+brought along: only the paths a change can have touched are judged again
+(:func:`~vault_mem.vault.authors.peer_judgement` with ``only``), the rest keep their answer.
+Why that equals a judgement of every memory from scratch (``tests/test_peer_judged_again.py``
+compares the two after every step of random sequences of real changes): the judgement of a path
+``p`` reads (1) the identities, (2) ``p``'s rows (``authors``, ``files`` path/blob/``usable``,
+``differs``, ``foreign_texts``), (3) whether ``git status`` names ``p`` and, if so, its bytes,
+(4) where the texts it holds were first seen (``origins``), (5) the lineage and moves kept in
+``meta``, (6) ``p``'s history (the commits of HEAD's history that changed ``p``, with their
+authors' standing) and that of the paths it was moved from. So ``p`` is judged again when:
+
+- (2), (4): the sidecar's triggers logged a change of one of its rows, or of the ``origins`` row
+  of a blob it holds (``judge_log``, :func:`~vault_mem.index.authors.judge_log_since`: every
+  writer, every process; a log that no longer reaches back: everything judged again);
+- (3): ``git status`` names it now and did not, or the other way round (one ``git status``
+  per judgement, as the whole judgement asks; a change of its bytes moves its ``files`` row);
+- (5): it entered or left the lineage, or its move entry changed;
+- (6): a commit in ``OLD...NEW`` (HEAD's commits that are in one history and not the other:
+  a fast-forward, a reset, a force-push, a rebase) changed it, each merge against each parent
+  (``git log -m``), since a path's history gains or loses exactly those commits; or a commit
+  newly recorded as made here changed it (its standing moved), or gave a blob ``p`` holds (an
+  ``origins`` row of it now trusted); the paths it was moved from are followed (a moved path
+  is judged again when one of them is);
+- always: every file whose bytes differ from HEAD and are a text some commit gave
+  (:func:`~vault_mem.index.authors.foreign_changes`: a new file's move is judged from the whole
+  vault's deleted paths), and, when a text's first commit was learnt or newly made here, the
+  lineage, the moved paths and the changed candidates (their histories' texts are looked up).
+
+The whole judgement again (and kept as the new base) when: there was none; the person, the
+agents or the approvals changed (``vault-mem trust --author``: every standing may move), or a
+commit made here was forgotten; the log no longer reaches back; git cannot list ``OLD...NEW``
+(the old HEAD gone); more than :data:`CHANGED_AT_MOST` paths changed; the judgement has
+:data:`~vault_mem.vault.authors.FILE_CHECKS` candidates or fewer (it reads their files instead
+of ``git status``: cheap, and another rule); more than
+:data:`~vault_mem.vault.authors.MOVES_FOLLOWED` moves are kept (the walk's bound is shared);
+texts' origins are held in memory (a sidecar that cannot be written). Known limit, as
+before: an edit keeping a file's size and modification time moves no row, so such a path is
+judged again at its next change, not at the next change of anything.
+
 Nothing is kept while a merge, cherry-pick, revert, rebase or squash is under way, or one git
 merged awaits its commit (the files it brought are judged from git's own view of them), for a sidecar this process cannot write (its origins
 are kept in memory), or when git reported damage meanwhile. A change to any of these makes the
-next read judge the whole set again (once). Known limit: an edit that keeps a file's size and
+next read judge again what it can have changed (once). Known limit: an edit that keeps a file's size and
 modification time (``touch -r``) is seen by no reconcile (the search still shows the text it
 indexed) and is judged at the next change of any of these; each hit's own author is judged from
 the file as it is (:func:`~vault_mem.vault.authors.authors_of`), and the prompt hook injects only
@@ -31,8 +70,10 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
+from vault_mem.errors import VaultMemError
 from vault_mem.index import authors as rows
 from vault_mem.index.pathsets import PathTable
+from vault_mem.store import history
 from vault_mem.vault import authors
 
 if TYPE_CHECKING:
@@ -40,13 +81,30 @@ if TYPE_CHECKING:
     from vault_mem.model.render import Author
     from vault_mem.store.workspace import Workspace
 
-__all__ = ["KeptPeers"]
+__all__ = ["CHANGED_AT_MOST", "KeptPeers"]
+
+#: past this many paths to judge again (or commits newly recorded as made here), the whole
+#: judgement is made again: a change that big (a sync of a team's month) is no saving
+CHANGED_AT_MOST = 5000
+
+
+class _Base:
+    """What a kept judgement was made from, for judging again only what changed since."""
+
+    def __init__(self, *, conn: int, ids: authors.Identities, head: str, seq: int, judgement: authors.PeerJudgement,
+                 lineage: set[str], moved: dict[str, tuple[str, str, str]]) -> None:
+        self.conn, self.head, self.seq = conn, head, seq
+        self.person, self.agents = frozenset(ids.person), frozenset(ids.agents)
+        self.approved, self.local = frozenset(ids.approved), frozenset(ids.local)
+        self.peers, self.judged, self.dirty = judgement.peers, judgement.judged, judgement.dirty
+        self.lineage, self.moved = lineage, moved
 
 
 class KeptPeers:
     """:func:`~vault_mem.vault.authors.peer_memories` of one open vault, kept while what it is
-    worked out from stays as it was (see the module docstring). One per :class:`Vault`: its
-    sidecar's connection belongs to one thread.
+    worked out from stays as it was, and brought along the paths a change touched when it does
+    not (see the module docstring). One per :class:`Vault`: its sidecar's connection belongs to
+    one thread.
 
     With the judgement it keeps what each read needs of it, so that a read costs what its hits
     cost, not the vault's size: the paths in a temporary table of the sidecar's connection
@@ -61,6 +119,12 @@ class KeptPeers:
         self._table: PathTable | None = None
         #: the vault-relative paths that differ from HEAD, asked once per kept judgement
         self._dirty: set[str] | None = None
+        #: what the last judgement was made from (None: judged whole next time)
+        self._base: _Base | None = None
+        #: how the last answer was made: "kept" (nothing changed), "changed" (the paths a change
+        #: touched judged again: how many in :attr:`rejudged`), "whole" (every memory judged)
+        self.last: str | None = None
+        self.rejudged = 0
 
     def peer_memories(self, ws: Workspace, sidecar: Sidecar, ids: authors.Identities,
                       origins: authors.Origins) -> dict[str, Author]:
@@ -69,20 +133,102 @@ class KeptPeers:
         refs is done before the state is read)."""
         key = self._state(ws, sidecar, ids)
         if key is not None and key == self._key:
+            self.last = "kept"
             return self._peers
         seen = ws.repo.damage_seen
-        peers = authors.peer_memories(ws, sidecar, ids, origins)
+        base, self._base = self._base, None
+        judgement = changed = None
+        seq = 0
+        if key is not None:
+            seq = rows.judge_log_head(sidecar.db)  # before the judgement reads: what moves later is judged next time
+            if base is not None:
+                found = self._changed(ws, sidecar, ids, origins, base, key[0])
+                if found is not None:
+                    seq, judgement, changed = found
+        if judgement is None:
+            judgement = authors.peer_judgement(ws, sidecar, ids, origins)
+            self.last, self.rejudged = "whole", len(judgement.judged)
+        else:
+            self.last, self.rejudged = "changed", len(changed or ())
+        peers = judgement.peers
+        table = self._table if changed is not None else None
+        self._table = None
         self._forget()
         if key is not None and ws.repo.damage_seen == seen:
             if peers:
                 # the table's rows count in the connection's changes: added to the stamp taken
                 # before the judgement (whatever else moved meanwhile still moves the next one)
                 before = sidecar.db.conn.total_changes
-                self._table = PathTable(sidecar.db, peers)
+                if table is None or base is None or not table.refit(peers, changed or (), base.seq):
+                    if table is not None:
+                        table.drop()
+                    table = PathTable(sidecar.db, peers)
+                self._table = table
                 conn, changes, version = key[1]
                 key = (key[0], (conn, changes + sidecar.db.conn.total_changes - before, version), *key[2:])
-            self._key, self._peers = key, peers
+            elif table is not None:
+                table.drop()
+            self._key, self._peers, self._dirty = key, peers, judgement.dirty
+            self._base = _Base(conn=id(sidecar.db.conn), ids=ids, head=key[0], seq=seq, judgement=judgement,
+                               lineage=rows.lineage_paths(sidecar.db), moved=rows.moved_from(sidecar.db))
+        elif table is not None:
+            table.drop()
         return peers
+
+    def _changed(self, ws: Workspace, sidecar: Sidecar, ids: authors.Identities, origins: authors.Origins,
+                 base: _Base, head: str) -> tuple[int, authors.PeerJudgement, set[str]] | None:
+        """``(the log's entry it reflects, the judgement, the paths judged again)``: ``base``'s
+        judgement brought along what changed since (the module docstring says which paths and
+        why); None when it cannot be, and the whole judgement is to be made."""
+        db = sidecar.db
+        if (base.conn != id(db.conn) or base.dirty is None or base.person != ids.person or base.agents != ids.agents
+                or base.approved != ids.approved or not base.local <= ids.local or origins.unstored):
+            return None
+        moved = rows.moved_from(db)
+        made_here = ids.local - base.local
+        if len(moved) > authors.MOVES_FOLLOWED or len(made_here) > CHANGED_AT_MOST:
+            return None
+        logged = rows.judge_log_since(db, base.seq)
+        if logged is None:
+            return None
+        seq, changed, blobs = logged
+        learnt = bool(blobs)  # a text's first commit learnt: the histories' texts looked up again
+        prefix, spec = ws.prefix, ws.prefix or "."
+        try:
+            if head != base.head:  # the commits one history holds and the other does not
+                tops, _given = history.changes_of(ws.repo, [f"{base.head}...{head}"], spec)
+                changed |= {top[len(prefix):] for top in tops if top.startswith(prefix)}
+            if made_here:  # their standing moved: what they changed, and the texts they gave
+                tops, given = history.changes_of(ws.repo, ["--no-walk=unsorted", *sorted(made_here)], spec)
+                changed |= {top[len(prefix):] for top in tops if top.startswith(prefix)}
+                blobs |= given
+        except VaultMemError:
+            return None  # the old HEAD gone (a force-push, then a gc): git cannot say
+        dirty = authors.dirty_rels(ws)
+        changed |= dirty ^ base.dirty
+        lineage = rows.lineage_paths(db)
+        changed |= lineage ^ base.lineage
+        changed |= {rel for rel in moved.keys() | base.moved.keys() if moved.get(rel) != base.moved.get(rel)}
+        if learnt or made_here:
+            changed |= lineage | moved.keys() | (dirty & base.judged)
+        changed |= rows.paths_holding(db, blobs)
+        changed |= set(rows.foreign_changes(db))
+        grew = True
+        while grew:  # a moved path goes with the paths it was moved from
+            grew = False
+            for rel, (_commit, source, _gone) in moved.items():
+                if source in changed and rel not in changed:
+                    changed.add(rel)
+                    grew = True
+        if len(changed) > CHANGED_AT_MOST:
+            return None
+        judgement = authors.peer_judgement(ws, sidecar, ids, origins, only=changed, dirty=dirty)
+        judged = (base.judged - changed) | judgement.judged
+        if len(judged) <= authors.FILE_CHECKS:
+            return None  # the whole judgement reads each file then, not git status: its own rule
+        peers = {rel: who for rel, who in base.peers.items() if rel not in changed}
+        peers.update(judgement.peers)
+        return seq, authors.PeerJudgement(peers, judged, dirty), changed
 
     def paths(self, peers: dict[str, Author]) -> Collection[str]:
         """The paths of ``peers`` (an answer of :meth:`peer_memories`) as a read hands them to

@@ -1,0 +1,313 @@
+"""The peers' judgement brought along a change equals the whole judgement made from scratch
+(:mod:`vault_mem.vault.peers`, issue 29): one warm :class:`Vault` (as the MCP server and the
+daemon keep one) judges again only the paths each change can have touched; after every step of
+random sequences of real changes it is compared with a vault opened anew, which judges every
+memory: the peers' memories (path and author), the session context that leaves them out (its
+kept table of the rows not left out, brought along too) and a prompt's trusted-only recall.
+
+The changes are the real ones: agent writes (this process's vault and another's), the person's
+hand edits (whole rewrites, a line added to a peer's text, deletions, moves, a copy of a peer's
+text), the person's commits through git with vault-mem's hooks, a file staged alone, a peer's
+pushes (new memories, edits, deletions, a copy of the person's text) taken by ``vault-mem sync``
+and by a plain ``git pull``, ``vault-mem forget`` and ``undo``, the person's ``git revert``, a
+peer's force-push taken by ``git reset --hard``, and approvals given and withdrawn
+(``vault-mem trust --author``: the whole judgement again, by design). Real git, a real bare
+remote, real SQLite, the real trust file."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import PEER_EMAIL, cli, git, new_vault, publish
+
+from vault_mem import Vault
+from vault_mem.errors import VaultMemError
+from vault_mem.store.trust import approve_authors, trust_file
+from vault_mem.vault import authors
+
+N_PEER = 72  # over the 64 candidates past which the judgement asks `git status` (authors.FILE_CHECKS)
+PEER_ENV = {"GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": PEER_EMAIL,
+            "GIT_COMMITTER_NAME": "Mallory", "GIT_COMMITTER_EMAIL": PEER_EMAIL}
+
+
+def memory(description: str, *lines: str) -> str:
+    return "---\ndescription: {}\ncreated: 2026-11-01\nupdated: 2026-11-01\n---\n{}\n".format(
+        description, "\n".join(lines))
+
+
+def run(cwd: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, check=False)
+
+
+def settle(root: Path) -> None:
+    """Whatever a step left under way (a pull that stopped at a conflict) given up, so that the
+    next read is one the judgement keeps."""
+    git_dir = root / ".git"
+    if (git_dir / "MERGE_HEAD").exists():
+        run(root, "merge", "--abort")
+    if (git_dir / "rebase-merge").exists() or (git_dir / "rebase-apply").exists():
+        run(root, "rebase", "--abort")
+    if (git_dir / "REVERT_HEAD").exists():
+        run(root, "revert", "--abort")
+
+
+class World:
+    """The person's vault ``root`` (kept open as ``warm``), a bare remote and a peer's clone."""
+
+    def __init__(self, tmp_path: Path, rng: random.Random) -> None:
+        self.rng = rng
+        vault = new_vault(tmp_path / "mine")
+        self.root = vault.root
+        vault.remember("deploy-window", "Deploys to staging happen on Tuesdays", "Never on Fridays.")
+        vault.close()
+        self.bare = publish(self.root, tmp_path)
+        self.peer = tmp_path / "peer"
+        git(self.peer, "config", "user.email", PEER_EMAIL)
+        git(self.peer, "config", "user.name", "Mallory")
+        (self.peer / "facts").mkdir(exist_ok=True)
+        for i in range(N_PEER):
+            (self.peer / "facts" / f"peer-{i:03d}.md").write_text(memory(
+                f"Deploys to staging happen on day {i}", f"Peer note {i} about staging deploys.",
+                f"Run the deploy script {i} first."), encoding="utf-8")
+        self.push_as_peer("the peer's deploy notes")
+        assert run(self.root, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main").returncode == 0
+        self.warm = Vault(self.root)
+        self.n = 0
+        self.approved = False
+
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def memories(self, root: Path | None = None) -> list[str]:
+        root = root or self.root
+        return sorted(str(p.relative_to(root)) for folder in ("facts", "preferences", "decisions")
+                      if (root / folder).is_dir() for p in (root / folder).glob("*.md"))
+
+    def committed(self) -> list[str]:
+        out = git(self.root, "ls-files", "-z", "--", "facts", "preferences", "decisions")
+        return sorted(p for p in out.split("\x00") if p.endswith(".md"))
+
+    def clean(self) -> list[str]:
+        dirty = set(git(self.root, "status", "--porcelain", "-z", "--untracked-files=all").split("\x00"))
+        dirty = {e[3:] for e in dirty if len(e) > 3}
+        return [p for p in self.committed() if p not in dirty]
+
+    def key(self) -> str:
+        self.n += 1
+        return f"step-{self.n:03d}"
+
+    def push_as_peer(self, message: str) -> None:
+        for args in (["add", "-A"], ["commit", "-q", "--no-verify", "-m", message],
+                     ["pull", "-q", "--rebase", "origin", "main"], ["push", "-q", "origin", "HEAD:main"]):
+            proc = run(self.peer, *args, env=PEER_ENV)
+            assert proc.returncode == 0 or args[0] == "commit", (args, proc.stderr)
+
+    def person_commits(self, message: str) -> None:
+        """The person's own commit of everything in the vault, through git with vault-mem's hooks."""
+        run(self.root, "add", "-A", "--", ".")
+        run(self.root, "commit", "-q", "-m", message)
+
+    # -- the changes -----------------------------------------------------------------------------
+
+    def agent_write(self) -> str:
+        self.warm.remember(self.key(), f"The staging deploy rule number {self.n}", f"Rule {self.n}.")
+        return "an agent's write"
+
+    def agent_write_elsewhere(self) -> str:
+        with Vault(self.root) as other:  # another connection: its rows reach the warm one by the log
+            other.remember(self.key(), f"The release train rule {self.n}", f"Train {self.n}.")
+        return "an agent's write made by another process"
+
+    def agent_rewrites_a_peers(self) -> str:
+        rel = self.rng.choice([p for p in self.clean() if "peer-" in p] or self.clean())
+        try:
+            self.warm.remember(Path(rel).stem, "Deploys to staging: the person's own rule", "Rewritten whole.")
+        except VaultMemError:
+            pass
+        return f"an agent's write over {rel}"
+
+    def hand_rewrite(self) -> str:
+        rel = self.rng.choice(self.memories())
+        (self.root / rel).write_text(memory("The person's own words about deploys", "Nothing of the peer's."),
+                                     encoding="utf-8")
+        return f"a hand edit rewriting {rel}"
+
+    def hand_keeps_a_line(self) -> str:
+        rel = self.rng.choice(self.memories())
+        with open(self.root / rel, "a", encoding="utf-8") as fh:
+            fh.write(f"And the person's line {self.n}.\n")
+        self.n += 1
+        return f"a hand edit keeping {rel}'s lines"
+
+    def hand_delete(self) -> str:
+        rel = self.rng.choice(self.memories())
+        (self.root / rel).unlink()
+        return f"{rel} deleted by hand"
+
+    def hand_move(self) -> str:
+        rel = self.rng.choice(self.memories())
+        new = f"facts/{self.key()}.md"
+        os.replace(self.root / rel, self.root / new)
+        return f"{rel} moved by hand to {new}"
+
+    def hand_copies_a_peers(self) -> str:
+        rel = self.rng.choice(self.memories())
+        new = f"facts/{self.key()}.md"
+        (self.root / new).write_bytes((self.root / rel).read_bytes())
+        return f"{rel}'s text copied by hand to {new}"
+
+    def stage_one(self) -> str:
+        changed = [e[3:] for e in git(self.root, "status", "--porcelain", "-z", "--untracked-files=all").split("\x00")
+                   if len(e) > 3 and e[3:].endswith(".md") and e[3:] != "INDEX.md"]
+        if changed:
+            run(self.root, "add", "-A", "--", self.rng.choice(changed))
+        return "one change staged"
+
+    def person_commit(self) -> str:
+        self.person_commits("the person's edits")
+        return "the person's commit"
+
+    def person_moves(self) -> str:
+        rel = self.rng.choice(self.clean())
+        new = f"facts/{self.key()}.md"
+        run(self.root, "mv", rel, new)
+        run(self.root, "commit", "-q", "-m", "moved", "--", rel, new)
+        return f"the person's git mv of {rel} to {new}, committed"
+
+    def peer_pushes(self) -> str:
+        run(self.peer, "pull", "-q", "--rebase", "origin", "main", env=PEER_ENV)
+        mine = self.memories(self.peer)
+        for _ in range(self.rng.randint(1, 3)):
+            what = self.rng.choice(["new", "edit", "delete", "copy"])
+            if what == "new" or not mine:
+                (self.peer / "facts" / f"peer-new-{self.key()}.md").write_text(
+                    memory(f"Deploys need the peer's approval {self.n}", f"Ask the peer {self.n}."), encoding="utf-8")
+            elif what == "edit":
+                rel = self.rng.choice(mine)
+                with open(self.peer / rel, "a", encoding="utf-8") as fh:
+                    fh.write(f"The peer's added line {self.n}.\n")
+                self.n += 1
+            elif what == "delete":
+                rel = self.rng.choice(mine)
+                (self.peer / rel).unlink()
+                mine.remove(rel)
+            else:  # a copy of a text (the person's, or another peer's memory) under a new key
+                rel = self.rng.choice(mine)
+                (self.peer / "facts" / f"peer-copy-{self.key()}.md").write_bytes((self.peer / rel).read_bytes())
+        self.push_as_peer("the peer's changes")
+        return "a peer's push (not taken yet)"
+
+    def sync(self) -> str:
+        cli("--vault", str(self.root), "sync")
+        settle(self.root)
+        return "vault-mem sync"
+
+    def git_pull(self) -> str:
+        self.person_commits("before the pull")
+        if run(self.root, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main").returncode:
+            settle(self.root)
+        return "a plain git pull"
+
+    def forget(self) -> str:
+        rel = self.rng.choice(self.clean())
+        try:
+            self.warm.forget(Path(rel).stem)
+        except VaultMemError:
+            pass
+        return f"vault-mem forget of {rel}"
+
+    def undo(self) -> str:
+        written = [p for p in self.clean() if Path(p).stem.startswith("step-")]
+        key = Path(self.rng.choice(written)).stem if written else "deploy-window"
+        r = cli("--vault", str(self.root), "undo", key)
+        return f"vault-mem undo {key} ({r.returncode})"
+
+    def git_pull_autostash(self) -> str:
+        if run(self.root, "pull", "-q", "--rebase", "--autostash", "origin", "main").returncode:
+            settle(self.root)
+        return "git pull --rebase --autostash over the person's edits"
+
+    def git_revert(self) -> str:
+        self.person_commits("before the revert")
+        parents = git(self.root, "rev-list", "--parents", "-n1", "HEAD").split()
+        if len(parents) == 2 and run(self.root, "revert", "--no-edit", "HEAD").returncode:
+            settle(self.root)
+        return "the person's git revert of HEAD"
+
+    def force_push(self) -> str:
+        run(self.peer, "pull", "-q", "--rebase", "origin", "main", env=PEER_ENV)
+        mine = self.memories(self.peer)
+        rel = self.rng.choice(mine)
+        with open(self.peer / rel, "a", encoding="utf-8") as fh:
+            fh.write("Rewritten history.\n")
+        run(self.peer, "add", "-A", env=PEER_ENV)
+        run(self.peer, "commit", "-q", "--amend", "--no-verify", "--no-edit", env=PEER_ENV)
+        assert run(self.peer, "push", "-q", "--force", "origin", "HEAD:main", env=PEER_ENV).returncode == 0
+        run(self.root, "fetch", "-q", "origin")
+        run(self.root, "reset", "-q", "--hard", "origin/main")
+        return "a peer's force-push, taken by git reset --hard"
+
+    def approve(self) -> str:
+        if not self.approved:
+            approve_authors(self.root, [PEER_EMAIL])
+        else:  # withdrawn by hand, as a person edits the file
+            path = Path(trust_file())
+            path.write_text(path.read_text(encoding="utf-8").replace(f'"{PEER_EMAIL}"', '"nobody@example.invalid"'),
+                            encoding="utf-8")
+        self.approved = not self.approved
+        return "the peer approved" if self.approved else "the approval withdrawn"
+
+    CHANGES = ("agent_write", "agent_write_elsewhere", "agent_rewrites_a_peers", "hand_rewrite", "hand_keeps_a_line",
+               "hand_delete", "hand_move", "hand_copies_a_peers", "stage_one", "person_commit", "person_moves",
+               "peer_pushes", "sync", "git_pull", "git_pull_autostash", "forget", "undo", "git_revert", "force_push", "approve")
+
+    # -- the comparison --------------------------------------------------------------------------
+
+    def compare(self, step: str) -> str | None:
+        """The warm vault's answers (the judgement brought along) against a fresh vault's (the
+        whole judgement); returns how the warm one judged."""
+        self.warm.reconcile()
+        text, _legend, peers = self.warm.render_trusted_index()
+        how = self.warm._kept_peers.last
+        hook = [h.path for h in self.warm.recall("deploys to staging", k=8, trusted_only=True).hits]
+        with Vault(self.root) as fresh:
+            fresh.reconcile()
+            whole = authors.peer_memories(fresh.ws, fresh.sidecar)
+            fresh_text, _legend, fresh_peers = fresh.render_trusted_index()
+            fresh_hook = [h.path for h in fresh.recall("deploys to staging", k=8, trusted_only=True).hits]
+        assert dict(peers) == whole == dict(fresh_peers), (step, set(peers) ^ set(whole))
+        assert text == fresh_text, step
+        assert hook == fresh_hook, step
+        return how
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_judgement_brought_along_each_change_is_the_whole_judgement(tmp_path, seed) -> None:
+    """After every step of a random sequence (every kind of change at least once, then at
+    random), the warm vault's judgement equals a fresh one's, and most steps were judged by the
+    paths they changed, not whole."""
+    rng = random.Random(seed)
+    world = World(tmp_path, rng)
+    try:
+        assert world.compare("start") == "whole"
+        steps = list(World.CHANGES)
+        rng.shuffle(steps)
+        steps += [rng.choice(World.CHANGES) for _ in range(12)]
+        hows = []
+        for i, name in enumerate(steps):
+            approved = world.approved
+            step = f"{i}: " + getattr(world, name)()
+            hows.append((step, world.compare(step), world.warm._kept_peers.rejudged, approved or world.approved))
+        # brought along for the changes made while the peer's memories are many (approved, they
+        # are none: the whole judgement of a few candidates is its own rule; after an approval,
+        # given or withdrawn, the whole judgement by design)
+        asked = [h for h in hows if not h[3] and h[1] != "kept"]
+        changed = [h for h in asked if h[1] == "changed"]
+        assert len(changed) >= len(asked) * 3 // 4, hows
+        assert all(n < N_PEER // 2 for _s, _h, n, _a in changed), hows
+    finally:
+        world.warm.close()
