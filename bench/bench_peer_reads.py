@@ -38,16 +38,20 @@ over every memory of the vault)::
 peer's: not made here, an author not approved; indexed keyword-only, packed; 100k took ~25 min
 on the loaded 2-core box); remove it after.
 
-Each vault first gets the person's own memories (three ``Vault.remember`` calls of this
-checkout: the agent's commits, made here). Then one warm process per checkout per vault (a
+With ``--old``, each checkout reads its own copy of the vault (``PATH-old``, a ``cp -a`` made
+before either opens it: a sidecar this checkout migrated is refused by an older one), and every
+write is made by that checkout's code in a process of its own. Each vault first gets the
+person's own memories (three ``Vault.remember`` calls: the agent's commits, made here). Then one
+warm process per checkout per vault (a
 ``Vault`` opened once, as the MCP server and the daemon keep one; no daemon, keyword-only), and
 per round, per case, one call in each, the checkouts in turn (which goes first alternates):
 ``person's``, a recall whose hits are the person's memories; ``peers'``, a recall whose hits
 are all peers' (asked again without them: ``Vault._trusted_kept``); ``prompt hook``, the same
 query as the prompt hook asks it (``trusted_only``); ``session context``, the session start's
 INDEX.md without the peers' (``render_trusted_index``); ``peers' after a write``, the peers'
-recall right after an agent's write (made by this process: HEAD and the rows moved, so the
-judgement is made again). The first call of each case in each
+recall right after an agent's write (made by another process: HEAD and the rows moved, so the
+judgement is brought along the change, or made again whole before judge29); ``session context
+after a write``, the session context right after another such write. The first call of each case in each
 process (the judgement made, nothing kept yet) is printed apart. CPU is the child's own and
 its git processes'. Prints p50 (min-max) per (vault, case, checkout) and the load.
 """
@@ -247,8 +251,8 @@ def big(args) -> None:
             for case in BIG_CASES:
                 if case.endswith("after a write"):  # an agent's write first (another process): HEAD and the rows move
                     for name, code in codes:
-                        write_with(code, paths[name], [("release-round", f"The release train round {r} of this bench",
-                                                        "A round.")])
+                        write_with(code, paths[name], [("release-round", f"The release train round {r} of this bench "
+                                                        f"({case})", "A round.")])  # never the same: a no-op
                 order = list(procs) if r % 2 == 0 else list(reversed(procs))
                 for name in order:
                     p = procs[name]

@@ -7,7 +7,8 @@ kept table of the rows not left out, brought along too) and a prompt's trusted-o
 
 The changes are the real ones: agent writes (this process's vault and another's), the person's
 hand edits (whole rewrites, a line added to a peer's text, deletions, moves, a copy of a peer's
-text), the person's commits through git with vault-mem's hooks, a file staged alone, a peer's
+text), the person's commits through git with vault-mem's hooks, a file staged alone, git's index
+changed alone (``git rm --cached``, ``git update-index --assume-unchanged``), a peer's
 pushes (new memories, edits, deletions, a copy of the person's text) taken by ``vault-mem sync``
 and by a plain ``git pull``, ``vault-mem forget`` and ``undo``, the person's ``git revert``, a
 peer's force-push taken by ``git reset --hard``, and approvals given and withdrawn
@@ -167,6 +168,24 @@ class World:
             run(self.root, "add", "-A", "--", self.rng.choice(changed))
         return "one change staged"
 
+    def index_only(self) -> str:
+        """A change of git's index alone, which moves what git status says of a file whose
+        bytes and HEAD version stay: a committed memory taken out of the index (``git rm
+        --cached``: a staged deletion), or a changed one marked assume-unchanged (git status no
+        longer names it)."""
+        if self.rng.random() < 0.5:
+            rel = self.rng.choice(self.clean())
+            run(self.root, "rm", "-q", "--cached", "--", rel)
+            return f"{rel} taken out of git's index"
+        changed = [e[3:] for e in git(self.root, "status", "--porcelain", "-z").split("\x00")
+                   if len(e) > 3 and e[:2] == " M" and e[3:].endswith(".md") and e[3:] != "INDEX.md"]
+        if not changed:
+            self.hand_rewrite()
+            return self.index_only()
+        rel = self.rng.choice(changed)
+        run(self.root, "update-index", "--assume-unchanged", "--", rel)
+        return f"{rel} marked assume-unchanged"
+
     def person_commit(self) -> str:
         self.person_commits("the person's edits")
         return "the person's commit"
@@ -262,7 +281,7 @@ class World:
         return "the peer approved" if self.approved else "the approval withdrawn"
 
     CHANGES = ("agent_write", "agent_write_elsewhere", "agent_rewrites_a_peers", "hand_rewrite", "hand_keeps_a_line",
-               "hand_delete", "hand_move", "hand_copies_a_peers", "stage_one", "person_commit", "person_moves",
+               "hand_delete", "hand_move", "hand_copies_a_peers", "stage_one", "index_only", "person_commit", "person_moves",
                "peer_pushes", "sync", "git_pull", "git_pull_autostash", "forget", "undo", "git_revert", "force_push", "approve")
 
     # -- the comparison --------------------------------------------------------------------------
@@ -309,5 +328,59 @@ def test_the_judgement_brought_along_each_change_is_the_whole_judgement(tmp_path
         changed = [h for h in asked if h[1] == "changed"]
         assert len(changed) >= len(asked) * 3 // 4, hows
         assert all(n < N_PEER // 2 for _s, _h, n, _a in changed), hows
+    finally:
+        world.warm.close()
+
+
+@pytest.mark.parametrize("change", ["agent_write", "agent_write_elsewhere", "hand_keeps_a_line", "sync"])
+def test_one_change_judges_again_what_it_changed_not_every_memory(tmp_path, monkeypatch, change) -> None:
+    """The first read after one change asks the standing of a handful of commits, not of every
+    peer memory's (each memory's judgement asks it: ~1.8 s of CPU at 100k on main, where any
+    change made the next read judge the whole vault again), and answers as a fresh vault does."""
+    world = World(tmp_path, random.Random(3))
+    try:
+        world.compare("start")
+        if change == "sync":
+            world.peer_pushes()
+        getattr(world, change)()
+        calls = []
+        standing = authors.Identities.standing
+
+        def counted(self, email, commit):
+            calls.append(email)
+            return standing(self, email, commit)
+
+        monkeypatch.setattr(authors.Identities, "standing", counted)
+        world.warm.reconcile()
+        peers = world.warm.render_trusted_index()[2]
+        monkeypatch.setattr(authors.Identities, "standing", standing)
+        assert len(calls) < N_PEER // 4, (change, len(calls))
+        with Vault(world.root) as fresh:
+            assert dict(peers) == authors.peer_memories(fresh.ws, fresh.sidecar)
+    finally:
+        world.warm.close()
+
+
+def test_a_change_of_gits_index_alone_is_judged_as_the_whole_judgement_judges_it(tmp_path) -> None:
+    """What git status says of a file moves with its index entry alone: a peer's memory the
+    person rewrote by hand, then marked assume-unchanged (git status no longer names it: the
+    whole judgement judges it by its committed author again), and a peer's memory taken out of
+    the index (a staged deletion: a change not committed). The warm vault asks git status again
+    of the files whose index entry moved, and answers as a fresh vault does."""
+    world = World(tmp_path, random.Random(4))
+    try:
+        rewritten, taken_out = "facts/peer-001.md", "facts/peer-002.md"
+        (world.root / rewritten).write_text(memory("The person's own words", "Nothing of the peer's."), encoding="utf-8")
+        world.compare("a peer's memory rewritten by hand")
+        _text, _legend, peers = world.warm.render_trusted_index()
+        assert rewritten not in peers
+        run(world.root, "update-index", "--assume-unchanged", "--", rewritten)
+        assert world.compare("marked assume-unchanged") == "changed"
+        assert rewritten in world.warm.render_trusted_index()[2]
+        run(world.root, "rm", "-q", "--cached", "--", taken_out)
+        assert world.compare("taken out of the index") == "changed"
+        run(world.root, "update-index", "--no-assume-unchanged", "--", rewritten)
+        assert world.compare("the mark taken off") == "changed"
+        assert rewritten not in world.warm.render_trusted_index()[2]
     finally:
         world.warm.close()
