@@ -988,8 +988,8 @@ def peer_judgement(ws: Workspace, sidecar: Sidecar, ids: Identities | None = Non
                    origins: Origins | None = None, *, only: set[str] | None = None,
                    dirty: set[str] | None = None) -> PeerJudgement:
     """:func:`peer_memories` with what it was worked out from. ``only``: the judgement of these
-    paths alone, exactly what the whole judgement says of each of them, given ``dirty`` (the
-    ``git status`` of the whole vault, as :func:`dirty_rels` gives it) when the whole judgement
+    paths alone, exactly what the whole judgement says of each of them, given ``dirty`` (what
+    ``git status`` of the whole vault says of every memory file, as :func:`dirty_rels` gives it) when the whole judgement
     has more than :data:`_FILE_CHECKS` candidates: every rule below is asked per path (which
     rows name it, its committed author, its text on disk, its history), except a new file's
     move (:func:`_moved_uncommitted`, a change not committed whose text a commit gave: every

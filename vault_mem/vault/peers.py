@@ -57,8 +57,10 @@ commit made here was forgotten; the log no longer reaches back; git cannot list 
 of ``git status``: cheap, and another rule); more than
 :data:`~vault_mem.vault.authors.MOVES_FOLLOWED` moves are kept (the walk's bound is shared);
 texts' origins are held in memory (a sidecar that cannot be written). Known limit, as
-before: an edit keeping a file's size and modification time moves no row, so such a path is
-judged again at its next change, not at the next change of anything.
+before: the judgement follows the rows, which a read's reconcile (or the process's watcher)
+brings to the files first; an edit no reconcile has seen yet (one keeping a file's size and
+modification time is seen by none) is judged at that path's next change, no longer at the next
+change of anything.
 
 Nothing is kept while a merge, cherry-pick, revert, rebase or squash is under way, or one git
 merged awaits its commit (the files it brought are judged from git's own view of them), for a sidecar this process cannot write (its origins
@@ -204,7 +206,8 @@ class KeptPeers:
         judgement brought along what changed since (the module docstring says which paths and
         why); None when it cannot be, and the whole judgement is to be made."""
         db = sidecar.db
-        if (base.conn != id(db.conn) or base.dirty is None or base.person != ids.person or base.agents != ids.agents
+        if (base.conn != id(db.conn) or base.dirty is None or base.marks is None
+                or base.person != ids.person or base.agents != ids.agents
                 or base.approved != ids.approved or not base.local <= ids.local or origins.unstored):
             return None
         moved = rows.moved_from(db)
@@ -227,8 +230,6 @@ class KeptPeers:
                 blobs |= given
         except VaultMemError:
             return None  # the old HEAD gone (a force-push, then a gc): git cannot say
-        if base.marks is None:
-            return None
         # git status moved only for files whose HEAD version, bytes (their rows) or index entry
         # (staged, or marked apart) changed: asked of those alone, the rest keep their answer
         moved_status = changed | (marks[0] ^ base.marks[0]) | (marks[1] ^ base.marks[1]) | set(rows.foreign_changes(db))
