@@ -384,3 +384,27 @@ def test_a_change_of_gits_index_alone_is_judged_as_the_whole_judgement_judges_it
         assert rewritten not in world.warm.render_trusted_index()[2]
     finally:
         world.warm.close()
+
+
+def test_the_log_names_every_row_another_process_changed_and_says_when_it_no_longer_reaches_back(tmp_path) -> None:
+    """The judgement's log (``judge_log``) is kept by the sidecar's triggers, so a write made
+    by another process (its own connection) is named to this one; once more entries than it
+    keeps came since a reader's last look, the reader is told it cannot know (and judges whole)."""
+    from vault_mem.index import authors as rows
+    from vault_mem.index.db import JUDGE_LOG_KEPT
+
+    vault = new_vault(tmp_path / "v")
+    try:
+        db = vault.sidecar.db
+        seq = rows.judge_log_head(db)
+        with Vault(vault.root) as other:
+            other.remember("deploy-window", "Deploys to staging happen on Tuesdays", "Never on Fridays.")
+        newest, paths, _blobs = rows.judge_log_since(db, seq)
+        assert newest > seq and "facts/deploy-window.md" in paths
+        assert rows.judge_log_since(db, newest) == (newest, set(), set())
+        with db.write():
+            db.executemany("INSERT INTO judge_log(path) VALUES (?)", [(f"x{i}",) for i in range(JUDGE_LOG_KEPT + 1)])
+        assert rows.judge_log_since(db, newest) is None
+        assert db.execute("SELECT count(*) FROM judge_log").fetchone()[0] == JUDGE_LOG_KEPT
+    finally:
+        vault.close()

@@ -578,7 +578,10 @@ TABLES_FROM_VERSION = {1: _BASE_TABLES, 2: _BASE_TABLES | {"vectors"}, 5: _BASE_
                        10: _BASE_TABLES | {"vector_log", "counters", "floor_calibration", "changes"},
                        11: _BASE_TABLES | {"vector_log", "counters", "floor_calibration", "changes", "authors"},
                        12: _BASE_TABLES | {"vector_log", "counters", "floor_calibration", "changes", "authors",
-                                           "committed", "differs"}}
+                                           "committed", "differs"},
+                       16: _BASE_TABLES | {"vector_log", "counters", "floor_calibration", "changes", "authors",
+                                           "committed", "differs", "origins", "foreign_texts", "judge_log",
+                                           "sqlite_sequence"}}
 
 
 # ---------------------------------------------------------------------------------------------
