@@ -304,7 +304,11 @@ class World:
         return how
 
 
-@pytest.mark.parametrize("seed", [1, 2])
+#: the sequences run (``VAULT_MEM_JUDGE_SEEDS=3,4,5,6`` runs others: each ~30 s)
+SEEDS = [int(s) for s in os.environ.get("VAULT_MEM_JUDGE_SEEDS", "1,2").split(",") if s.strip()]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
 def test_the_judgement_brought_along_each_change_is_the_whole_judgement(tmp_path, seed) -> None:
     """After every step of a random sequence (every kind of change at least once, then at
     random), the warm vault's judgement equals a fresh one's, and most steps were judged by the
@@ -327,7 +331,9 @@ def test_the_judgement_brought_along_each_change_is_the_whole_judgement(tmp_path
         asked = [h for h in hows if not h[3] and h[1] != "kept"]
         changed = [h for h in asked if h[1] == "changed"]
         assert len(changed) >= len(asked) * 3 // 4, hows
-        assert all(n < N_PEER // 2 for _s, _h, n, _a in changed), hows
+        # each judged by the paths it touched: fewer than half the memories, but for a force-push
+        # of the peer's first commit (the one that added them all: every path's history moved)
+        assert all(n < N_PEER // 2 for s, _h, n, _a in changed if "force-push" not in s), hows
     finally:
         world.warm.close()
 
