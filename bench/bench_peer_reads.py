@@ -38,16 +38,20 @@ over every memory of the vault)::
 peer's: not made here, an author not approved; indexed keyword-only, packed; 100k took ~25 min
 on the loaded 2-core box); remove it after.
 
-Each vault first gets the person's own memories (three ``Vault.remember`` calls of this
-checkout: the agent's commits, made here). Then one warm process per checkout per vault (a
+With ``--old``, each checkout reads its own copy of the vault (``PATH-old``, a ``cp -a`` made
+before either opens it: a sidecar this checkout migrated is refused by an older one), and every
+write is made by that checkout's code in a process of its own. Each vault first gets the
+person's own memories (three ``Vault.remember`` calls: the agent's commits, made here). Then one
+warm process per checkout per vault (a
 ``Vault`` opened once, as the MCP server and the daemon keep one; no daemon, keyword-only), and
 per round, per case, one call in each, the checkouts in turn (which goes first alternates):
 ``person's``, a recall whose hits are the person's memories; ``peers'``, a recall whose hits
 are all peers' (asked again without them: ``Vault._trusted_kept``); ``prompt hook``, the same
 query as the prompt hook asks it (``trusted_only``); ``session context``, the session start's
 INDEX.md without the peers' (``render_trusted_index``); ``peers' after a write``, the peers'
-recall right after an agent's write (made by this process: HEAD and the rows moved, so the
-judgement is made again). The first call of each case in each
+recall right after an agent's write (made by another process: HEAD and the rows moved, so the
+judgement is brought along the change, or made again whole before judge29); ``session context
+after a write``, the session context right after another such write. The first call of each case in each
 process (the judgement made, nothing kept yet) is printed apart. CPU is the child's own and
 its git processes'. Prints p50 (min-max) per (vault, case, checkout) and the load.
 """
@@ -155,7 +159,7 @@ MINE = [("release-train", "The release train freezes on Thursday at noon", "Free
         ("release-notes", "Release notes for the train are written on Wednesday", "In docs/releases.")]
 BIG_CASES = {"person's": "when does the release train freeze", "peers'": "Maya moved to Lisbon",
              "prompt hook": "Maya moved to Lisbon", "session context": "",
-             "peers' after a write": "Maya moved to Lisbon"}
+             "peers' after a write": "Maya moved to Lisbon", "session context after a write": ""}
 
 
 def child(vault_path: str) -> None:
@@ -172,24 +176,44 @@ def child(vault_path: str) -> None:
              "peers'": lambda: vault.recall(BIG_CASES["peers'"]),
              "prompt hook": lambda: vault.recall(BIG_CASES["prompt hook"], k=3, full=True, trusted_only=True),
              "session context": lambda: vault.render_trusted_index(),
-             "peers' after a write": lambda: vault.recall(BIG_CASES["peers'"])}
+             "peers' after a write": lambda: vault.recall(BIG_CASES["peers'"]),
+             "session context after a write": lambda: vault.render_trusted_index()}
     print("ready", flush=True)
     for line in sys.stdin:
         name = line.strip()
         t = cpu_ms()
         out = calls[name]()
         spent = cpu_ms() - t
-        if name == "session context":
+        if name.startswith("session context"):
             shape = f"{len(out[2])} peers"
         else:
             shape = ",".join("T" if h.trusted else "p" for h in out.hits)
         print(f"{spent:.3f} {shape}", flush=True)
 
 
+WRITE = """
+import os, sys
+os.environ["VAULT_MEM_EMBEDDER"] = "none"
+while sys.path and sys.path[0] in ("", os.getcwd()):
+    sys.path.pop(0)
+sys.path.insert(0, os.environ["BENCH_CODE"])
+from vault_mem import Vault
+with Vault(sys.argv[1]) as vault:
+    for i in range(2, len(sys.argv), 3):
+        vault.remember(sys.argv[i], sys.argv[i + 1], sys.argv[i + 2])
+"""
+
+
+def write_with(code: Path, vault_path: str, items: list[tuple[str, str, str]]) -> None:
+    """Agent writes to ``vault_path`` made by ``code``'s vault-mem in a process of their own (each
+    checkout its own copy of the vault: a sidecar one checkout migrated is refused by an older)."""
+    subprocess.run([sys.executable, "-c", WRITE, vault_path, *(x for item in items for x in item)], check=True,
+                   env={**os.environ, "BENCH_CODE": str(code), "VAULT_MEM_EMBEDDER": "none", "VAULT_MEM_DAEMON": "off"},
+                   cwd="/")
+
+
 def big(args) -> None:
     """Per-call CPU in warm processes of two checkouts on big vaults (module docstring)."""
-    from vault_mem import Vault
-
     print(load_line(), flush=True)
     codes = ([("old", Path(args.old).resolve())] if args.old else []) + [("new", HERE.parent)]
     results: dict[tuple[str, str, str], list[float]] = {}
@@ -202,25 +226,33 @@ def big(args) -> None:
             from corpus import packed_vault
 
             packed_vault(Path(vault_path), int(size))
-        with Vault(vault_path) as vault:
-            for key, description, body in MINE:
-                vault.remember(key, description, body)
-            n = vault.sidecar.db.execute("SELECT count(*) FROM files WHERE usable = 1").fetchone()[0]
+        # one copy of the vault per checkout, made before either opens it (git objects shared)
+        paths = {name: vault_path if name == "new" else f"{vault_path}-{name}" for name, _code in codes}
+        for name, path in paths.items():
+            if path != vault_path and not Path(path).exists():
+                subprocess.run(["cp", "-a", vault_path, path], check=True)
+        for name, code in codes:
+            write_with(code, paths[name], MINE)
+        import sqlite3
+
+        with sqlite3.connect(Path(vault_path) / ".vault-mem" / "index.db") as conn:
+            n = conn.execute("SELECT count(*) FROM files WHERE usable = 1").fetchone()[0]
         procs = {}
         for name, code in codes:
             env = {**os.environ, "PYTHONPATH": str(code), "BENCH_MCP_CODE": str(code), "VAULT_MEM_EMBEDDER": "none",
                    "VAULT_MEM_DAEMON": "off"}
-            procs[name] = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--child", vault_path],
+            procs[name] = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--child", paths[name]],
                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
                                            cwd=str(code))
             print(f"{name}: {procs[name].stdout.readline().strip()}", flush=True)
             assert procs[name].stdout.readline().strip() == "ready"
         label = f"{n:,}"
-        writer = Vault(vault_path)
         for r in range(args.rounds + 1):
             for case in BIG_CASES:
-                if case == "peers' after a write":  # an agent's write first: HEAD and the rows move
-                    writer.remember("release-round", f"The release train round {r} of this bench", "A round.")
+                if case.endswith("after a write"):  # an agent's write first (another process): HEAD and the rows move
+                    for name, code in codes:
+                        write_with(code, paths[name], [("release-round", f"The release train round {r} of this bench "
+                                                        f"({case})", "A round.")])  # never the same: a no-op
                 order = list(procs) if r % 2 == 0 else list(reversed(procs))
                 for name in order:
                     p = procs[name]
@@ -233,7 +265,6 @@ def big(args) -> None:
                         firsts[key] = float(ms)
                     else:
                         results.setdefault(key, []).append(float(ms))
-        writer.close()
         for p in procs.values():
             p.stdin.close()
             p.wait()

@@ -520,11 +520,55 @@ def m015_origins(conn) -> None:
     )
 
 
+#: how many entries :func:`m016_judge_log`'s log keeps (older ones are dropped as new ones come):
+#: a reader that last looked further back than that judges anew
+JUDGE_LOG_KEPT = 20000
+
+
+def m016_judge_log(conn) -> None:
+    """A log of the rows the peers' judgement reads (``vault_mem.vault.peers``), kept by triggers
+    whoever writes: each change of a ``files`` row's path, blob or ``usable``, of an ``authors``
+    row, of ``differs`` and ``foreign_texts`` names its path; each new ``origins`` row (or one deleted or
+    changed) names its blob. A process that judged the peers' memories at one ``seq`` reads the entries since and
+    judges those paths alone again, instead of every memory (~1.8 s at 100k, issue 29). Only the
+    newest :data:`JUDGE_LOG_KEPT` entries are kept. Derived state; safe to run again."""
+    log_path = "INSERT INTO judge_log(path) VALUES ({p})"
+    triggers = [
+        ("files_judge_insert", "AFTER INSERT ON files", "", log_path.format(p="NEW.path")),
+        ("files_judge_delete", "AFTER DELETE ON files", "", log_path.format(p="OLD.path")),
+        ("files_judge_update", "AFTER UPDATE OF path, blob, usable ON files",
+         "WHEN OLD.path IS NOT NEW.path OR OLD.blob IS NOT NEW.blob OR OLD.usable IS NOT NEW.usable",
+         log_path.format(p="OLD.path") + "; " + log_path.format(p="NEW.path")),
+        ("authors_judge_insert", "AFTER INSERT ON authors", "", log_path.format(p="NEW.path")),
+        ("authors_judge_delete", "AFTER DELETE ON authors", "", log_path.format(p="OLD.path")),
+        ("authors_judge_update", "AFTER UPDATE ON authors", "",
+         log_path.format(p="OLD.path") + "; " + log_path.format(p="NEW.path")),
+        ("differs_judge_insert", "AFTER INSERT ON differs", "", log_path.format(p="NEW.path")),
+        ("differs_judge_delete", "AFTER DELETE ON differs", "", log_path.format(p="OLD.path")),
+        ("foreign_judge_insert", "AFTER INSERT ON foreign_texts", "", log_path.format(p="NEW.path")),
+        ("foreign_judge_delete", "AFTER DELETE ON foreign_texts", "", log_path.format(p="OLD.path")),
+        ("origins_judge_insert", "AFTER INSERT ON origins", "", "INSERT INTO judge_log(blob) VALUES (NEW.blob)"),
+        ("origins_judge_delete", "AFTER DELETE ON origins", "", "INSERT INTO judge_log(blob) VALUES (OLD.blob)"),
+        ("origins_judge_update", "AFTER UPDATE ON origins", "",
+         "INSERT INTO judge_log(blob) VALUES (OLD.blob); INSERT INTO judge_log(blob) VALUES (NEW.blob)"),
+        ("judge_log_prune", "AFTER INSERT ON judge_log", "",
+         f"DELETE FROM judge_log WHERE seq <= NEW.seq - {JUDGE_LOG_KEPT}"),
+    ]
+    _run_script(
+        conn,
+        """
+        CREATE TABLE IF NOT EXISTS judge_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT, blob TEXT);
+        """ + "".join(f"""
+        CREATE TRIGGER IF NOT EXISTS {name} {event} {when} BEGIN {action}; END;"""
+                      for name, event, when, action in triggers),
+    )
+
+
 MIGRATIONS: list[Callable] = [m001_initial, m002_vectors, m003_covering_indexes, m004_conflict_of, m005_sqlite_vec,
                               m006_embed_cache_rowid, m007_index_counter, m008_floor_calibration,
                               m009_index_counter_by_type, m010_change_dates, m011_authors,
                               m012_committed_view, m013_missing_blobs_index, m014_scan_generation,
-                              m015_origins]
+                              m015_origins, m016_judge_log]
 SCHEMA_VERSION = len(MIGRATIONS)
 _BASE_TABLES = {"meta", "files", "tags", "supersedes", "embed_cache", "fts"}
 #: tables a schema version must have, from that version on (a file missing them is damaged)
@@ -534,7 +578,10 @@ TABLES_FROM_VERSION = {1: _BASE_TABLES, 2: _BASE_TABLES | {"vectors"}, 5: _BASE_
                        10: _BASE_TABLES | {"vector_log", "counters", "floor_calibration", "changes"},
                        11: _BASE_TABLES | {"vector_log", "counters", "floor_calibration", "changes", "authors"},
                        12: _BASE_TABLES | {"vector_log", "counters", "floor_calibration", "changes", "authors",
-                                           "committed", "differs"}}
+                                           "committed", "differs"},
+                       16: _BASE_TABLES | {"vector_log", "counters", "floor_calibration", "changes", "authors",
+                                           "committed", "differs", "origins", "foreign_texts", "judge_log",
+                                           "sqlite_sequence"}}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -57,17 +57,23 @@ class PathTable(Collection[str]):
                 self.kept = conn.execute(f"INSERT INTO temp.{self.name}(path) SELECT path FROM main.files "
                                          "WHERE path NOT IN (SELECT value FROM json_each(?))",
                                          (json.dumps(sorted(self._paths)),)).rowcount
+                version = self._data_version()  # in the snapshot the rows were read from
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
-        self._stamp = self._rows_stamp()
+        self._stamp = (db.changes(), version)  # after the block: its changes are left out of the count
         self._live = True
 
     def _rows_stamp(self) -> tuple[int, int]:
         """A value that moves with any change to the rows: this connection's changes
         (:meth:`~vault_mem.index.db.Database.changes`), every other connection's commits."""
-        return self._db.changes(), self._conn.execute("PRAGMA data_version").fetchone()[0]
+        return self._db.changes(), self._data_version()
+
+    def _data_version(self) -> int:
+        """``PRAGMA data_version``: moved by every other connection's commit (read inside a
+        transaction, as of its snapshot)."""
+        return self._conn.execute("PRAGMA data_version").fetchone()[0]
 
     def drop(self) -> None:
         """Remove the table (its object answers from memory and JSON from now on)."""
@@ -79,6 +85,43 @@ class PathTable(Collection[str]):
                 self._conn.execute(f"DROP TABLE IF EXISTS temp.{self.name}")
             except Exception:  # noqa: BLE001 - a closed connection took its tables with it
                 pass
+
+    def refit(self, paths: Iterable[str], changed: Iterable[str], since: int) -> bool:
+        """This table made the complement of ``paths`` (a new judgement, which differs from the
+        one it holds only at ``changed``) without filling it again: in one transaction, each of
+        ``changed`` and each path the rows' log (:func:`~vault_mem.index.authors.judge_log_since`)
+        names after entry ``since`` (a row added or removed since the table was last brought
+        along, whatever made it) is taken out and put back when a ``files`` row holds it and
+        ``paths`` does not. False (the table as it was) when that log no longer reaches back
+        to ``since``, the table does not answer, or a transaction is open: then fill a new one."""
+        from vault_mem.index.authors import judge_log_since
+
+        conn = self._conn
+        if not self._live or conn.in_transaction:
+            return False
+        new = frozenset(paths)
+        with self._db.uncounted():  # the temporary database alone written (Database.uncounted)
+            conn.execute("BEGIN")
+            try:
+                logged = judge_log_since(_Conn(conn), since)
+                if logged is None:
+                    conn.execute("ROLLBACK")
+                    return False
+                asked = sorted(set(changed) | logged[1])
+                gone = conn.execute(f"DELETE FROM temp.{self.name} WHERE path IN (SELECT value FROM json_each(?))",
+                                    (json.dumps(asked),)).rowcount
+                put = conn.execute(f"INSERT INTO temp.{self.name}(path) SELECT path FROM main.files WHERE path IN "
+                                   "(SELECT value FROM json_each(?)) AND path NOT IN (SELECT value FROM json_each(?))",
+                                   (json.dumps(asked), json.dumps(sorted(new & set(asked))))).rowcount
+                self.kept += put - gone
+                version = self._data_version()
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        self._stamp = (self._db.changes(), version)
+        self._paths = new
+        return True
 
     def sql(self, db=None) -> str | None:
         """``x IN <this>``: the paths of the rows not left out; None when the table is gone,
@@ -120,3 +163,13 @@ def left_out_sql(db, column: str, paths: Collection[str], param: str = "?") -> t
         if sql is not None:
             return f"{column} IN {sql}", []
     return f"{column} NOT IN (SELECT value FROM json_each({param}))", [json.dumps(sorted(paths))]
+
+
+class _Conn:
+    """A connection as :mod:`vault_mem.index.authors` reads it (``db.conn``, ``db.execute``)."""
+
+    def __init__(self, conn) -> None:
+        self.conn = conn
+
+    def execute(self, sql: str, params=()):
+        return self.conn.execute(sql, params)

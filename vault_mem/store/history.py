@@ -785,6 +785,32 @@ def _raw_diff(repo: GitRepo, old: str | None, new: str, pathspec: str) -> Iterat
     return ((parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2))
 
 
+def changes_of(repo: GitRepo, revs: list[str], pathspec: str) -> tuple[set[str], set[str]]:
+    """``(top-level paths, blob ids)`` that the commits ``revs`` name (``git log`` arguments: a
+    range such as ``A...B``, or commit ids with ``--no-walk=unsorted``) changed under
+    ``pathspec``: each commit against each of its parents (``-m``: a merge's own changes too),
+    the blobs they gave. :class:`vault_mem.vault.peers.KeptPeers` judges these paths again."""
+    out = repo.run("--literal-pathspecs", "log", "--format=", "-m", "-r", "--raw", "--no-renames", "--no-abbrev",
+                   "-z", *revs, "--", pathspec, binary=True, cwd=repo.toplevel)
+    paths: set[str] = set()
+    blobs: set[str] = set()
+    parts = out.split(b"\x00")
+    i = 0
+    while i < len(parts):
+        meta = parts[i].strip(b"\n")
+        if meta.startswith(b":") and i + 1 < len(parts):
+            fields = meta.split()
+            if len(fields) >= 4 and not fields[3].strip(b"0"):
+                pass  # a deletion gives no blob
+            elif len(fields) >= 4:
+                blobs.add(fields[3].decode("ascii", "replace"))
+            paths.add(parts[i + 1].decode("utf-8", "replace"))
+            i += 2
+        else:
+            i += 1
+    return paths, blobs
+
+
 def resolve_commit(repo: GitRepo, rev: str) -> str | None:
     """The commit id ``rev`` names, or None when it names no commit."""
     proc = repo.run("rev-parse", "-q", "--verify", f"{rev}^{{commit}}", check=False)

@@ -20,7 +20,7 @@ from vault_mem.errors import VaultMemError
 from vault_mem.store.git import GitRepo
 
 __all__ = [
-    "as_committed", "checkout_files", "checkout_staged", "config_value", "config_values", "dirty_paths", "same_as_committed", "gc_auto", "ignored_paths",
+    "as_committed", "checkout_files", "checkout_staged", "config_value", "config_values", "dirty_files", "dirty_paths", "index_marks", "same_as_committed", "gc_auto", "ignored_paths",
     "read_staged", "stage_bytes", "stage_paths", "staged_blob", "staged_blobs", "staged_changes", "staged_files",
     "staged_listing", "unstaged_paths",
     "untracked_paths",
@@ -69,10 +69,37 @@ def dirty_paths(repo: GitRepo, pathspecs: list[str]) -> set[str]:
     """Files under ``pathspecs`` that differ from HEAD or are untracked (not ignored), per
     ``git status``; an empty set when git status fails. Takes no lock (``GIT_OPTIONAL_LOCKS=0``):
     a background reader must never make a person's git command wait or fail."""
-    proc = repo.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames",
-                    "--", *pathspecs, check=False, cwd=repo.toplevel, env={"GIT_OPTIONAL_LOCKS": "0"})
+    found = _status(repo, pathspecs)
+    return set() if found is None else found
+
+
+def dirty_files(repo: GitRepo, paths: list[str]) -> set[str] | None:
+    """Of the files ``paths`` (top-level, each a literal path, not a pattern), those
+    :func:`dirty_paths` names: the same rule, asked of these files alone. None when git
+    status fails."""
+    return _status(repo, paths, literal=True)
+
+
+def index_marks(repo: GitRepo, pathspec: str) -> tuple[set[str], set[str]]:
+    """``(staged, marked)`` under ``pathspec`` (top-level paths): the files whose staged version
+    differs from HEAD's (``git diff-index --cached``), and those git's index marks to be
+    treated apart (``git ls-files -v``: assume-unchanged, skip-worktree). Besides HEAD's version
+    and the work tree's bytes, this is all ``git status`` reads of a file: a file in neither
+    set, whose HEAD version and bytes stayed, keeps its answer. No lock taken."""
+    env = {"GIT_OPTIONAL_LOCKS": "0"}
+    staged = repo.run("diff-index", "--cached", "--name-only", "-z", "--no-renames", "HEAD", "--", pathspec,
+                      binary=True, cwd=repo.toplevel, env=env)
+    listing = repo.run("ls-files", "-v", "-z", "--", pathspec, binary=True, cwd=repo.toplevel, env=env)
+    return ({p.decode("utf-8", "replace") for p in staged.split(b"\x00") if p},
+            {e[2:].decode("utf-8", "replace") for e in listing.split(b"\x00") if e and not e.startswith(b"H ")})
+
+
+def _status(repo: GitRepo, pathspecs: list[str], *, literal: bool = False) -> set[str] | None:
+    proc = repo.run(*(["--literal-pathspecs"] if literal else []), "status", "--porcelain=v1", "-z",
+                    "--untracked-files=all", "--no-renames", "--", *pathspecs, check=False, cwd=repo.toplevel,
+                    env={"GIT_OPTIONAL_LOCKS": "0"})
     if proc.returncode != 0:
-        return set()
+        return None
     # each entry is "XY path"; --no-renames means no second path follows an entry
     entries = [e for e in proc.stdout.decode("utf-8", "replace").split("\x00") if len(e) > 3]
     head = repo.head() if any(e[:2] == " M" for e in entries) else None

@@ -66,7 +66,7 @@ if TYPE_CHECKING:
 
 log = Logger(__name__)  # logging imported at the first message (start-up time)
 
-__all__ = ["Identities", "Origins", "author_of_bytes", "author_tagger", "authors_of", "dirty_rels", "identities", "own_emails", "peer_memories", "pending_authors", "refresh"]
+__all__ = ["Identities", "Origins", "author_of_bytes", "author_tagger", "authors_of", "dirty_rels", "identities", "own_emails", "peer_judgement", "peer_memories", "PeerJudgement", "pending_authors", "refresh"]
 
 
 class Identities:
@@ -734,6 +734,9 @@ def _adopted_walk(ws: Workspace, ids: Identities, origins: Origins, known: dict[
 
 #: how many moves :func:`_adopted_walk` follows back from the memories it is asked about, at most
 _MOVES_FOLLOWED = 64
+#: the two bounds a judgement of some paths (:func:`peer_judgement` ``only``) must stay within to
+#: say what the whole judgement says of them (:class:`vault_mem.vault.peers.KeptPeers`)
+FILE_CHECKS, MOVES_FOLLOWED = _FILE_CHECKS, _MOVES_FOLLOWED
 
 
 def _line_back(walk: list[tuple[str, str, str, str, list[int]]], i: int) -> list[tuple[str, str, str]]:
@@ -977,29 +980,66 @@ def peer_memories(ws: Workspace, sidecar: Sidecar, ids: Identities | None = None
                   origins: Origins | None = None) -> dict[str, Author]:
     """The usable memories last changed by an author not trusted here, by path: what the
     session context and the prompt hook leave out (``origins``: see :func:`authors_of`)."""
+    return peer_judgement(ws, sidecar, ids, origins).peers
+
+
+class PeerJudgement:
+    """One answer of :func:`peer_judgement`: ``peers`` (the memories judged not trusted, by
+    path), ``judged`` (every path the judgement asked about: the candidates), ``dirty`` (the
+    vault-relative paths that differ from HEAD, from the one ``git status`` it used; None: it
+    read each candidate file instead, as it does for :data:`_FILE_CHECKS` candidates or fewer)."""
+
+    def __init__(self, peers: dict[str, Author], judged: set[str], dirty: set[str] | None):
+        self.peers, self.judged, self.dirty = peers, judged, dirty
+
+
+def peer_judgement(ws: Workspace, sidecar: Sidecar, ids: Identities | None = None,
+                   origins: Origins | None = None, *, only: set[str] | None = None,
+                   dirty: set[str] | None = None) -> PeerJudgement:
+    """:func:`peer_memories` with what it was worked out from. ``only``: the judgement of these
+    paths alone, exactly what the whole judgement says of each of them, given ``dirty`` (what
+    ``git status`` of the whole vault says of every memory file, as :func:`dirty_rels` gives it) when the whole judgement
+    has more than :data:`_FILE_CHECKS` candidates: every rule below is asked per path (which
+    rows name it, its committed author, its text on disk, its history), except a new file's
+    move (:func:`_moved_uncommitted`, a change not committed whose text a commit gave: every
+    such path, :func:`~vault_mem.index.authors.foreign_changes`, is judged again by
+    :class:`vault_mem.vault.peers.KeptPeers` at every change) and the bound on the moves
+    :func:`_adopted_walk` follows (never reached while :func:`~vault_mem.index.authors.moved_from`
+    holds at most :data:`_MOVES_FOLLOWED` entries, which KeptPeers checks). Only with HEAD's rows
+    stored and no operation under way (KeptPeers keeps nothing otherwise)."""
     ids = ids or identities(ws)
     refresh(ws, sidecar)
     head = ws.repo.head()
     if head is not None and rows.stored_head(sidecar.db) == head:
-        # judged per (email, commit), not per file; the approved pass whoever made them
-        peers = [(e, c) for e, c in rows.author_pairs(sidecar.db, ids.approved) if ids.standing(e, c) == "peer"]
-        found = rows.paths_by(sidecar.db, peers)
-        found.update(rows.foreign_paths(sidecar.db))  # texts committed again: judged by their first author
-        found.update({rel: who for rel, who in rows.lineage_rows(sidecar.db).items() if rel not in found})  # see _adopted
+        if only is None:
+            # judged per (email, commit), not per file; the approved pass whoever made them
+            peers = [(e, c) for e, c in rows.author_pairs(sidecar.db, ids.approved) if ids.standing(e, c) == "peer"]
+            found = rows.paths_by(sidecar.db, peers)
+        else:  # the same rows, for the paths asked: the same filter, then the same standing
+            found = {rel: who for rel, who in rows.unapproved_rows(sidecar.db, ids.approved, only).items()
+                     if ids.standing(who[1], who[0]) == "peer"}
+        found.update(rows.foreign_paths(sidecar.db, only))  # texts committed again: judged by their first author
+        found.update({rel: who for rel, who in rows.lineage_rows(sidecar.db, only).items() if rel not in found})  # see _adopted
     else:  # a read-only sidecar behind HEAD (see _kept)
+        if only is not None:
+            raise ValueError("a judgement of some paths needs HEAD's rows")
         kept = _kept(ws, sidecar, None)
         lineage = rows.lineage_paths(sidecar.db)
         found = {rel: who for rel, who in kept.items() if ids.standing(who[1], who[0]) == "peer" or rel in lineage}
     origins = origins or Origins(ws, sidecar, ids)
     uncommitted = _Uncommitted(ws, ids, origins)
-    rels, dirty = list(found), None
-    rels += [rel for rel in rows.foreign_changes(sidecar.db) if rel not in found]
+    rels = list(found)
+    rels += [rel for rel in rows.foreign_changes(sidecar.db) if rel not in found and (only is None or rel in only)]
     if uncommitted.incoming or uncommitted.unnamed:  # files an operation under way brought, committed or not
+        if only is not None:
+            raise ValueError("a judgement of some paths while an operation is under way")
         dirty = {top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])
                  if top.startswith(ws.prefix) and is_memory_path(top[len(ws.prefix):])}
         rels += sorted(dirty - found.keys())
+    elif dirty is None and only is None and len(rels) > _FILE_CHECKS:
+        dirty = dirty_rels(ws)  # what _judge asks of git past _FILE_CHECKS files, kept for the caller
     judged = _judge(ws, ids, found, rels, origins, dirty=dirty, uncommitted=uncommitted)
-    return {rel: author for rel, author in judged.items() if not author.trusted}
+    return PeerJudgement({rel: author for rel, author in judged.items() if not author.trusted}, set(rels), dirty)
 
 
 def displaced_by_peers(ws: Workspace, sidecar: Sidecar, base: str, local: str, tip: str) -> list[dict[str, str]]:

@@ -1,0 +1,416 @@
+"""The peers' judgement brought along a change equals the whole judgement made from scratch
+(:mod:`vault_mem.vault.peers`, issue 29): one warm :class:`Vault` (as the MCP server and the
+daemon keep one) judges again only the paths each change can have touched; after every step of
+random sequences of real changes it is compared with a vault opened anew, which judges every
+memory: the peers' memories (path and author), the session context that leaves them out (its
+kept table of the rows not left out, brought along too) and a prompt's trusted-only recall.
+
+The changes are the real ones: agent writes (this process's vault and another's), the person's
+hand edits (whole rewrites, a line added to a peer's text, deletions, moves, a copy of a peer's
+text), the person's commits through git with vault-mem's hooks, a file staged alone, git's index
+changed alone (``git rm --cached``, ``git update-index --assume-unchanged``), a peer's
+pushes (new memories, edits, deletions, a copy of the person's text) taken by ``vault-mem sync``
+and by a plain ``git pull``, ``vault-mem forget`` and ``undo``, the person's ``git revert``, a
+peer's force-push taken by ``git reset --hard``, and approvals given and withdrawn
+(``vault-mem trust --author``: the whole judgement again, by design). Real git, a real bare
+remote, real SQLite, the real trust file."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import PEER_EMAIL, cli, git, new_vault, publish
+
+from vault_mem import Vault
+from vault_mem.errors import VaultMemError
+from vault_mem.store.trust import approve_authors, trust_file
+from vault_mem.vault import authors
+
+N_PEER = 72  # over the 64 candidates past which the judgement asks `git status` (authors.FILE_CHECKS)
+PEER_ENV = {"GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": PEER_EMAIL,
+            "GIT_COMMITTER_NAME": "Mallory", "GIT_COMMITTER_EMAIL": PEER_EMAIL}
+
+
+def memory(description: str, *lines: str) -> str:
+    return "---\ndescription: {}\ncreated: 2026-11-01\nupdated: 2026-11-01\n---\n{}\n".format(
+        description, "\n".join(lines))
+
+
+def run(cwd: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, check=False)
+
+
+def settle(root: Path) -> None:
+    """Whatever a step left under way (a pull that stopped at a conflict) given up, so that the
+    next read is one the judgement keeps."""
+    git_dir = root / ".git"
+    if (git_dir / "MERGE_HEAD").exists():
+        run(root, "merge", "--abort")
+    if (git_dir / "rebase-merge").exists() or (git_dir / "rebase-apply").exists():
+        run(root, "rebase", "--abort")
+    if (git_dir / "REVERT_HEAD").exists():
+        run(root, "revert", "--abort")
+
+
+class World:
+    """The person's vault ``root`` (kept open as ``warm``), a bare remote and a peer's clone."""
+
+    def __init__(self, tmp_path: Path, rng: random.Random) -> None:
+        self.rng = rng
+        vault = new_vault(tmp_path / "mine")
+        self.root = vault.root
+        vault.remember("deploy-window", "Deploys to staging happen on Tuesdays", "Never on Fridays.")
+        vault.close()
+        self.bare = publish(self.root, tmp_path)
+        self.peer = tmp_path / "peer"
+        git(self.peer, "config", "user.email", PEER_EMAIL)
+        git(self.peer, "config", "user.name", "Mallory")
+        (self.peer / "facts").mkdir(exist_ok=True)
+        for i in range(N_PEER):
+            (self.peer / "facts" / f"peer-{i:03d}.md").write_text(memory(
+                f"Deploys to staging happen on day {i}", f"Peer note {i} about staging deploys.",
+                f"Run the deploy script {i} first."), encoding="utf-8")
+        self.push_as_peer("the peer's deploy notes")
+        assert run(self.root, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main").returncode == 0
+        self.warm = Vault(self.root)
+        self.n = 0
+        self.approved = False
+
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def memories(self, root: Path | None = None) -> list[str]:
+        root = root or self.root
+        return sorted(str(p.relative_to(root)) for folder in ("facts", "preferences", "decisions")
+                      if (root / folder).is_dir() for p in (root / folder).glob("*.md"))
+
+    def committed(self) -> list[str]:
+        out = git(self.root, "ls-files", "-z", "--", "facts", "preferences", "decisions")
+        return sorted(p for p in out.split("\x00") if p.endswith(".md"))
+
+    def clean(self) -> list[str]:
+        dirty = set(git(self.root, "status", "--porcelain", "-z", "--untracked-files=all").split("\x00"))
+        dirty = {e[3:] for e in dirty if len(e) > 3}
+        return [p for p in self.committed() if p not in dirty]
+
+    def key(self) -> str:
+        self.n += 1
+        return f"step-{self.n:03d}"
+
+    def push_as_peer(self, message: str) -> None:
+        for args in (["add", "-A"], ["commit", "-q", "--no-verify", "-m", message],
+                     ["pull", "-q", "--rebase", "origin", "main"], ["push", "-q", "origin", "HEAD:main"]):
+            proc = run(self.peer, *args, env=PEER_ENV)
+            assert proc.returncode == 0 or args[0] == "commit", (args, proc.stderr)
+
+    def person_commits(self, message: str) -> None:
+        """The person's own commit of everything in the vault, through git with vault-mem's hooks."""
+        run(self.root, "add", "-A", "--", ".")
+        run(self.root, "commit", "-q", "-m", message)
+
+    # -- the changes -----------------------------------------------------------------------------
+
+    def agent_write(self) -> str:
+        self.warm.remember(self.key(), f"The staging deploy rule number {self.n}", f"Rule {self.n}.")
+        return "an agent's write"
+
+    def agent_write_elsewhere(self) -> str:
+        with Vault(self.root) as other:  # another connection: its rows reach the warm one by the log
+            other.remember(self.key(), f"The release train rule {self.n}", f"Train {self.n}.")
+        return "an agent's write made by another process"
+
+    def agent_rewrites_a_peers(self) -> str:
+        rel = self.rng.choice([p for p in self.clean() if "peer-" in p] or self.clean())
+        try:
+            self.warm.remember(Path(rel).stem, "Deploys to staging: the person's own rule", "Rewritten whole.")
+        except VaultMemError:
+            pass
+        return f"an agent's write over {rel}"
+
+    def hand_rewrite(self) -> str:
+        rel = self.rng.choice(self.memories())
+        (self.root / rel).write_text(memory("The person's own words about deploys", "Nothing of the peer's."),
+                                     encoding="utf-8")
+        return f"a hand edit rewriting {rel}"
+
+    def hand_keeps_a_line(self) -> str:
+        rel = self.rng.choice(self.memories())
+        with open(self.root / rel, "a", encoding="utf-8") as fh:
+            fh.write(f"And the person's line {self.n}.\n")
+        self.n += 1
+        return f"a hand edit keeping {rel}'s lines"
+
+    def hand_delete(self) -> str:
+        rel = self.rng.choice(self.memories())
+        (self.root / rel).unlink()
+        return f"{rel} deleted by hand"
+
+    def hand_move(self) -> str:
+        rel = self.rng.choice(self.memories())
+        new = f"facts/{self.key()}.md"
+        os.replace(self.root / rel, self.root / new)
+        return f"{rel} moved by hand to {new}"
+
+    def hand_copies_a_peers(self) -> str:
+        rel = self.rng.choice(self.memories())
+        new = f"facts/{self.key()}.md"
+        (self.root / new).write_bytes((self.root / rel).read_bytes())
+        return f"{rel}'s text copied by hand to {new}"
+
+    def stage_one(self) -> str:
+        changed = [e[3:] for e in git(self.root, "status", "--porcelain", "-z", "--untracked-files=all").split("\x00")
+                   if len(e) > 3 and e[3:].endswith(".md") and e[3:] != "INDEX.md"]
+        if changed:
+            run(self.root, "add", "-A", "--", self.rng.choice(changed))
+        return "one change staged"
+
+    def index_only(self) -> str:
+        """A change of git's index alone, which moves what git status says of a file whose
+        bytes and HEAD version stay: a committed memory taken out of the index (``git rm
+        --cached``: a staged deletion), or a changed one marked assume-unchanged (git status no
+        longer names it)."""
+        if self.rng.random() < 0.5:
+            rel = self.rng.choice(self.clean())
+            run(self.root, "rm", "-q", "--cached", "--", rel)
+            return f"{rel} taken out of git's index"
+        changed = [e[3:] for e in git(self.root, "status", "--porcelain", "-z").split("\x00")
+                   if len(e) > 3 and e[:2] == " M" and e[3:].endswith(".md") and e[3:] != "INDEX.md"]
+        if not changed:
+            self.hand_rewrite()
+            return self.index_only()
+        rel = self.rng.choice(changed)
+        run(self.root, "update-index", "--assume-unchanged", "--", rel)
+        return f"{rel} marked assume-unchanged"
+
+    def person_commit(self) -> str:
+        self.person_commits("the person's edits")
+        return "the person's commit"
+
+    def person_moves(self) -> str:
+        rel = self.rng.choice(self.clean())
+        new = f"facts/{self.key()}.md"
+        run(self.root, "mv", rel, new)
+        run(self.root, "commit", "-q", "-m", "moved", "--", rel, new)
+        return f"the person's git mv of {rel} to {new}, committed"
+
+    def peer_pushes(self) -> str:
+        run(self.peer, "pull", "-q", "--rebase", "origin", "main", env=PEER_ENV)
+        mine = self.memories(self.peer)
+        for _ in range(self.rng.randint(1, 3)):
+            what = self.rng.choice(["new", "edit", "delete", "copy"])
+            if what == "new" or not mine:
+                (self.peer / "facts" / f"peer-new-{self.key()}.md").write_text(
+                    memory(f"Deploys need the peer's approval {self.n}", f"Ask the peer {self.n}."), encoding="utf-8")
+            elif what == "edit":
+                rel = self.rng.choice(mine)
+                with open(self.peer / rel, "a", encoding="utf-8") as fh:
+                    fh.write(f"The peer's added line {self.n}.\n")
+                self.n += 1
+            elif what == "delete":
+                rel = self.rng.choice(mine)
+                (self.peer / rel).unlink()
+                mine.remove(rel)
+            else:  # a copy of a text (the person's, or another peer's memory) under a new key
+                rel = self.rng.choice(mine)
+                (self.peer / "facts" / f"peer-copy-{self.key()}.md").write_bytes((self.peer / rel).read_bytes())
+        self.push_as_peer("the peer's changes")
+        return "a peer's push (not taken yet)"
+
+    def sync(self) -> str:
+        cli("--vault", str(self.root), "sync")
+        settle(self.root)
+        return "vault-mem sync"
+
+    def git_pull(self) -> str:
+        self.person_commits("before the pull")
+        if run(self.root, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main").returncode:
+            settle(self.root)
+        return "a plain git pull"
+
+    def forget(self) -> str:
+        rel = self.rng.choice(self.clean())
+        try:
+            self.warm.forget(Path(rel).stem)
+        except VaultMemError:
+            pass
+        return f"vault-mem forget of {rel}"
+
+    def undo(self) -> str:
+        written = [p for p in self.clean() if Path(p).stem.startswith("step-")]
+        key = Path(self.rng.choice(written)).stem if written else "deploy-window"
+        r = cli("--vault", str(self.root), "undo", key)
+        return f"vault-mem undo {key} ({r.returncode})"
+
+    def git_pull_autostash(self) -> str:
+        if run(self.root, "pull", "-q", "--rebase", "--autostash", "origin", "main").returncode:
+            settle(self.root)
+        return "git pull --rebase --autostash over the person's edits"
+
+    def git_revert(self) -> str:
+        self.person_commits("before the revert")
+        parents = git(self.root, "rev-list", "--parents", "-n1", "HEAD").split()
+        if len(parents) == 2 and run(self.root, "revert", "--no-edit", "HEAD").returncode:
+            settle(self.root)
+        return "the person's git revert of HEAD"
+
+    def force_push(self) -> str:
+        run(self.peer, "pull", "-q", "--rebase", "origin", "main", env=PEER_ENV)
+        mine = self.memories(self.peer)
+        rel = self.rng.choice(mine)
+        with open(self.peer / rel, "a", encoding="utf-8") as fh:
+            fh.write("Rewritten history.\n")
+        run(self.peer, "add", "-A", env=PEER_ENV)
+        run(self.peer, "commit", "-q", "--amend", "--no-verify", "--no-edit", env=PEER_ENV)
+        assert run(self.peer, "push", "-q", "--force", "origin", "HEAD:main", env=PEER_ENV).returncode == 0
+        run(self.root, "fetch", "-q", "origin")
+        run(self.root, "reset", "-q", "--hard", "origin/main")
+        return "a peer's force-push, taken by git reset --hard"
+
+    def approve(self) -> str:
+        if not self.approved:
+            approve_authors(self.root, [PEER_EMAIL])
+        else:  # withdrawn by hand, as a person edits the file
+            path = Path(trust_file())
+            path.write_text(path.read_text(encoding="utf-8").replace(f'"{PEER_EMAIL}"', '"nobody@example.invalid"'),
+                            encoding="utf-8")
+        self.approved = not self.approved
+        return "the peer approved" if self.approved else "the approval withdrawn"
+
+    CHANGES = ("agent_write", "agent_write_elsewhere", "agent_rewrites_a_peers", "hand_rewrite", "hand_keeps_a_line",
+               "hand_delete", "hand_move", "hand_copies_a_peers", "stage_one", "index_only", "person_commit", "person_moves",
+               "peer_pushes", "sync", "git_pull", "git_pull_autostash", "forget", "undo", "git_revert", "force_push", "approve")
+
+    # -- the comparison --------------------------------------------------------------------------
+
+    def compare(self, step: str) -> str | None:
+        """The warm vault's answers (the judgement brought along) against a fresh vault's (the
+        whole judgement); returns how the warm one judged."""
+        self.warm.reconcile()
+        text, _legend, peers = self.warm.render_trusted_index()
+        how = self.warm._kept_peers.last
+        hook = [h.path for h in self.warm.recall("deploys to staging", k=8, trusted_only=True).hits]
+        with Vault(self.root) as fresh:
+            fresh.reconcile()
+            whole = authors.peer_memories(fresh.ws, fresh.sidecar)
+            fresh_text, _legend, fresh_peers = fresh.render_trusted_index()
+            fresh_hook = [h.path for h in fresh.recall("deploys to staging", k=8, trusted_only=True).hits]
+        assert dict(peers) == whole == dict(fresh_peers), (step, set(peers) ^ set(whole))
+        assert text == fresh_text, step
+        assert hook == fresh_hook, step
+        return how
+
+
+#: the sequences run (``VAULT_MEM_JUDGE_SEEDS=3,4,5,6`` runs others: each ~30 s)
+SEEDS = [int(s) for s in os.environ.get("VAULT_MEM_JUDGE_SEEDS", "1,2").split(",") if s.strip()]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_judgement_brought_along_each_change_is_the_whole_judgement(tmp_path, seed) -> None:
+    """After every step of a random sequence (every kind of change at least once, then at
+    random), the warm vault's judgement equals a fresh one's, and most steps were judged by the
+    paths they changed, not whole."""
+    rng = random.Random(seed)
+    world = World(tmp_path, rng)
+    try:
+        assert world.compare("start") == "whole"
+        steps = list(World.CHANGES)
+        rng.shuffle(steps)
+        steps += [rng.choice(World.CHANGES) for _ in range(12)]
+        hows = []
+        for i, name in enumerate(steps):
+            approved = world.approved
+            step = f"{i}: " + getattr(world, name)()
+            hows.append((step, world.compare(step), world.warm._kept_peers.rejudged, approved or world.approved))
+        # brought along for the changes made while the peer's memories are many (approved, they
+        # are none: the whole judgement of a few candidates is its own rule; after an approval,
+        # given or withdrawn, the whole judgement by design)
+        asked = [h for h in hows if not h[3] and h[1] != "kept"]
+        changed = [h for h in asked if h[1] == "changed"]
+        assert len(changed) >= len(asked) * 3 // 4, hows
+        # each judged by the paths it touched: fewer than half the memories, but for a force-push
+        # of the peer's first commit (the one that added them all: every path's history moved)
+        assert all(n < N_PEER // 2 for s, _h, n, _a in changed if "force-push" not in s), hows
+    finally:
+        world.warm.close()
+
+
+@pytest.mark.parametrize("change", ["agent_write", "agent_write_elsewhere", "hand_keeps_a_line", "sync"])
+def test_one_change_judges_again_what_it_changed_not_every_memory(tmp_path, monkeypatch, change) -> None:
+    """The first read after one change asks the standing of a handful of commits, not of every
+    peer memory's (each memory's judgement asks it: ~1.8 s of CPU at 100k on main, where any
+    change made the next read judge the whole vault again), and answers as a fresh vault does."""
+    world = World(tmp_path, random.Random(3))
+    try:
+        world.compare("start")
+        if change == "sync":
+            world.peer_pushes()
+        getattr(world, change)()
+        calls = []
+        standing = authors.Identities.standing
+
+        def counted(self, email, commit):
+            calls.append(email)
+            return standing(self, email, commit)
+
+        monkeypatch.setattr(authors.Identities, "standing", counted)
+        world.warm.reconcile()
+        peers = world.warm.render_trusted_index()[2]
+        monkeypatch.setattr(authors.Identities, "standing", standing)
+        assert len(calls) < N_PEER // 4, (change, len(calls))
+        with Vault(world.root) as fresh:
+            assert dict(peers) == authors.peer_memories(fresh.ws, fresh.sidecar)
+    finally:
+        world.warm.close()
+
+
+def test_a_change_of_gits_index_alone_is_judged_as_the_whole_judgement_judges_it(tmp_path) -> None:
+    """What git status says of a file moves with its index entry alone: a peer's memory the
+    person rewrote by hand, then marked assume-unchanged (git status no longer names it: the
+    whole judgement judges it by its committed author again), and a peer's memory taken out of
+    the index (a staged deletion: a change not committed). The warm vault asks git status again
+    of the files whose index entry moved, and answers as a fresh vault does."""
+    world = World(tmp_path, random.Random(4))
+    try:
+        rewritten, taken_out = "facts/peer-001.md", "facts/peer-002.md"
+        (world.root / rewritten).write_text(memory("The person's own words", "Nothing of the peer's."), encoding="utf-8")
+        world.compare("a peer's memory rewritten by hand")
+        _text, _legend, peers = world.warm.render_trusted_index()
+        assert rewritten not in peers
+        run(world.root, "update-index", "--assume-unchanged", "--", rewritten)
+        assert world.compare("marked assume-unchanged") == "changed"
+        assert rewritten in world.warm.render_trusted_index()[2]
+        run(world.root, "rm", "-q", "--cached", "--", taken_out)
+        assert world.compare("taken out of the index") == "changed"
+        run(world.root, "update-index", "--no-assume-unchanged", "--", rewritten)
+        assert world.compare("the mark taken off") == "changed"
+        assert rewritten not in world.warm.render_trusted_index()[2]
+    finally:
+        world.warm.close()
+
+
+def test_the_log_names_every_row_another_process_changed_and_says_when_it_no_longer_reaches_back(tmp_path) -> None:
+    """The judgement's log (``judge_log``) is kept by the sidecar's triggers, so a write made
+    by another process (its own connection) is named to this one; once more entries than it
+    keeps came since a reader's last look, the reader is told it cannot know (and judges whole)."""
+    from vault_mem.index import authors as rows
+    from vault_mem.index.db import JUDGE_LOG_KEPT
+
+    vault = new_vault(tmp_path / "v")
+    try:
+        db = vault.sidecar.db
+        seq = rows.judge_log_head(db)
+        with Vault(vault.root) as other:
+            other.remember("deploy-window", "Deploys to staging happen on Tuesdays", "Never on Fridays.")
+        newest, paths, _blobs = rows.judge_log_since(db, seq)
+        assert newest > seq and "facts/deploy-window.md" in paths
+        assert rows.judge_log_since(db, newest) == (newest, set(), set())
+        with db.write():
+            db.executemany("INSERT INTO judge_log(path) VALUES (?)", [(f"x{i}",) for i in range(JUDGE_LOG_KEPT + 1)])
+        assert rows.judge_log_since(db, newest) is None
+        assert db.execute("SELECT count(*) FROM judge_log").fetchone()[0] == JUDGE_LOG_KEPT
+    finally:
+        vault.close()
