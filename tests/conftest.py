@@ -24,9 +24,10 @@ import tempfile
 import threading
 import time
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -200,6 +201,9 @@ def _template_vault_home(tmp_path_factory) -> Iterator[None]:
     _TEMPLATES.clear()
     if _PEER_TEMPLATE is not None:
         shutil.rmtree(_PEER_TEMPLATE.root.parent, ignore_errors=True)
+    for template in _PUBLISHED_TEMPLATES.values():
+        shutil.rmtree(template.root.parent, ignore_errors=True)
+    _PUBLISHED_TEMPLATES.clear()
     if _PROJECT_TEMPLATE is not None:
         shutil.rmtree(_PROJECT_TEMPLATE.root.parent.parent.parent, ignore_errors=True)
 
@@ -564,6 +568,40 @@ def publish(root: Path, tmp_path: Path, clone: str | None = "peer") -> Path:
     return bare
 
 
+#: this worker's :func:`published_copy` set-ups by name, each made at its first use (``root``: its vault)
+_PUBLISHED_TEMPLATES: dict[str, _TemplateVault] = {}
+
+
+def published_copy(tmp_path: Path, name: str, make: Callable[[Path], Any], *, vault: str,
+                   clones: tuple[str, ...] = ("peer",), agent: str | None = None):
+    """What ``make(tmp_path)`` makes, from a copy: a vault ``tmp_path / vault`` (its own
+    repository, opened with ``agent``), the bare remote ``tmp_path / "remote.git"`` it was pushed to (:func:`publish`)
+    and the plain git ``clones`` of that remote. ``make`` returns that vault, open; so does this.
+
+    ``make`` runs once per worker for each ``name`` (in an environment like each test's own,
+    as :func:`person_and_peer`'s template), and each test copies what it made: the remote and the
+    clones as they are, the vault as :func:`copy_template_vault` copies one (its approval and
+    signed records redone for the new root on this test's machine), each repository's ``origin``
+    pointed at the copied remote. A set-up costs ~15-25 git processes to make (an init or a
+    template copy, a push, a clone each) against ~3 to copy. Where a copy would not be what
+    making it gives (:func:`_made_not_copied`), ``make`` runs here."""
+    root, bare = tmp_path / vault, tmp_path / "remote.git"
+    if _made_not_copied(tmp_path, root, bare, *(tmp_path / c for c in clones)):
+        return make(tmp_path)
+    if name not in _PUBLISHED_TEMPLATES:
+        with _template_environment(f"template-{name}") as (base, config):
+            made = make(base)
+            made.close()
+        _PUBLISHED_TEMPLATES[name] = _TemplateVault(made.root, config, list(made.notices), agent)
+    template = _PUBLISHED_TEMPLATES[name]
+    for folder in ("remote.git", *clones):
+        shutil.copytree(template.root.parent / folder, tmp_path / folder, symlinks=True)
+    v = copy_template_vault(template, root)
+    for clone in (root, *(tmp_path / c for c in clones)):
+        git(clone, "remote", "set-url", "origin", str(bare))
+    return v
+
+
 def person_and_peer(tmp_path: Path) -> tuple[Path, Path]:
     """The person's vault (one pinned memory, ``editor-choice``) pushed to a real bare remote,
     and a peer's clone of that remote: ``(mine, peer)``.
@@ -614,14 +652,20 @@ def _make_person_and_peer(tmp_path: Path) -> tuple[Path, Path]:
 def pair(tmp_path):
     """A real bare remote, the victim ``a`` (a vault with agent ``agent-a``, pushed there, closed)
     and the peer's plain git clone committing as Mallory (:data:`PEER_EMAIL`): ``(bare, a, peer)``,
-    paths. The trust-boundary tests that push crafted commits start from it."""
+    paths. The trust-boundary tests that push crafted commits start from it. Made once per
+    worker and copied (:func:`published_copy`)."""
+    published_copy(tmp_path, "pair", _make_pair, vault="a", agent="agent-a").close()
+    return tmp_path / "remote.git", tmp_path / "a", tmp_path / "peer"
+
+
+def _make_pair(tmp_path: Path):
+    """What :func:`pair` gives, made: the vault ``a``, open."""
     a = new_vault(tmp_path / "a", agent="agent-a")
-    bare = publish(a.root, tmp_path)
-    a.close()
+    publish(a.root, tmp_path)
     peer = tmp_path / "peer"
     git(peer, "config", "user.email", PEER_EMAIL)
     git(peer, "config", "user.name", "Mallory")
-    return bare, tmp_path / "a", peer
+    return a
 
 
 def push_as_peer(peer: Path, message: str) -> None:
