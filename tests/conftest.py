@@ -363,8 +363,18 @@ def _project_template() -> _TemplateVault:
             made = base / "made"
             made.mkdir()
             proj, _ = _make_project(made)
+            _make_personal(made / "personal")
         _PROJECT_TEMPLATE = _TemplateVault(proj / "memory", config, [], None)
     return _PROJECT_TEMPLATE
+
+
+def _make_personal(personal: Path) -> None:
+    """:func:`two_vaults`' personal vault, made: ``vault-mem init``, a remember."""
+    r = cli("init", str(personal))
+    assert r.returncode == 0, r.stderr
+    r = cli("--vault", str(personal), "remember", "shell-choice", "--type", "preference",
+            "-d", "Uses fish as the interactive shell (zsh only for scripts)")
+    assert r.returncode == 0, r.stderr
 
 
 def _make_project(tmp_path: Path) -> tuple[Path, Path]:
@@ -386,14 +396,24 @@ def _make_project(tmp_path: Path) -> tuple[Path, Path]:
 def two_vaults(project, tmp_path):
     """:func:`project` and a personal vault (its own repository) named in the person's
     ``$XDG_CONFIG_HOME/vault-mem/config.toml``, with one preference the project does not have:
-    ``(project folder, home, personal vault)``."""
+    ``(project folder, home, personal vault)``.
+
+    The personal vault is made with :func:`project`'s template, on the same machine key, and
+    copied as :func:`project` is (:func:`_adopt_copy`) wherever this test's machine has that key
+    (its project was copied); otherwise it is made here."""
+    from vault_mem.store import trust
+
     proj, home = project
     personal = tmp_path / "personal"
-    r = cli("init", str(personal))
-    assert r.returncode == 0, r.stderr
-    r = cli("--vault", str(personal), "remember", "shell-choice", "--type", "preference",
-            "-d", "Uses fish as the interactive shell (zsh only for scripts)")
-    assert r.returncode == 0, r.stderr
+    template = _PROJECT_TEMPLATE
+    own_key = trust.config_dir() / trust.KEY_FILE
+    if (template is not None and not os.path.lexists(personal) and own_key.exists()
+            and own_key.read_bytes() == (template.xdg / "vault-mem" / trust.KEY_FILE).read_bytes()):
+        made = template.root.parent.parent / "personal"
+        shutil.copytree(made, personal, symlinks=True)
+        _adopt_copy(_TemplateVault(made.resolve(), template.xdg, [], None), personal).close()
+    else:
+        _make_personal(personal)
     config = Path(os.environ["XDG_CONFIG_HOME"]) / "vault-mem" / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(f'personal = "{personal}"\n', encoding="utf-8")
