@@ -24,9 +24,10 @@ import tempfile
 import threading
 import time
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -77,12 +78,12 @@ def pytest_runtest_makereport(item, call):
 LONGEST_FILES = (
     "test_reliability_gc.py", "test_peer_attacks8.py", "test_daemon_writes.py", "test_connect.py",
     "test_connect_local.py", "test_reliability_index_clean.py", "test_reliability_person_git.py",
-    "test_reliability_writes.py", "test_sync.py", "test_vault_place.py", "test_gitstore.py",
+    "test_origins_scan_bounded.py", "test_reliability_writes.py", "test_sync.py", "test_vault_place.py", "test_gitstore.py",
     "test_reliability_load.py", "test_reliability_fuzz.py", "test_mcp_server.py",
     "test_peer_attacks7.py", "test_secrets.py", "test_exec_boundary.py", "test_policy.py",
     "test_peer_adoption_attacks.py", "test_peer_settings.py", "test_daemon.py",
     "test_reliability_crash.py", "test_sync_limits.py", "test_reliability_property.py",
-    "test_peer_attacks6.py", "test_peer_adoption.py", "test_distill.py", "test_hooks.py",
+    "test_peer_attacks6.py", "test_peer_attacks18.py", "test_peer_judged_again.py", "test_peer_adoption.py", "test_distill.py", "test_hooks.py",
     "test_vaults.py", "test_origins54.py", "test_floor.py", "test_cli.py", "test_peer_attacks.py",
     "test_peer_given_back.py", "test_reliability_corrupt.py", "test_daemon_reads.py",
     "test_vectors.py", "test_floor_reach.py", "test_index.py", "test_trust.py", "test_search.py",
@@ -202,6 +203,9 @@ def _template_vault_home(tmp_path_factory) -> Iterator[None]:
     _TEMPLATES.clear()
     if _PEER_TEMPLATE is not None:
         shutil.rmtree(_PEER_TEMPLATE.root.parent, ignore_errors=True)
+    for template in _PUBLISHED_TEMPLATES.values():
+        shutil.rmtree(template.root.parent, ignore_errors=True)
+    _PUBLISHED_TEMPLATES.clear()
     if _PROJECT_TEMPLATE is not None:
         shutil.rmtree(_PROJECT_TEMPLATE.root.parent.parent.parent, ignore_errors=True)
 
@@ -361,6 +365,7 @@ def _project_template() -> _TemplateVault:
             made = base / "made"
             made.mkdir()
             proj, _ = _make_project(made)
+            _make_personal(made / "personal")
         _PROJECT_TEMPLATE = _TemplateVault(proj / "memory", config, [], None)
     return _PROJECT_TEMPLATE
 
@@ -378,6 +383,15 @@ def project_of_its_own(name: str) -> Iterator[tuple[Path, Path]]:
             yield _make_project(made)
         finally:
             shutil.rmtree(base, ignore_errors=True)
+
+
+def _make_personal(personal: Path) -> None:
+    """:func:`two_vaults`' personal vault, made: ``vault-mem init``, a remember."""
+    r = cli("init", str(personal))
+    assert r.returncode == 0, r.stderr
+    r = cli("--vault", str(personal), "remember", "shell-choice", "--type", "preference",
+            "-d", "Uses fish as the interactive shell (zsh only for scripts)")
+    assert r.returncode == 0, r.stderr
 
 
 def _make_project(tmp_path: Path) -> tuple[Path, Path]:
@@ -399,14 +413,24 @@ def _make_project(tmp_path: Path) -> tuple[Path, Path]:
 def two_vaults(project, tmp_path):
     """:func:`project` and a personal vault (its own repository) named in the person's
     ``$XDG_CONFIG_HOME/vault-mem/config.toml``, with one preference the project does not have:
-    ``(project folder, home, personal vault)``."""
+    ``(project folder, home, personal vault)``.
+
+    The personal vault is made with :func:`project`'s template, on the same machine key, and
+    copied as :func:`project` is (:func:`_adopt_copy`) wherever this test's machine has that key
+    (its project was copied); otherwise it is made here."""
+    from vault_mem.store import trust
+
     proj, home = project
     personal = tmp_path / "personal"
-    r = cli("init", str(personal))
-    assert r.returncode == 0, r.stderr
-    r = cli("--vault", str(personal), "remember", "shell-choice", "--type", "preference",
-            "-d", "Uses fish as the interactive shell (zsh only for scripts)")
-    assert r.returncode == 0, r.stderr
+    template = _PROJECT_TEMPLATE
+    own_key = trust.config_dir() / trust.KEY_FILE
+    if (template is not None and not os.path.lexists(personal) and own_key.exists()
+            and own_key.read_bytes() == (template.xdg / "vault-mem" / trust.KEY_FILE).read_bytes()):
+        made = template.root.parent.parent / "personal"
+        shutil.copytree(made, personal, symlinks=True)
+        _adopt_copy(_TemplateVault(made.resolve(), template.xdg, [], None), personal).close()
+    else:
+        _make_personal(personal)
     config = Path(os.environ["XDG_CONFIG_HOME"]) / "vault-mem" / "config.toml"
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(f'personal = "{personal}"\n', encoding="utf-8")
@@ -581,6 +605,40 @@ def publish(root: Path, tmp_path: Path, clone: str | None = "peer") -> Path:
     return bare
 
 
+#: this worker's :func:`published_copy` set-ups by name, each made at its first use (``root``: its vault)
+_PUBLISHED_TEMPLATES: dict[str, _TemplateVault] = {}
+
+
+def published_copy(tmp_path: Path, name: str, make: Callable[[Path], Any], *, vault: str,
+                   clones: tuple[str, ...] = ("peer",), agent: str | None = None):
+    """What ``make(tmp_path)`` makes, from a copy: a vault ``tmp_path / vault`` (its own
+    repository, opened with ``agent``), the bare remote ``tmp_path / "remote.git"`` it was pushed to (:func:`publish`)
+    and the plain git ``clones`` of that remote. ``make`` returns that vault, open; so does this.
+
+    ``make`` runs once per worker for each ``name`` (in an environment like each test's own,
+    as :func:`person_and_peer`'s template), and each test copies what it made: the remote and the
+    clones as they are, the vault as :func:`copy_template_vault` copies one (its approval and
+    signed records redone for the new root on this test's machine), each repository's ``origin``
+    pointed at the copied remote. A set-up costs ~15-25 git processes to make (an init or a
+    template copy, a push, a clone each) against ~3 to copy. Where a copy would not be what
+    making it gives (:func:`_made_not_copied`), ``make`` runs here."""
+    root, bare = tmp_path / vault, tmp_path / "remote.git"
+    if _made_not_copied(tmp_path, root, bare, *(tmp_path / c for c in clones)):
+        return make(tmp_path)
+    if name not in _PUBLISHED_TEMPLATES:
+        with _template_environment(f"template-{name}") as (base, config):
+            made = make(base)
+            made.close()
+        _PUBLISHED_TEMPLATES[name] = _TemplateVault(made.root, config, list(made.notices), agent)
+    template = _PUBLISHED_TEMPLATES[name]
+    for folder in ("remote.git", *clones):
+        shutil.copytree(template.root.parent / folder, tmp_path / folder, symlinks=True)
+    v = copy_template_vault(template, root)
+    for clone in (root, *(tmp_path / c for c in clones)):
+        git(clone, "remote", "set-url", "origin", str(bare))
+    return v
+
+
 def person_and_peer(tmp_path: Path) -> tuple[Path, Path]:
     """The person's vault (one pinned memory, ``editor-choice``) pushed to a real bare remote,
     and a peer's clone of that remote: ``(mine, peer)``.
@@ -631,14 +689,20 @@ def _make_person_and_peer(tmp_path: Path) -> tuple[Path, Path]:
 def pair(tmp_path):
     """A real bare remote, the victim ``a`` (a vault with agent ``agent-a``, pushed there, closed)
     and the peer's plain git clone committing as Mallory (:data:`PEER_EMAIL`): ``(bare, a, peer)``,
-    paths. The trust-boundary tests that push crafted commits start from it."""
+    paths. The trust-boundary tests that push crafted commits start from it. Made once per
+    worker and copied (:func:`published_copy`)."""
+    published_copy(tmp_path, "pair", _make_pair, vault="a", agent="agent-a").close()
+    return tmp_path / "remote.git", tmp_path / "a", tmp_path / "peer"
+
+
+def _make_pair(tmp_path: Path):
+    """What :func:`pair` gives, made: the vault ``a``, open."""
     a = new_vault(tmp_path / "a", agent="agent-a")
-    bare = publish(a.root, tmp_path)
-    a.close()
+    publish(a.root, tmp_path)
     peer = tmp_path / "peer"
     git(peer, "config", "user.email", PEER_EMAIL)
     git(peer, "config", "user.name", "Mallory")
-    return bare, tmp_path / "a", peer
+    return a
 
 
 def push_as_peer(peer: Path, message: str) -> None:

@@ -13,20 +13,24 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import at_terminal, cli, git, new_vault, publish
+from conftest import at_terminal, cli, git, new_vault, publish, published_copy
 
 from vault_mem import Vault
 
 
 @pytest.fixture
 def pair(tmp_path):
-    """A bare remote, this machine's vault ``mine`` (made by init, one memory, pushed) and a peer's clone."""
+    """A bare remote, this machine's vault ``mine`` (made by init, one memory, pushed) and a peer's clone
+    (made once per worker and copied: conftest's ``published_copy``)."""
+    published_copy(tmp_path, "settings-pair", _make_pair, vault="mine").close()
+    return tmp_path / "remote.git", tmp_path / "mine", tmp_path / "peer"
+
+
+def _make_pair(tmp_path: Path):
     mine = new_vault(tmp_path / "mine")
     mine.remember("deploy-steps", "How we deploy the service", "blue-green through the staging cluster")
-    bare = publish(mine.root, tmp_path)
-    root = mine.root
-    mine.close()
-    return bare, root, tmp_path / "peer"
+    publish(mine.root, tmp_path)
+    return mine
 
 
 def peer_push(peer: Path, message: str = "peer change") -> None:

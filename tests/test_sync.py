@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import app_repository, at_terminal, cli, git, new_vault, publish
+from conftest import app_repository, at_terminal, cli, git, new_vault, publish, published_copy
 from stress import sized
 
 from vault_mem import Vault
@@ -26,16 +26,22 @@ from vault_mem.vault.conflicts import list_conflicts
 
 @pytest.fixture
 def net(tmp_path):
-    """A bare remote and three clones: a (made by Vault.init, pushed), b and c (git clone)."""
-    a = new_vault(tmp_path / "a", agent="agent-a")
-    bare = publish(a.root, tmp_path, clone=None)
-    vaults = [a]
-    for name in ("b", "c"):
-        git(tmp_path, "clone", "-q", str(bare), str(tmp_path / name))
-        vaults.append(Vault(tmp_path / name, agent=f"agent-{name}"))
-    yield bare, vaults
+    """A bare remote and three clones: a (made by Vault.init, pushed), b and c (git clone). The
+    remote and the three repositories are made once per worker and copied (conftest's
+    ``published_copy``); b and c are opened as vaults here, as a clone is first opened."""
+    a = published_copy(tmp_path, "sync-net", _make_net, vault="a", clones=("b", "c"), agent="agent-a")
+    vaults = [a, *(Vault(tmp_path / name, agent=f"agent-{name}") for name in ("b", "c"))]
+    yield tmp_path / "remote.git", vaults
     for v in vaults:
         v.close()
+
+
+def _make_net(tmp_path: Path) -> Vault:
+    a = new_vault(tmp_path / "a", agent="agent-a")
+    bare = publish(a.root, tmp_path, clone=None)
+    for name in ("b", "c"):
+        git(tmp_path, "clone", "-q", str(bare), str(tmp_path / name))
+    return a
 
 
 def head(v: Vault) -> str:

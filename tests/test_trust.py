@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, at_terminal, cli, git, new_vault, publish
+from conftest import ROOT, at_terminal, cli, git, new_vault, publish, published_copy
 
 from vault_mem import Vault
 from vault_mem.errors import LinkError, SyncError, UnsafeTreeError
@@ -66,11 +66,17 @@ def recorder():
 
 @pytest.fixture
 def pair(tmp_path):
-    """A bare remote, this machine's vault ``mine`` (made by init, pushed) and a peer's clone."""
-    mine = new_vault(tmp_path / "mine")
-    bare = publish(mine.root, tmp_path)
-    yield bare, mine, tmp_path / "peer"
+    """A bare remote, this machine's vault ``mine`` (made by init, pushed) and a peer's clone
+    (made once per worker and copied: conftest's ``published_copy``)."""
+    mine = published_copy(tmp_path, "trust-pair", _make_pair, vault="mine")
+    yield tmp_path / "remote.git", mine, tmp_path / "peer"
     mine.close()
+
+
+def _make_pair(tmp_path: Path):
+    mine = new_vault(tmp_path / "mine")
+    publish(mine.root, tmp_path)
+    return mine
 
 
 def peer_push(peer: Path, message: str = "peer change", *, add: bool = True) -> None:
