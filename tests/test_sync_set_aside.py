@@ -150,3 +150,22 @@ def test_the_daemons_sync_backs_off_and_says_what_a_set_aside_commit_holds_back(
         assert (mine / "facts" / "good.md").exists()
     finally:
         vault.close()
+
+
+def test_a_malformed_commit_taken_by_a_plain_pull_is_named_by_doctor_as_the_peers_not_as_damage(tmp_path):
+    """Before: a peer's commit without an author that a plain `git pull` took (git's own fetch
+    checks nothing by default) made `doctor` say "git history is not whole ... restore the objects
+    from a clone or a backup", which no clone or backup fixes: every clone holds the same commit.
+    doctor now names the commit, who wrote it and the fix (still a finding: exit 1)."""
+    mine, peer = person_and_peer(tmp_path)
+    _, bad, _ = _peer_pushes_good_bad_good(peer)
+    pulled = subprocess.run(["git", "pull", "-q", "--no-rebase", "origin", "main"], cwd=mine, capture_output=True,
+                            text=True)
+    assert pulled.returncode == 0, pulled.stderr
+    assert _has(mine, bad)
+    r = cli("--vault", str(mine), "doctor")
+    said = r.stdout + r.stderr
+    assert r.returncode == 1, said
+    assert bad[:10] in said and "Mallory" in said and "missingAuthor" in said, said
+    assert "restore" not in said and "not whole" not in said, said
+    assert "fetch.fsckObjects" in said, said

@@ -27,6 +27,7 @@ from vault_mem.platform import procs
 from vault_mem.platform.programs import program, program_env, with_data_limit
 from vault_mem.store import gitprocs
 from vault_mem.store.git import GitRepo
+from vault_mem.store.history import who_wrote
 
 #: Objects before refs for what a fetch brings: below ``fetch.unpackLimit`` (100 objects by
 #: default) git unpacks a fetched pack into loose objects, which a person's ``git prune
@@ -503,7 +504,7 @@ def checked_part(repo: GitRepo, unchecked: FetchQuarantine, tip: str, said: str,
             good.__exit__()
         raise
     first = line[good_at + 1][0] if line else tip
-    author, subject = _who(repo, unchecked, first)
+    author, subject = who_wrote(repo, first, unchecked.env)
     aside = SetAside(first, len(line) - good_at - 1 if line else 1, refused_object(said) or said[:300],
                      author, subject)
     if good is not None:
@@ -559,16 +560,3 @@ def _bounded(repo: GitRepo, args: list[str], env: dict[str, str], until: float, 
         raise SyncError("unreachable", "checking the remote's commits took longer than the fetch's time-out; "
                         "nothing local changed: sync again") from None
 
-
-def _who(repo: GitRepo, source: FetchQuarantine, commit: str) -> tuple[str, str]:
-    """The author (else the committer) and the subject ``commit`` writes, read from ``source``
-    as git reads them (each cut to 200 characters; empty where git cannot read the commit)."""
-    proc = repo.run("log", "-1", "--no-mailmap", "--format=%an <%ae>%x00%cn <%ce>%x00%s", commit, check=False,
-                    env=source.env)
-    if proc.returncode != 0:
-        return "", ""
-    parts = proc.stdout.decode("utf-8", "replace").rstrip("\n").split("\x00")
-    if len(parts) != 3:
-        return "", ""
-    author, committer, subject = parts
-    return (author if author != " <>" else committer if committer != " <>" else "")[:200], subject[:200]
