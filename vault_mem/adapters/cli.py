@@ -1099,6 +1099,7 @@ def _trust_authors(args, vault: Vault) -> int:
              f"{asked}\nnot approved ({why_not})")
         return 0
     path = approve_authors(vault.root, emails)
+    vault.reconcile(force=True)  # now, a daemon's vault too: of two files of one key, the owner follows approvals
     data = {"vault": str(vault.root), "approved_authors": emails, "trust_file": str(path),
             "memories": {e: before.get(e, 0) for e in emails}}
     emit(args, data, f"approved on this machine for {vault.root}: "

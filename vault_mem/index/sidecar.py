@@ -287,6 +287,18 @@ class Sidecar:
         self.db.execute("DELETE FROM changes WHERE path = ?", (path,))
         return True
 
+    def resolve_shared_keys(self) -> bool:
+        """Work out again the owner of each key two files or more hold, as indexing them does
+        (:attr:`key_owner`): for a change of what decides it that changes no file (the person's
+        approval of an author). True when an owner changed. One query when no key is shared."""
+        with self.db.write():
+            keys = [r[0] for r in self.db.execute(
+                "SELECT key FROM files WHERE has_content GROUP BY key HAVING count(*) > 1").fetchall()]
+            before = self.db.conn.total_changes
+            if keys:
+                self._resolve_keys(keys)
+            return self.db.conn.total_changes != before
+
     def _resolve_keys(self, keys: Iterable[str]) -> None:
         """Per key, one path with content owns it (the one :attr:`key_owner` names, else the
         alphabetically first); the others are duplicates."""
