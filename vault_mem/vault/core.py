@@ -219,6 +219,7 @@ class Vault:
 
         Refused at once when the index cannot be written: the write would change the file and
         then fail to index and commit it."""
+        self.sidecar.follow_replaced_file()
         if self.sidecar.read_only:
             raise IndexStoreError(f"nothing was written: {self.sidecar.read_only}")
         return WriteTransaction(self.ws, self.sidecar, kept_exactly=self.kept_exactly)
@@ -236,6 +237,7 @@ class Vault:
         ``whole_index``: INDEX.md is rendered and compared even when the sidecar was already in
         line (a git hook: a write racing the checkout, or a reader's lock-free reconcile, may have
         brought the sidecar in line while INDEX.md still lists the other tree's files)."""
+        self.sidecar.follow_replaced_file()  # a long-lived process's index replaced: opened again
         if not force and self.kept_current is not None and self.kept_current():
             return None
         if not force and self.daemon_running():
