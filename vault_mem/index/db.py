@@ -564,6 +564,9 @@ class Database:
         self.read_only: str | None = None
         #: the connection itself was opened read-only (``mode=ro``/``immutable=1``)
         self.opened_read_only = False
+        #: the vault this machine made the file for (:func:`connect`'s ``made_for``), checked at
+        #: each open: another connection to it is opened with the same check
+        self.made_for: Path | None = None
         self._depth = 0
 
     def check_read_only(self) -> str | None:
@@ -994,7 +997,13 @@ def connect(path: Path, *, made_for: Path | None = None) -> Database:
     takes another's new database, not marked yet, for a stranger's."""
     if made_for is None:
         return _connect(Path(path))
-    path = Path(path)
+    db = _connect_made_here(Path(path), made_for)
+    db.made_for = made_for
+    return db
+
+
+def _connect_made_here(path: Path, made_for: Path) -> Database:
+    """:func:`connect` with ``made_for``."""
     try:
         if path.exists():
             db = _connect(path, made_for)
