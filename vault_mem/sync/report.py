@@ -107,9 +107,10 @@ def set_aside_line(remote: str, branch: str, a: dict[str, Any]) -> str:
     held = (f"your {a['unpushed']} commit(s) stay committed here and are not pushed" if a["unpushed"] else
             "nothing of yours waits to be pushed, and nothing can be")
     return (f"the remote's commit {c}{subject} ({who}) holds an object git's check refuses ({shown(a['refused'])}): "
-            "no git command makes one, so it was written by hand. It"
-            + (f" and the {after} commit(s) after it on {shown(remote)}/{shown(branch)}" if after else "")
-            + f" were set aside, nothing of them taken into this repository; {held} until it leaves the "
+            "no git command makes one, so it was written by hand. "
+            + (f"It and the {after} commit(s) after it on {shown(remote)}/{shown(branch)} were set aside, nothing of "
+               "them" if after else "It was set aside, nothing of it")
+            + f" taken into this repository; {held} until it leaves the "
             f"remote's branch: whoever pushed it replaces it there with a commit git makes (from its parent, "
             f"`git checkout {c}^ && git checkout {c} -- . && git commit`, the commits after it picked on top) "
             "and pushes that (`--force-with-lease`); then sync again. Your plain `git pull` refuses such "
