@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
-import secrets
 import sqlite3 as _stdlib_sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -957,9 +956,11 @@ def _made_here(db: Database, root: Path) -> bool:
     sealed mark beside it agree): a database git wrote from a commit (git overwrites ignored
     files) holds no id a peer could seal."""
     try:
-        made = db.get_meta(_MADE_HERE)  # first: a damaged file raises (moved aside, as ever)
-    except driver().OperationalError:  # no such table: a database of some other shape
-        return False
+        made = db.get_meta(_MADE_HERE)  # first: a damaged file, a full disk raise (handled as ever)
+    except driver().OperationalError as exc:
+        if "no such table" not in str(exc):
+            raise
+        return False  # a database of some other shape
     try:
         raw = read_own(db.path.with_name(MARK_FILE), max_bytes=4096)
     except (OSError, VaultMemError):
@@ -971,7 +972,7 @@ def _made_here(db: Database, root: Path) -> bool:
 def _mark_made_here(db: Database, root: Path) -> None:
     """Give ``db`` a new id and seal it beside it (:data:`MARK_FILE`): the id first, so that a
     crash between the two leaves a database that is not taken for this machine's (rebuilt)."""
-    token = secrets.token_hex(16)
+    token = os.urandom(16).hex()  # (`secrets` would import `random` into every command)
     db.set_meta(_MADE_HERE, token)
     atomic_write(db.path.with_name(MARK_FILE), seal(root, _MARK_KIND, {"id": token}), mode=PRIVATE_FILE)
 
