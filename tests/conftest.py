@@ -258,7 +258,7 @@ def new_vault(path: Path, *, agent: str | None = None):
 
 #: the records vault-mem signs for a vault's root in its state folder: (file, what it is signed as)
 _SEALED_RECORDS = (("checked-head", "checked-head"), ("checked-settings", "checked-settings"),
-                   ("checked-ignores", "ignore-checked"))
+                   ("checked-ignores", "ignore-checked"), ("index.mark", "index-made-here"))
 
 
 def copy_template_vault(template: _TemplateVault, dest: Path):

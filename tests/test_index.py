@@ -432,12 +432,16 @@ def test_migrations_upgrade_an_old_database(vault: Path, monkeypatch) -> None:
     from vault_mem.index import db as dbmod
 
     path = vault / ".vault-mem" / "index.db"
+    migrations, version = dbmod.MIGRATIONS, dbmod.SCHEMA_VERSION
     monkeypatch.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:1])
     monkeypatch.setattr(dbmod, "SCHEMA_VERSION", 1)
-    old = dbmod.connect(path)
+    old = dbmod.connect(path, made_for=vault)  # made here: migrated, not made again
     assert old.execute("PRAGMA user_version").fetchone()[0] == 1
     old.close()
-    monkeypatch.undo()
+    # put back the schema alone (monkeypatch.undo() would also put back the test machine's
+    # config folder, whose key made the index: a database not made here is made again)
+    monkeypatch.setattr(dbmod, "MIGRATIONS", migrations)
+    monkeypatch.setattr(dbmod, "SCHEMA_VERSION", version)
     sc = open_sidecar(vault)
     assert sc.db.execute("PRAGMA user_version").fetchone()[0] == dbmod.SCHEMA_VERSION == len(dbmod.MIGRATIONS)
     sc.reconcile()
@@ -549,6 +553,7 @@ def test_index_counter_row_lost_is_recounted(vault: Path) -> None:
 def test_index_counter_migration_counts_existing_rows(vault: Path, monkeypatch) -> None:
     from vault_mem.index import db as dbmod
 
+    migrations, version = dbmod.MIGRATIONS, dbmod.SCHEMA_VERSION
     monkeypatch.setattr(dbmod, "MIGRATIONS", dbmod.MIGRATIONS[:6])
     monkeypatch.setattr(dbmod, "SCHEMA_VERSION", 6)
     old = open_sidecar(vault)
@@ -557,7 +562,10 @@ def test_index_counter_migration_counts_existing_rows(vault: Path, monkeypatch) 
         dbmod.m012_committed_view(old.db.conn)
     old.reconcile()  # rows written before the counter existed
     old.close()
-    monkeypatch.undo()
+    # put back the schema alone (monkeypatch.undo() would also put back the test machine's
+    # config folder, whose key made the index: a database not made here is made again)
+    monkeypatch.setattr(dbmod, "MIGRATIONS", migrations)
+    monkeypatch.setattr(dbmod, "SCHEMA_VERSION", version)
     sc = open_sidecar(vault)
     assert sc.db.execute("PRAGMA user_version").fetchone()[0] == dbmod.SCHEMA_VERSION
     assert sc.count_for_index(TODAY) == sc.count_for_index_by_scan(TODAY) == 4

@@ -871,13 +871,18 @@ def cmd_sync(args) -> int:
 
     vault = open_vault(args, getattr(args, "path", None))
     report = sync(vault, remote=args.remote)
-    emit(args, report.to_dict(), report.summary())
+    if report.set_aside is not None and not args.json:
+        warn(report.summary())  # the command fails (below): what it did and why, on stderr
+    else:
+        emit(args, report.to_dict(), report.summary())
     if report.received:  # a vault.toml or ignore rule from the remote: said now, not at the next command
         from vault_mem.store.workspace import Workspace  # lazy: start-up time (module docstring)
 
         fresh = Workspace(vault.root, repo=vault.repo)  # the same repository: no git process to find it
         vault.notices.extend(n for n in fresh.notices if n not in vault.notices)
-    return 0
+    # part of the remote's branch was set aside (git's check refuses an object of it): what
+    # could be taken was, and nothing can be pushed until the remote is fixed
+    return 1 if report.set_aside is not None else 0
 
 
 @command("trust")
@@ -1105,6 +1110,7 @@ def _trust_authors(args, vault: Vault) -> int:
              f"{asked}\nnot approved ({why_not})")
         return 0
     path = approve_authors(vault.root, emails)
+    vault.reconcile(force=True)  # now, a daemon's vault too: of two files of one key, the owner follows approvals
     data = {"vault": str(vault.root), "approved_authors": emails, "trust_file": str(path),
             "memories": {e: before.get(e, 0) for e in emails}}
     emit(args, data, f"approved on this machine for {vault.root}: "

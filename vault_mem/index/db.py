@@ -28,17 +28,20 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
-from vault_mem.errors import IndexStoreError
+from vault_mem.errors import IndexStoreError, VaultMemError
 from vault_mem.platform.logs import Logger
 from vault_mem.platform.packages import install_command
 from vault_mem.store.files import (
     PRIVATE_FILE,
+    atomic_write,
     ensure_own_dir,
     make_private,
     open_nofollow,
+    read_own,
     read_only_mount_reason,
     refuse_link,
 )
+from vault_mem.store.trust import seal, unseal
 from vault_mem.platform import locking
 
 log = Logger("vault_mem.index.sidecar")  # logging imported at the first message (start-up time)
@@ -607,6 +610,9 @@ class Database:
         self.read_only: str | None = None
         #: the connection itself was opened read-only (``mode=ro``/``immutable=1``)
         self.opened_read_only = False
+        #: the vault this machine made the file for (:func:`connect`'s ``made_for``), checked at
+        #: each open: another connection to it is opened with the same check
+        self.made_for: Path | None = None
         self._depth = 0
         #: this connection's changes made inside :meth:`uncounted`, left out of :meth:`changes`
         self._uncounted = 0
@@ -893,7 +899,7 @@ def full_disk_reason(path: Path) -> str | None:
             "index up to date; free some disk space and retry")
 
 
-def _open_once(path: Path, *, unwritable: str | None = None) -> Database:
+def _open_once(path: Path, *, unwritable: str | None = None, made_for: Path | None = None) -> Database:
     """Open ``path``; ``unwritable`` (why it cannot be written, e.g. a full disk) opens it
     read-only even where the permissions would allow writing."""
     read_only = read_only_reason(path) or unwritable
@@ -906,6 +912,9 @@ def _open_once(path: Path, *, unwritable: str | None = None) -> Database:
         db = Database(conn, path=path, vec_loaded=load_error is None, vec_ok=vec_ok, vec_reason=vec_reason)
         db.read_only = read_only
         db.opened_read_only = read_only is not None
+        # (an empty file is the one this open made: marked by connect, under its lock)
+        if made_for is not None and os.path.getsize(path) and not _made_here(db, made_for):
+            raise _NotMadeHere(path, read_only)
         _check_schema(db)
         if read_only is None:
             mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
@@ -1009,13 +1018,118 @@ def _open_lock(path: Path):
     return os.fdopen(open_nofollow(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, PRIVATE_FILE), "a+")
 
 
-def connect(path: Path) -> Database:
+#: the file beside ``index.db`` that says this machine made that database for its vault: a
+#: random id, sealed with the machine's key for the vault's path (:func:`~vault_mem.store.trust.seal`),
+#: which the database's ``meta`` row :data:`_MADE_HERE` holds too
+MARK_FILE = "index.mark"
+_MARK_KIND = "index-made-here"
+_MADE_HERE = "made_here"
+
+
+def _made_here(db: Database, root: Path) -> bool:
+    """Whether ``db`` is the one this machine made for the vault at ``root`` (its id and the
+    sealed mark beside it agree): a database git wrote from a commit (git overwrites ignored
+    files) holds no id a peer could seal."""
+    try:
+        made = db.get_meta(_MADE_HERE)  # first: a damaged file, a full disk raise (handled as ever)
+    except driver().OperationalError as exc:
+        if "no such table" not in str(exc):
+            raise
+        return False  # a database of some other shape
+    try:
+        raw = read_own(db.path.with_name(MARK_FILE), max_bytes=4096)
+    except (OSError, VaultMemError):
+        return False
+    payload = unseal(root, _MARK_KIND, raw) if raw else None
+    return made is not None and payload is not None and payload.get("id") == made
+
+
+def _mark_made_here(db: Database, root: Path) -> None:
+    """Give ``db`` a new id and seal it beside it (:data:`MARK_FILE`): the id first, so that a
+    crash between the two leaves a database that is not taken for this machine's (rebuilt)."""
+    token = os.urandom(16).hex()  # (`secrets` would import `random` into every command)
+    db.set_meta(_MADE_HERE, token)
+    atomic_write(db.path.with_name(MARK_FILE), seal(root, _MARK_KIND, {"id": token}), mode=PRIVATE_FILE)
+
+
+def _remove_database(path: Path) -> None:
+    for name in (path.name, f"{path.name}-wal", f"{path.name}-shm", f"{path.name}-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path.with_name(name))
+
+
+def connect(path: Path, *, made_for: Path | None = None) -> Database:
     """Open (creating or migrating) the sidecar at ``path``.
 
     A file that is not a usable SQLite database is moved aside and a fresh one is created; the
     caller rebuilds it from the memory files (the sidecar holds nothing that is not derived).
-    """
-    path = Path(path)
+
+    ``made_for`` (the vault's root): the database must be the one this machine made for that
+    vault (:func:`_made_here`), else it is removed and made again, never read: git writes a
+    peer's committed ``.vault-mem/index.db`` over this machine's at a checkout or a pull, and
+    every process that opened the file before the first vault-mem command after it removed it
+    read the peer's rows (authors and origins of its choosing). A database of an older
+    vault-mem (no mark) is made again once. Made and marked under the repair lock, so no process
+    takes another's new database, not marked yet, for a stranger's."""
+    if made_for is None:
+        return _connect(Path(path))
+    db = _connect_made_here(Path(path), made_for)
+    db.made_for = made_for
+    return db
+
+
+def _connect_made_here(path: Path, made_for: Path) -> Database:
+    """:func:`connect` with ``made_for``."""
+    try:
+        if path.exists():
+            db = _connect(path, made_for)
+            if _made_here(db, made_for):
+                return db
+            db.close()  # made just now (a damaged one moved aside): marked under the lock
+    except _NotMadeHere as exc:
+        if exc.read_only is not None:
+            raise IndexStoreError(f"{exc}; {exc.read_only}; or delete it (it is rebuilt from the memory files)") from None
+    ensure_own_dir(path.parent)
+    with _open_lock(path.with_name(path.name + ".repair.lock")) as lock_file:
+        locking.lock(lock_file.fileno())
+        try:
+            if path.exists():
+                try:
+                    db = _connect(path, made_for)
+                    if _made_here(db, made_for):
+                        return db  # another process made it meanwhile
+                    db.close()  # an empty file a crash left: made again
+                except _NotMadeHere as exc:
+                    if exc.read_only is not None:
+                        raise IndexStoreError(f"{exc}; {exc.read_only}") from None
+                    log.warning("vault-mem: the index database %s was not made on this machine for this vault (a "
+                                "commit's, which git wrote there, or an older vault-mem's); nothing of it is read: "
+                                "made again from the memory files", path)
+                _remove_database(path)
+            db = _connect(path)
+            try:
+                if db.read_only is None:
+                    _mark_made_here(db, made_for)
+            except BaseException:
+                db.close()
+                raise
+            return db
+        finally:
+            locking.unlock(lock_file.fileno())
+
+
+class _NotMadeHere(IndexStoreError):
+    """The database at a path is not the one this machine made for the vault (:func:`_made_here`)."""
+
+    def __init__(self, path: Path, read_only: str | None) -> None:
+        super().__init__(f"the index database {path} was not made on this machine for this vault (git writes a "
+                         "committed one over it)")
+        self.read_only = read_only
+
+
+def _connect(path: Path, made_for: Path | None = None) -> Database:
+    """:func:`connect`: with ``made_for``, a database that is not the one made here for that vault
+    raises :class:`_NotMadeHere` before anything else is read or written in it."""
     ensure_own_dir(path.parent)
     for own in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"),
                 path.with_name(path.name + ".repair.lock")):
@@ -1023,7 +1137,7 @@ def connect(path: Path) -> Database:
         make_private(own)  # one made before the rule (the folder is closed too)
     db_error, _ = errors()
     try:
-        return _open_once(path)
+        return _open_once(path, made_for=made_for)
     except IndexStoreError:
         raise
     except db_error as exc:
@@ -1036,7 +1150,7 @@ def connect(path: Path) -> Database:
             # a full disk makes every open fail ("disk I/O error" making -shm): nothing is damaged,
             # so nothing is moved aside; reads answer from the file as it is, writes say why not
             try:
-                return _open_once(path, unwritable=full)
+                return _open_once(path, unwritable=full, made_for=made_for)
             except db_error as again:
                 raise IndexStoreError(f"{full} (opening the index failed: {again})") from again
     # Something is wrong. Repair under an exclusive lock so two processes never both move files.
@@ -1047,13 +1161,13 @@ def connect(path: Path) -> Database:
             reason = quick_check_fails(path) if path.exists() else None
             if reason is None and path.exists():
                 try:
-                    return _open_once(path)
+                    return _open_once(path, made_for=made_for)
                 except db_error as exc:
                     reason = str(exc) or str(first_error)
             if reason is not None and path.exists():
                 move_aside(path, reason)
             try:
-                return _open_once(path)
+                return _open_once(path, made_for=made_for)
             except db_error as exc:
                 raise IndexStoreError(
                     f"cannot open the index database {path} ({exc}); check the folder's permissions "

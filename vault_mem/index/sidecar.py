@@ -22,6 +22,7 @@ sidecar holds as :attr:`Sidecar.vectors`; search itself in :mod:`vault_mem.index
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import hashlib
@@ -125,6 +126,15 @@ class _RollBack(Exception):
     """Ends a write transaction whose changes are only looked at (:meth:`Sidecar.render_index_with`)."""
 
 
+def _file_id(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the file at ``path``, None when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
 class Sidecar:
     """The derived index of one vault: reconcile, INDEX.md entries, lookups and recall; its
     vectors are :attr:`vectors`."""
@@ -136,7 +146,8 @@ class Sidecar:
         self._db_path = _db_path or self.root / STATE_DIR / "index.db"
         #: the write gate: a file it would refuse is quarantined, not indexed
         self.policy = WritePolicy(max_body_bytes=config.max_body_bytes, max_file_bytes=config.max_file_bytes)
-        self.db = dbmod.connect(self._db_path)
+        self.db = dbmod.connect(self._db_path, made_for=self.root)
+        self._opened = _file_id(self._db_path)
         #: the vector half: the embedder, the vector store and searches, the floor (index/vectors.py)
         self.vectors = VectorStore(self.db, config.embedder, min_similarity=config.recall_min_similarity,
                                    embedder=embedder)
@@ -287,6 +298,18 @@ class Sidecar:
         self.db.execute("DELETE FROM changes WHERE path = ?", (path,))
         return True
 
+    def resolve_shared_keys(self) -> bool:
+        """Work out again the owner of each key two files or more hold, as indexing them does
+        (:attr:`key_owner`): for a change of what decides it that changes no file (the person's
+        approval of an author). True when an owner changed. One query when no key is shared."""
+        with self.db.write():
+            keys = [r[0] for r in self.db.execute(
+                "SELECT key FROM files WHERE has_content GROUP BY key HAVING count(*) > 1").fetchall()]
+            before = self.db.conn.total_changes
+            if keys:
+                self._resolve_keys(keys)
+            return self.db.conn.total_changes != before
+
     def _resolve_keys(self, keys: Iterable[str]) -> None:
         """Per key, one path with content owns it (the one :attr:`key_owner` names, else the
         alphabetically first); the others are duplicates."""
@@ -325,6 +348,7 @@ class Sidecar:
         by the next :meth:`recall` or ``vectors.embed_pending()``. So ``list``, ``get`` and INDEX.md
         never load the model.
         """
+        self.follow_replaced_file()
         try:
             return self._reconcile(progress=progress, embed=embed)
         except dbmod.database_error() as exc:
@@ -341,9 +365,26 @@ class Sidecar:
             return
         self.db.close()
         dbmod.repair(self._db_path, str(exc))
-        self.db = dbmod.connect(self._db_path)
+        self._reconnect()
+
+    def _reconnect(self) -> None:
+        self.db = dbmod.connect(self._db_path, made_for=self.root)
+        self._opened = _file_id(self._db_path)
         self._rendered = None  # its stamp names the old connection, whose id a new one may reuse
         self.vectors.reconnect(self.db)
+
+    def follow_replaced_file(self) -> None:
+        """A connection reads the file it opened: when ``index.db`` at the path is another file
+        now (git wrote a commit's over it, then a command removed that and made it again; a
+        damaged one moved aside by another process), a long-lived process (the daemon) would
+        go on reading and writing a file no other process sees. Opened again, through the
+        check that the file is this machine's (:func:`~vault_mem.index.db.connect`)."""
+        if self._opened is None or _file_id(self._db_path) == self._opened or self.db.conn.in_transaction:
+            return
+        log.info("vault-mem: the index database %s was replaced; opening it again", self._db_path)
+        with contextlib.suppress(Exception):
+            self.db.close()
+        self._reconnect()
 
     def _reconcile(self, *, progress: Progress | None, embed: bool | None) -> ReconcileReport:
         report = ReconcileReport()

@@ -759,7 +759,7 @@ class VectorStore:
         thread while this sidecar answers reads on its own connection. The next vector search
         adopts it (and refreshes it with what changed meanwhile). Returns the seconds it took."""
         t0 = time.perf_counter()
-        db = dbmod.connect(self.db.path)
+        db = dbmod.connect(self.db.path, made_for=self.db.made_for)  # the same file's check
         try:
             # read once: through SQLite's small cache, not a map of the file (mapped pages would
             # count in this process's peak memory on top of the arrays being filled)

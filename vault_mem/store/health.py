@@ -20,7 +20,8 @@ from pathlib import Path
 
 from vault_mem.errors import VaultMemError
 from vault_mem.store.git import GitRepo
-from vault_mem.store.history import head_branch
+from vault_mem.model.names import shown
+from vault_mem.store.history import head_branch, who_wrote
 
 _OID = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 #: the smallest index entry git writes (version 2: 62 bytes of fields plus a 1-char name, padded)
@@ -76,10 +77,55 @@ def history_problem(repo: GitRepo, timeout: float = FSCK_TIMEOUT_S) -> str | Non
     if proc.returncode == 0:
         return None
     said = (proc.stdout + proc.stderr).decode("utf-8", "replace").strip().splitlines()
+    malformed = malformed_objects(said)
+    if malformed:
+        return _malformed_problem(repo, malformed)
     found = [line for line in said if any(w in line for w in ("missing", "invalid", "broken", "corrupt"))] or said
     return (f"git history is not whole ({len(found)} problem(s), first: {found[0] if found else '?'}): "
             "an object of a commit is missing or corrupt (a `git gc --prune=now` while something wrote? a disk "
             "fault?); see `git fsck`, and restore the objects from a clone or a backup")
+
+
+#: ``git fsck``'s words for an object that is there and reads back, but that git's check refuses
+#: (a commit without its author: written by hand, no git command makes one)
+_MALFORMED = re.compile(r"^error in (commit|tree|tag|blob) ([0-9a-f]{40}|[0-9a-f]{64}): (\w+): (.*)$")
+
+
+def malformed_objects(said: list[str]) -> list[tuple[str, str, str]]:
+    """(kind, id, git's words) of each object ``git fsck``'s lines ``said`` refuse as malformed,
+    when that is all they find wrong; [] when they find anything else (a missing or corrupt
+    object is damage, said as such)."""
+    found = [m for m in map(_MALFORMED.match, said) if m]
+    others = [line for line in said if not _MALFORMED.match(line) and line.strip()
+              and not line.startswith(("warning in ", "Checking ", "notice: "))]
+    if not found or others:
+        return []
+    return [(m.group(1), m.group(2), f"{m.group(3)}: {m.group(4)}"[:300]) for m in found]
+
+
+def _malformed_problem(repo: GitRepo, malformed: list[tuple[str, str, str]]) -> str:
+    """A peer's object git's check refuses, taken by a plain ``git pull`` or clone (git's own
+    fetch checks nothing by default): nothing is lost or damaged, and no clone or backup fixes
+    it (every clone holds it). The commit named (the one holding it, for a tree or a blob),
+    who wrote it, and the fix."""
+    kind, oid, words = malformed[0]
+    commit = oid
+    if kind != "commit":
+        proc = repo.run("log", "--all", "--format=%H", f"--find-object={oid}", check=False, timeout=FSCK_TIMEOUT_S)
+        lines = proc.stdout.decode().split() if proc.returncode == 0 else []
+        commit = lines[-1] if lines else ""
+    author, subject = who_wrote(repo, commit) if commit else ("", "")
+    named = (f"commit {commit[:10]}" + (f" \"{shown(subject)}\"" if subject else "")
+             + (f" by {shown(author)}" if author else "") if commit else f"{kind} {oid[:10]}")
+    holds = "" if kind == "commit" else f" (its {kind} {oid[:10]})"
+    more = f" ({len(malformed)} such objects)" if len(malformed) > 1 else ""
+    return (f"git history holds {named}{holds}, which git's check refuses ({shown(words)}){more}: no git "
+            "command makes one, so whoever pushed it wrote it by hand, and a plain `git pull` or `git clone` "
+            "took it (git's own fetch checks nothing by default; `vault-mem sync` sets such commits aside). "
+            "Nothing is lost or damaged, and every clone holds the same object. The fix: whoever pushed it "
+            "replaces it on the remote with a commit git makes, then your branch follows the fixed remote "
+            "(your own commits since, picked on top of it); `git config fetch.fsckObjects true` makes your "
+            "own fetches refuse such objects")
 
 
 def _branch_problem(repo: GitRepo) -> str | None:

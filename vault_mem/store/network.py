@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -17,6 +18,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -25,6 +27,7 @@ from vault_mem.platform import procs
 from vault_mem.platform.programs import program, program_env, with_data_limit
 from vault_mem.store import gitprocs
 from vault_mem.store.git import GitRepo
+from vault_mem.store.history import who_wrote
 
 #: Objects before refs for what a fetch brings: below ``fetch.unpackLimit`` (100 objects by
 #: default) git unpacks a fetched pack into loose objects, which a person's ``git prune
@@ -61,11 +64,21 @@ _BOUNDED_FETCH = ("-c", f"core.bigFileThreshold={FETCH_STREAM_OVER}", "-c", "pac
 #: name are left to it (git's check names only the tree's id), and a time past any calendar
 #: (``badDateOverflow``: 2^64 - 1 seconds) to the readers, which date nothing by it
 #: (tests/test_peer_attacks15.py): refused, it stopped every clone's sync for a commit nothing
-#: here breaks on. Each refusal stops every clone's sync until the commit leaves the remote.
-_CHECKED_FETCH = ("-c", "fetch.fsckObjects=true",
-                  *(a for msg in ("hasDot", "hasDotdot", "hasDotgit", "emptyName", "fullPathname", "largePathname",
-                                  "duplicateEntries", "treeNotSorted", "badDateOverflow")
-                    for a in ("-c", f"fetch.fsck.{msg}=ignore")))
+#: here breaks on. A refused fetch is not the end of the sync: :func:`checked_part` finds the
+#: part of the remote's branch that passes the same check, and the sync takes that and sets the
+#: rest aside, by name (a refusal stopped every clone's sync until the commit left the remote).
+_LET_PASS = ("hasDot", "hasDotdot", "hasDotgit", "emptyName", "fullPathname", "largePathname",
+             "duplicateEntries", "treeNotSorted", "badDateOverflow")
+_CHECKED_FETCH = ("-c", "fetch.fsckObjects=true", *(a for msg in _LET_PASS for a in ("-c", f"fetch.fsck.{msg}=ignore")))
+#: the message ids of :data:`_LET_PASS` this machine's git does not know (an older git has no
+#: ``largePathname``): a fetch skips such a setting with a warning, ``index-pack`` stops on it
+_UNKNOWN_TO_GIT: set[str] = set()
+
+
+def _checked_pack() -> str:
+    """The same check as ``index-pack`` makes it for a checked fetch (``fetch-pack`` passes it
+    so): ``--strict=`` with the ids of :data:`_LET_PASS` this git knows."""
+    return "--strict=" + ",".join(f"{msg}=ignore" for msg in _LET_PASS if msg.lower() not in _UNKNOWN_TO_GIT)
 
 
 def refused_object(err: str) -> str | None:
@@ -118,7 +131,7 @@ def out_of_memory(err: str) -> bool:
 
 def run_remote(repo: GitRepo, timeout_s: float, *args: str, refs: tuple[str, ...] = (),
                remote_refs: tuple[Path, tuple[str, ...]] | None = None,
-               env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+               env: dict[str, str] | None = None, checked: bool = True) -> subprocess.CompletedProcess:
     """Run ``git ARGS`` at the repository's top level; returns the finished process (text
     output) whatever its exit code. Raises :class:`SyncError` ``unreachable`` on time-out.
 
@@ -133,13 +146,16 @@ def run_remote(repo: GitRepo, timeout_s: float, *args: str, refs: tuple[str, ...
     push to a repository on this machine (a path or ``file://``), its git folder and the
     (ref, pushed commit) pairs: a push stopped there leaves the remote's ``receive-pack``
     leftovers, removed too (:func:`_drop_stopped_push_leftovers`). ``env``: added to git's
-    environment (a :class:`FetchQuarantine`'s)."""
+    environment (a :class:`FetchQuarantine`'s). ``checked=False``: a fetch without git's check of
+    the objects (:data:`_CHECKED_FETCH`), only into a quarantine that is never landed as it is
+    (:func:`checked_part`)."""
     env = program_env({**os.environ, "GIT_TERMINAL_PROMPT": "0", **(env or {})})
     started = time.time()
     try:
         argv = [program("git"), *_KEEP_FETCHED_PACKS, *args]
         if args and args[0] == "fetch":
-            argv = with_data_limit([argv[0], *_BOUNDED_FETCH, *_CHECKED_FETCH, *argv[1:]], FETCH_MEMORY_BYTES)
+            argv = with_data_limit([argv[0], *_BOUNDED_FETCH, *(_CHECKED_FETCH if checked else ()), *argv[1:]],
+                                   FETCH_MEMORY_BYTES)
         proc = subprocess.Popen(argv, cwd=repo.toplevel, env=env,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, **_OWN_GROUP)
@@ -438,3 +454,109 @@ class FetchQuarantine:
         finally:
             for keep in keeps:
                 keep.unlink(missing_ok=True)
+
+
+@dataclass
+class SetAside:
+    """The part of a remote's branch a sync did not take because git's check (the checked
+    fetch's, :data:`_CHECKED_FETCH`) refuses an object of it: ``commit`` is the first commit of
+    the branch's first-parent line whose objects do not pass (a merge whose other side holds
+    the object is that merge), ``count`` the commits of that line from it to the tip, ``said``
+    git's words for the refused object, ``author`` and ``subject`` as the commit writes them
+    (its committer where it names no author; empty where git cannot read it)."""
+
+    commit: str
+    count: int
+    said: str
+    author: str
+    subject: str
+
+
+def checked_part(repo: GitRepo, unchecked: FetchQuarantine, tip: str, said: str,
+                 until: float) -> tuple[FetchQuarantine | None, str | None, SetAside]:
+    """After a checked fetch refused an object (git's words ``said``) and the same branch was
+    fetched again unchecked into ``unchecked`` (a quarantine whose objects never reach the
+    repository), the latest commit of the branch's first-parent line whose objects pass the
+    checked fetch's own check, as a quarantine holding exactly them, checked (for
+    :meth:`FetchQuarantine.land`), and that commit; (None, None, ...) when none of the new ones
+    passes. The commits after it are set aside (:class:`SetAside`). Each try packs what a commit
+    brings from ``unchecked`` and has git's ``index-pack`` check it as a checked fetch does: the
+    first-parent line is searched by halves (a commit's objects hold its ancestors'), ~log2 of
+    the new commits tries. The caller owns the quarantine returned (a ``with`` block)."""
+    known = sorted(set(repo.run("for-each-ref", "--format=%(objectname)", check=False).stdout.decode().split()))
+    listed = repo.run("rev-list", "--first-parent", "--parents", "--stdin", tip, check=False, env=unchecked.env,
+                      input="".join(f"^{oid}\n" for oid in known).encode())
+    line = [ln.split() for ln in listed.stdout.decode().splitlines()][::-1] if listed.returncode == 0 else []
+    good: FetchQuarantine | None = None
+    good_at, lo, hi = -1, 0, len(line) - 1  # line[hi] fails (the fetch said so); find the last that passes
+    try:
+        while lo < hi:
+            mid = (lo + hi) // 2
+            passed, words = _passes(repo, unchecked, line[mid][0], known, until)
+            if passed is not None:
+                if good is not None:
+                    good.__exit__()
+                good, good_at, lo = passed, mid, mid + 1
+            else:
+                hi, said = mid, words or said
+    except BaseException:
+        if good is not None:
+            good.__exit__()
+        raise
+    first = line[good_at + 1][0] if line else tip
+    author, subject = who_wrote(repo, first, unchecked.env)
+    aside = SetAside(first, len(line) - good_at - 1 if line else 1, refused_object(said) or said[:300],
+                     author, subject)
+    if good is not None:
+        return good, line[good_at][0], aside
+    # none passes: the commit the line starts from, which the repository holds already
+    return None, (line[0][1] if line and len(line[0]) > 1 else None), aside
+
+
+def _passes(repo: GitRepo, source: FetchQuarantine, commit: str, known: list[str],
+            until: float) -> tuple[FetchQuarantine | None, str]:
+    """``commit``'s objects that the repository lacks, packed from ``source`` and received
+    into a new quarantine with the checked fetch's check: that quarantine (None when git's
+    check refused them) and git's words."""
+    target = FetchQuarantine(repo)
+    try:
+        pack = target.path / "incoming.pack"
+        with open(pack, "wb") as out:
+            made = _bounded(repo, ["pack-objects", "--revs", "--stdout", "-q"], source.env, until,
+                            stdin="".join([f"{commit}\n", *(f"^{oid}\n" for oid in known)]).encode(), stdout=out)
+        for _ in range(len(_LET_PASS) + 1) if made.returncode == 0 else ():
+            with open(pack, "rb") as into:
+                made = _bounded(repo, ["index-pack", _checked_pack(), "--stdin"], target.env, until, stdin=into)
+            unknown = re.search(r"Unhandled message id: (\w+)", made.stderr.decode("utf-8", "replace"))
+            if made.returncode == 0 or unknown is None or unknown.group(1).lower() in _UNKNOWN_TO_GIT:
+                break
+            _UNKNOWN_TO_GIT.add(unknown.group(1).lower())  # and again without it
+        pack.unlink(missing_ok=True)
+        if made.returncode == 0:
+            return target, ""
+    except BaseException:
+        target.__exit__()
+        raise
+    target.__exit__()
+    return None, made.stderr.decode("utf-8", "replace")
+
+
+def _bounded(repo: GitRepo, args: list[str], env: dict[str, str], until: float, *, stdin, stdout=subprocess.PIPE
+             ) -> subprocess.CompletedProcess:
+    """``git ARGS`` under a fetch's bounds (its memory, big blobs streamed, the time left)."""
+    argv = with_data_limit([program("git"), *_BOUNDED_FETCH, *args], FETCH_MEMORY_BYTES)
+    run_env = program_env({**os.environ, "GIT_TERMINAL_PROMPT": "0", **env})
+    left = until - time.monotonic()
+    if left <= 0:
+        raise SyncError("unreachable", "checking the remote's commits took longer than the fetch's time-out; "
+                        "nothing local changed: sync again")
+    try:
+        if isinstance(stdin, bytes):
+            return subprocess.run(argv, cwd=repo.toplevel, env=run_env, input=stdin, stdout=stdout,
+                                  stderr=subprocess.PIPE, timeout=left, check=False)
+        return subprocess.run(argv, cwd=repo.toplevel, env=run_env, stdin=stdin, stdout=stdout,
+                              stderr=subprocess.PIPE, timeout=left, check=False)
+    except subprocess.TimeoutExpired:
+        raise SyncError("unreachable", "checking the remote's commits took longer than the fetch's time-out; "
+                        "nothing local changed: sync again") from None
+

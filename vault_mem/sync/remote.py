@@ -50,6 +50,7 @@ import logging
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from vault_mem.errors import IdentityError, SyncError, VaultMemError
@@ -73,6 +74,8 @@ from vault_mem.store.history import (
 from vault_mem.store.network import (
     FETCH_MEMORY_BYTES,
     FetchQuarantine,
+    SetAside,
+    checked_part,
     local_git_dir,
     out_of_memory,
     receive_pack_args,
@@ -154,7 +157,7 @@ def _attempts(vault: Vault, name: str, url: str, branch: str, rbranch: str, trac
     repo = vault.repo
     for attempt in range(1, ATTEMPTS + 1):
         report.attempts = attempt
-        remote_tip = _fetch(repo, name, url, rbranch, tracking, timeout_s)
+        remote_tip, aside = _fetch(repo, name, url, rbranch, tracking, timeout_s)
         # the write transaction's first steps: lock, finish a crashed write or sync, git state;
         # the replay then writes each file through the same WritePolicy (sync/replay.py)
         with vault.transaction():
@@ -178,6 +181,11 @@ def _attempts(vault: Vault, name: str, url: str, branch: str, rbranch: str, trac
             if head:
                 vault.sidecar.set_meta("head", head)
         report.head = head
+        if aside is not None:
+            # the remote's branch goes on past what was taken: nothing can be pushed onto it
+            # until the commits set aside leave it (the person's commits stay here, committed)
+            report.set_aside = _set_aside_info(aside, count_commits(repo, head, remote_tip) if head else 0)
+            return report
         if head is None or head == remote_tip:
             if remote_tip is not None:  # the branch is on the remote: a plain `git pull` works now
                 report.upstream_set = not had_upstream and ensure_upstream(repo, branch, name, rbranch)
@@ -198,6 +206,12 @@ def _attempts(vault: Vault, name: str, url: str, branch: str, rbranch: str, trac
             return report
     raise SyncError("race", f"the remote '{name}' kept moving: someone pushed during each of {ATTEMPTS} "
                     "attempts. Your writes are committed locally and integrated; run `vault-mem sync` again")
+
+
+def _set_aside_info(aside: SetAside, unpushed: int) -> dict:
+    """What :attr:`SyncReport.set_aside` says of ``aside``."""
+    return {"commit": aside.commit, "count": aside.count, "refused": aside.said, "author": aside.author,
+            "subject": aside.subject, "unpushed": unpushed}
 
 
 def _classify(stage: str, name: str, url: str, err: str, root) -> SyncError:
@@ -235,10 +249,13 @@ def _classify(stage: str, name: str, url: str, err: str, root) -> SyncError:
     return SyncError("rejected", f"git {stage} to '{name}' ({url}) failed: {said}; {after}")
 
 
-def _fetch(repo, name: str, url: str, rbranch: str, tracking: str, timeout_s: float) -> str | None:
+def _fetch(repo, name: str, url: str, rbranch: str, tracking: str, timeout_s: float
+           ) -> tuple[str | None, SetAside | None]:
     """The remote's tip of ``rbranch``, its objects in the repository and ``tracking`` on it
     (None: the remote has no such branch). Fetched through a :class:`FetchQuarantine`: a
-    person's prune or repack running meanwhile, even in a loop, cannot take what it brings."""
+    person's prune or repack running meanwhile, even in a loop, cannot take what it brings.
+    Where git's check refuses an object of it, the part that passes instead, and what was set
+    aside (:func:`_fetch_checked_part`); None for a branch fetched whole."""
     def point(ref: str, new: str, until: float) -> None:
         # within the fetch's time-out, as git's own fetch moved it: a hook may hold a ref update
         done = run_remote(repo, max(1.0, until - time.monotonic()), "update-ref", "-m", f"sync: fetch {name}",
@@ -259,19 +276,14 @@ def _fetch(repo, name: str, url: str, rbranch: str, tracking: str, timeout_s: fl
                 quarantine.land(tip, tracking, lambda ref, new: point(ref, new, until), warnings)
                 for line in warnings:
                     log.warning("vault-mem: sync: keeping the fetched objects: %s", line)
-                return tip
+                return tip, None
         if proc.returncode == 0:  # FETCH_HEAD rewritten by another fetch meanwhile: fetch again
             log.info("vault-mem: sync: the fetched commit could not be told (try %d of %d)", attempt, FETCH_TRIES)
             continue
         if "couldn't find remote ref" in proc.stderr:
-            return None  # an empty remote, or the branch is not there yet: push creates it
-        bad = refused_object(proc.stderr)
-        if bad is not None:
-            raise SyncError("unsafe", f"the commits on '{name}' ({url}) {rbranch} hold an object git's check "
-                            f"refuses ({shown(bad)}): no git command makes one, so it was written by hand. "
-                            "Nothing local changed and nothing of it was kept. Remove that commit from the "
-                            "remote's history (find it with `git log` there, which names the commit or the "
-                            "tree holding the object), then sync again")
+            return None, None  # an empty remote, or the branch is not there yet: push creates it
+        if refused_object(proc.stderr) is not None:
+            return _fetch_checked_part(repo, name, url, rbranch, tracking, timeout_s, proc.stderr, point)
         if out_of_memory(proc.stderr):
             raise SyncError("rejected", f"the commits on '{name}' ({url}) {rbranch} need more than "
                             f"{FETCH_MEMORY_BYTES >> 20} MB of memory for git to receive (the bound a sync "
@@ -290,6 +302,35 @@ def _fetch(repo, name: str, url: str, rbranch: str, tracking: str, timeout_s: fl
                     f"not keep them in this repository ({said}): a `git gc`/`git prune` running meanwhile "
                     "removes the pack git is writing, or the disk is full. Nothing local changed; sync again "
                     "once it is done (or free disk space)")
+
+
+def _fetch_checked_part(repo, name: str, url: str, rbranch: str, tracking: str, timeout_s: float, said: str,
+                        point: Callable[[str, str, float], None]) -> tuple[str | None, SetAside]:
+    """The remote's branch holds an object git's check refuses (a checked fetch said ``said``):
+    fetched again unchecked into a quarantine whose objects never reach the repository, the
+    part of it that passes the check is landed (``tracking`` on its last commit) and the rest
+    set aside (:func:`~vault_mem.store.network.checked_part`). The commit to integrate (the
+    repository holds it; None: nothing of the remote's) and what was set aside."""
+    until = time.monotonic() + timeout_s
+    with FetchQuarantine(repo) as unchecked:
+        proc = run_remote(repo, timeout_s, "fetch", "--quiet", "--no-tags", "--refmap=",
+                          *upload_pack_args(repo.toplevel, url), name, f"+refs/heads/{rbranch}",
+                          env=unchecked.env, checked=False)
+        tip = unchecked.fetched(rbranch) if proc.returncode == 0 else None
+        if tip is None:  # the remote moved or went meanwhile: said as the first fetch's refusal
+            raise _classify("fetch", name, url, said if proc.returncode == 0 else proc.stderr, repo.toplevel)
+        good, take, aside = checked_part(repo, unchecked, tip, said, until)
+    # FETCH_HEAD names the remote's tip, whose objects were not kept: a `git merge FETCH_HEAD`
+    # would meet a commit this repository lacks
+    (repo.git_dir / "FETCH_HEAD").unlink(missing_ok=True)
+    if good is None:
+        return take or repo.ref_value(tracking), aside
+    with good:
+        warnings: list[str] = []
+        good.land(take, tracking, lambda ref, new: point(ref, new, until), warnings)
+        for line in warnings:
+            log.warning("vault-mem: sync: keeping the fetched objects: %s", line)
+    return take, aside
 
 
 def _push(repo, name: str, url: str, head: str, rbranch: str, timeout_s: float) -> str | None:
@@ -442,15 +483,21 @@ def sync_if_due(vault: Vault, state: SyncState, *, now: float | None = None,
     if not due:
         return None
     state.wrote = False
-    try:
-        report = sync(vault, remote=cfg.sync_remote or None, timeout_s=timeout_s)
-    except VaultMemError as exc:
+    def back_off(error: str) -> None:
         state.failures += 1
-        state.last_error = str(exc)
+        state.last_error = error
         delay = min(MAX_BACKOFF_S, max(interval, 30.0) * 2 ** (state.failures - 1))
         state.backoff_until = state.next_due = now + delay
         state.wrote = state.wrote or cfg.sync_after_write  # the write is still to be pushed
+
+    try:
+        report = sync(vault, remote=cfg.sync_remote or None, timeout_s=timeout_s)
+    except VaultMemError as exc:
+        back_off(str(exc))
         return None
+    if report.set_aside is not None:  # what could be taken was; the push waits for the remote's fix
+        back_off(report.summary())
+        return report
     state.failures, state.last_error = 0, None
     state.next_due = now + interval if interval > 0 else float("inf")
     return report

@@ -33,6 +33,10 @@ class SyncReport:
     #: this machine's trusted memories that the remote's commits by an author not approved here
     #: deleted or changed: path, what, by, commit, base (vault/authors.displaced_by_peers)
     displaced: list[dict[str, str]] = field(default_factory=list)
+    #: the remote's commits this sync did not take, because git's check refuses an object of
+    #: them: commit (the first), count, refused (git's words), author, subject, unpushed (the
+    #: local commits that cannot be pushed meanwhile); None when it took the branch whole
+    set_aside: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -67,6 +71,8 @@ class SyncReport:
             parts.append(f"{shown(q['path'])} came from the remote ({(q['commit'] or '')[:10]}) holding a credential "
                          f"and is quarantined: {q['reason']}. {q['how_to_purge']}")
         parts += self.displaced_lines()
+        if self.set_aside is not None:
+            parts.append(set_aside_line(self.remote, self.branch, self.set_aside))
         if self.attempts > 1:
             parts.append(f"the remote moved during the sync; it took {self.attempts} attempts")
         return "; ".join(parts) + "."
@@ -90,3 +96,22 @@ def displaced_line(d: dict[str, str], path: str | None = None) -> str:
             f"(commit {c}), an author not approved here, so the agent no longer sees your version: "
             f"bring it back with `git checkout {back} -- {shell_word(where)}` and commit, or approve "
             f"that author with `vault-mem trust --author {shell_word(d['by'])}`")
+
+
+def set_aside_line(remote: str, branch: str, a: dict[str, Any]) -> str:
+    """The sentence that names the remote's commit a sync set aside (git's check refuses an
+    object of it), what that holds back, and the fix."""
+    c, after = a["commit"][:10], a["count"] - 1
+    who = f"by {shown(a['author'])}" if a["author"] else "naming no author"
+    subject = f" \"{shown(a['subject'])}\"" if a["subject"] else ""
+    held = (f"your {a['unpushed']} commit(s) stay committed here and are not pushed" if a["unpushed"] else
+            "nothing of yours waits to be pushed, and nothing can be")
+    return (f"the remote's commit {c}{subject} ({who}) holds an object git's check refuses ({shown(a['refused'])}): "
+            "no git command makes one, so it was written by hand. "
+            + (f"It and the {after} commit(s) after it on {shown(remote)}/{shown(branch)} were set aside, nothing of "
+               "them" if after else "It was set aside, nothing of it")
+            + f" taken into this repository; {held} until it leaves the "
+            f"remote's branch: whoever pushed it replaces it there with a commit git makes (from its parent, "
+            f"`git checkout {c}^ && git checkout {c} -- . && git commit`, the commits after it picked on top) "
+            "and pushes that (`--force-with-lease`); then sync again. Your plain `git pull` refuses such "
+            "commits too after `git config fetch.fsckObjects true`")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import hashlib
 import os
 import weakref
 from collections.abc import Callable, Iterable, Iterator
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
 from vault_mem.store.finder import find_vault_root, resolve_vault_root
-from vault_mem.store.trust import record_vault
+from vault_mem.store.trust import approved_authors, record_vault
 from vault_mem.errors import (
     GitError,
     IndexStoreError,
@@ -94,6 +95,10 @@ def _floor_uncounted(vault: Vault | None) -> tuple[str, ...]:
     ids = authors.identities(vault.ws)
     origins = authors.Origins(vault.ws, vault.sidecar, ids)
     return tuple(vault._kept_peers.peer_memories(vault.ws, vault.sidecar, ids, origins))
+
+
+#: the sidecar's record of the approvals the owners of shared keys were worked out under
+_OWNERS_APPROVED = "owners_approved"
 
 
 class Vault:
@@ -229,6 +234,7 @@ class Vault:
 
         Refused at once when the index cannot be written: the write would change the file and
         then fail to index and commit it."""
+        self.sidecar.follow_replaced_file()
         if self.sidecar.read_only:
             raise IndexStoreError(f"nothing was written: {self.sidecar.read_only}")
         return WriteTransaction(self.ws, self.sidecar, kept_exactly=self.kept_exactly)
@@ -246,6 +252,7 @@ class Vault:
         ``whole_index``: INDEX.md is rendered and compared even when the sidecar was already in
         line (a git hook: a write racing the checkout, or a reader's lock-free reconcile, may have
         brought the sidecar in line while INDEX.md still lists the other tree's files)."""
+        self.sidecar.follow_replaced_file()  # a long-lived process's index replaced: opened again
         if not force and self.kept_current is not None and self.kept_current():
             return None
         if not force and self.daemon_running():
@@ -265,6 +272,19 @@ class Vault:
                 self.notices.append(note)
             return None
 
+    def _owners_follow_approvals(self) -> bool:
+        """Of two files of one key, a trusted one owns it (:func:`_trusted_owners`), worked out
+        when the key's files are indexed: an approval of an author (``vault-mem trust
+        --author``) changes no file, so the owners are worked out again when the approvals
+        differ from those they were worked out under (a rebuild then gives the same owner).
+        True when an owner changed (INDEX.md is rendered again)."""
+        approved = hashlib.sha256("\n".join(sorted(approved_authors(self.root))).encode()).hexdigest()[:16]
+        if self.sidecar.get_meta(_OWNERS_APPROVED) == approved:
+            return False
+        changed = self.sidecar.resolve_shared_keys()
+        self.sidecar.set_meta(_OWNERS_APPROVED, approved)
+        return changed
+
     def _reconcile(self, *, recover: bool, progress, whole_index: bool):
         if not self.lock.acquire(blocking=False):
             # A writer holds the lock: a read never waits for it. The sidecar is brought up to
@@ -276,7 +296,9 @@ class Vault:
             if recover and self._can_recover():
                 self.recover()
             report = self.sidecar.reconcile(progress=progress or self.progress)
-            if whole_index or report.changed or not (self.root / INDEX_FILE).exists() or index_owed(self.ws):
+            owners = self._owners_follow_approvals()
+            if (whole_index or report.changed or owners or not (self.root / INDEX_FILE).exists()
+                    or index_owed(self.ws)):
                 written = self.write_index(in_git_hook=not recover)
                 if written.was_owed and recover:
                     self.commit_owed_index()
