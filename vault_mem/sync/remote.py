@@ -82,7 +82,7 @@ from vault_mem.store.network import (
 )
 from vault_mem.store.upstream import note_stopped, replaced_history
 from vault_mem.store.worktree import ensure_upstream
-from vault_mem.sync.replay import MAX_COMMIT_BYTES, Replay
+from vault_mem.sync.replay import MAX_COMMIT_BYTES, Replay, check_incoming_count
 from vault_mem.sync.report import SyncReport
 from vault_mem.vault.authors import displaced_by_peers
 from vault_mem.vault.core import Vault
@@ -334,6 +334,9 @@ def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport) -> tupl
         if not base:
             note_stopped(vault.state_dir, report.remote, report.branch)  # every command says so
             raise SyncError("unsafe", replaced_history(report.remote, report.branch, remote_tip, vault.root))
+    if remote_tip is not None and base != remote_tip:
+        # first: what git is asked next lists every path the remote's commits change
+        check_incoming_count(repo, local, remote_tip)
     if vault.prefix:
         # inside a larger repository: integrate and publish vault-only history, nothing else
         outside = _outside(repo, vault.prefix, base, local)

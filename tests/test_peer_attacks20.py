@@ -1,0 +1,139 @@
+"""A twentieth attack run (issue 23, atk20): a peer with push rights to the shared bare remote
+attacks the git and sync side with what git makes cheap to push and dear to list. A real bare
+remote, trees written by hand with `git mktree`, the person's real CLI and plain git. Each test
+fails on the code before its fix."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from conftest import cli, git, person_and_peer
+
+#: the peak RSS of a command and its descendants, in MB (``getrusage(RUSAGE_CHILDREN)`` in a
+#: wrapper process, as tests/test_peer_attacks18.py measures one)
+_WRAPPER = textwrap.dedent("""
+    import resource, subprocess, sys
+    proc = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+    sys.stderr.write(proc.stdout + proc.stderr)
+    print(proc.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+""")
+
+
+def _measured(root: Path, *args: str) -> tuple[int, int, str]:
+    """``vault-mem --vault ROOT ARGS`` as a process of its own: (exit code, peak RSS in MB of it and
+    its descendants, its output)."""
+    env = {**os.environ, "VAULT_MEM_EMBEDDER": "none"}
+    proc = subprocess.run([sys.executable, "-c", _WRAPPER, sys.executable, "-m", "vault_mem", "--vault", str(root),
+                           *args], cwd=root.parent, env=env, capture_output=True, text=True, timeout=600)
+    code, peak = (int(x) for x in proc.stdout.split())
+    return code, peak, proc.stderr
+
+
+def _git_in(repo: Path, *args: str, data: bytes | None = None) -> str:
+    return subprocess.run(["git", *args], cwd=repo, input=data, capture_output=True, check=True).stdout.decode().strip()
+
+
+def _push_tree_bomb(peer: Path, width: int, depth: int) -> str:
+    """The peer's commit of ``notes/bomb``: ``width`` folders that are all one tree, ``depth``
+    levels down, over ``width`` memory-like files that are all one blob (``width ** depth``
+    paths from a handful of objects: a push of a few KB), pushed to the remote. Returns its id."""
+    oid = _git_in(peer, "hash-object", "-w", "--stdin", data=b"---\ndescription: A note of the peer's\n---\nx\n")
+    mode = "100644 blob"
+    for level in range(depth):
+        name = "f{:05d}.md" if level == 0 else "d{:05d}"
+        oid = _git_in(peer, "mktree", data="".join(f"{mode} {oid}\t{name.format(i)}\n" for i in range(width)).encode())
+        mode = "040000 tree"
+    notes = [line for line in _git_in(peer, "ls-tree", "HEAD:notes").splitlines() if line]
+    notes_tree = _git_in(peer, "mktree", data="".join(f"{line}\n" for line in [*notes, f"040000 tree {oid}\tbomb"]).encode())
+    top = [line for line in _git_in(peer, "ls-tree", "HEAD").splitlines() if not line.endswith("\tnotes")]
+    tree = _git_in(peer, "mktree", data="".join(f"{line}\n" for line in [*top, f"040000 tree {notes_tree}\tnotes"]).encode())
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": "mallory@peer.example"}
+    commit = subprocess.run(["git", "commit-tree", tree, "-p", "HEAD", "-m", "notes"], cwd=peer, env=env,
+                            capture_output=True, text=True, check=True).stdout.strip()
+    _git_in(peer, "update-ref", "refs/heads/main", commit)
+    _git_in(peer, "push", "-q", "origin", "main")
+    return commit
+
+
+#: a bomb of 600 x 600 paths: 360,000 files from four objects (a push of ~30 KB); the code before
+#: listed each (sync: ~170 MB, the next command's scan of who wrote which text: ~330 MB; a third
+#: level, 216 million paths, runs until memory is gone)
+_WIDTH = 600
+
+
+@pytest.mark.skipif(os.name != "posix", reason="peak RSS from getrusage")
+def test_a_tree_bomb_costs_sync_and_the_next_command_no_more_than_the_bound(tmp_path):
+    """Before: a peer's commit of one tree named 600 times under a folder, each naming one blob
+    600 times (a few objects, a push of ~30 KB: git stores each once), holds 360,000 paths. Every
+    clone's sync listed every path before it counted them (the stated bound, 20,000), ~170 MB and
+    seconds under the vault's write lock; the fetch had left the commit in FETCH_HEAD and
+    `origin/main`, so the next command of every clone (a read, an agent hook) listed every path
+    again to learn who wrote which text, ~330 MB; one level more (a push the same size) and both
+    run until memory is gone. A listing of a peer's commit now stops at the bound."""
+    mine, peer = person_and_peer(tmp_path)
+    head = git(mine, "rev-parse", "HEAD")
+    _push_tree_bomb(peer, _WIDTH, 2)
+    code, peak, out = _measured(mine, "sync")
+    assert code == 1, out
+    assert "more than one sync takes" in out and "nothing changed" in out, out
+    assert peak < 100, f"sync took {peak} MB to refuse the peer's commit"
+    assert git(mine, "rev-parse", "HEAD") == head
+    code, peak, out = _measured(mine, "list")
+    assert code == 0, out
+    assert "editor-choice" in out
+    assert peak < 100, f"list took {peak} MB after the refused sync"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="peak RSS from getrusage")
+def test_a_tree_bomb_a_plain_fetch_brings_costs_the_next_command_no_more_than_the_bound(tmp_path):
+    """The same commit brought by the person's plain `git fetch` (an editor's background fetch
+    does it unasked): the next read and the session-start hook listed all its paths."""
+    mine, peer = person_and_peer(tmp_path)
+    _push_tree_bomb(peer, _WIDTH, 2)
+    git(mine, "fetch", "-q", "origin")
+    code, peak, out = _measured(mine, "recall", "editor")
+    assert code == 0, out
+    assert "editor-choice" in out
+    assert peak < 100, f"recall took {peak} MB after a plain fetch"
+    r = cli("--vault", str(mine), "list")
+    assert r.returncode == 0 and "editor-choice" in r.stdout, r.stderr
+
+
+def _take_the_bomb_out(peer: Path) -> None:
+    """The peer's next commit: ``notes/bomb`` gone again, a note of its own added (the two
+    commits change one file between them), pushed."""
+    blob = _git_in(peer, "hash-object", "-w", "--stdin", data=b"---\ndescription: A later note of the peer's\n---\ny\n")
+    notes = [line for line in _git_in(peer, "ls-tree", "main:notes").splitlines() if not line.endswith("\tbomb")]
+    notes_tree = _git_in(peer, "mktree", data="".join(f"{line}\n" for line in [*notes, f"100644 blob {blob}\tafter.md"]).encode())
+    top = [line for line in _git_in(peer, "ls-tree", "main").splitlines() if not line.endswith("\tnotes")]
+    tree = _git_in(peer, "mktree", data="".join(f"{line}\n" for line in [*top, f"040000 tree {notes_tree}\tnotes"]).encode())
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": "mallory@peer.example"}
+    commit = subprocess.run(["git", "commit-tree", tree, "-p", "main", "-m", "tidy"], cwd=peer, env=env,
+                            capture_output=True, text=True, check=True).stdout.strip()
+    _git_in(peer, "update-ref", "refs/heads/main", commit)
+    _git_in(peer, "push", "-q", "origin", "main")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="peak RSS from getrusage")
+def test_a_tree_bomb_added_and_taken_out_again_costs_no_command_its_paths(tmp_path):
+    """Before: the bomb added in one commit and taken out in the next changes one file between
+    them, so the sync takes both (rightly: no tree it checks out holds the bomb); but the sync's
+    own check of which memories the peer's commits change, and the next command's walk of who
+    last wrote each file, asked git for each commit's changes and listed the 360,000 paths of the
+    first (~600 MB). The walks of history now list the vault's memory files alone."""
+    mine, peer = person_and_peer(tmp_path)
+    _push_tree_bomb(peer, _WIDTH, 2)
+    _take_the_bomb_out(peer)
+    code, peak, out = _measured(mine, "sync")
+    assert code == 0, out
+    assert peak < 100, f"sync took {peak} MB"
+    assert (mine / "notes" / "after.md").exists() and not (mine / "notes" / "bomb").exists()
+    code, peak, out = _measured(mine, "list")
+    assert code == 0, out
+    assert "editor-choice" in out and "after" in out
+    assert peak < 100, f"list took {peak} MB after the sync"
