@@ -12,7 +12,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import cli, git, person_and_peer
+from conftest import app_repository, cli, git, person_and_peer, publish
+
+from vault_mem import Vault
 
 #: the peak RSS of a command and its descendants, in MB (``getrusage(RUSAGE_CHILDREN)`` in a
 #: wrapper process, as tests/test_peer_attacks18.py measures one)
@@ -38,8 +40,22 @@ def _git_in(repo: Path, *args: str, data: bytes | None = None) -> str:
     return subprocess.run(["git", *args], cwd=repo, input=data, capture_output=True, check=True).stdout.decode().strip()
 
 
-def _push_tree_bomb(peer: Path, width: int, depth: int) -> str:
-    """The peer's commit of ``notes/bomb``: ``width`` folders that are all one tree, ``depth``
+def _tree_with(peer: Path, tree: str, path: str, entry: str | None) -> str:
+    """``tree`` with ``entry`` (``"MODE TYPE ID"``, None: nothing) at ``path``, made by `git mktree`."""
+    name, _, rest = path.partition("/")
+    lines = [line for line in _git_in(peer, "ls-tree", tree).splitlines() if line and line.split("\t", 1)[1] != name]
+    if rest:
+        inner = next((line.split()[2] for line in _git_in(peer, "ls-tree", tree).splitlines()
+                      if line.split("\t", 1)[1] == name), None)
+        sub = _tree_with(peer, inner or _git_in(peer, "mktree", data=b""), rest, entry)
+        lines.append(f"040000 tree {sub}\t{name}")
+    elif entry is not None:
+        lines.append(f"{entry}\t{name}")
+    return _git_in(peer, "mktree", data="".join(f"{line}\n" for line in lines).encode())
+
+
+def _push_tree_bomb(peer: Path, width: int, depth: int, at: str = "notes/bomb") -> str:
+    """The peer's commit of the folder ``at``: ``width`` folders that are all one tree, ``depth``
     levels down, over ``width`` memory-like files that are all one blob (``width ** depth``
     paths from a handful of objects: a push of a few KB), pushed to the remote. Returns its id."""
     oid = _git_in(peer, "hash-object", "-w", "--stdin", data=b"---\ndescription: A note of the peer's\n---\nx\n")
@@ -48,12 +64,14 @@ def _push_tree_bomb(peer: Path, width: int, depth: int) -> str:
         name = "f{:05d}.md" if level == 0 else "d{:05d}"
         oid = _git_in(peer, "mktree", data="".join(f"{mode} {oid}\t{name.format(i)}\n" for i in range(width)).encode())
         mode = "040000 tree"
-    notes = [line for line in _git_in(peer, "ls-tree", "HEAD:notes").splitlines() if line]
-    notes_tree = _git_in(peer, "mktree", data="".join(f"{line}\n" for line in [*notes, f"040000 tree {oid}\tbomb"]).encode())
-    top = [line for line in _git_in(peer, "ls-tree", "HEAD").splitlines() if not line.endswith("\tnotes")]
-    tree = _git_in(peer, "mktree", data="".join(f"{line}\n" for line in [*top, f"040000 tree {notes_tree}\tnotes"]).encode())
+    return _commit_tree(peer, _tree_with(peer, _git_in(peer, "rev-parse", "main^{tree}"), at, f"040000 tree {oid}"),
+                        "notes")
+
+
+def _commit_tree(peer: Path, tree: str, message: str) -> str:
+    """The peer's commit of ``tree`` on its ``main``, pushed. Returns its id."""
     env = {**os.environ, "GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": "mallory@peer.example"}
-    commit = subprocess.run(["git", "commit-tree", tree, "-p", "HEAD", "-m", "notes"], cwd=peer, env=env,
+    commit = subprocess.run(["git", "commit-tree", tree, "-p", "main", "-m", message], cwd=peer, env=env,
                             capture_output=True, text=True, check=True).stdout.strip()
     _git_in(peer, "update-ref", "refs/heads/main", commit)
     _git_in(peer, "push", "-q", "origin", "main")
@@ -104,19 +122,13 @@ def test_a_tree_bomb_a_plain_fetch_brings_costs_the_next_command_no_more_than_th
     assert r.returncode == 0 and "editor-choice" in r.stdout, r.stderr
 
 
-def _take_the_bomb_out(peer: Path) -> None:
-    """The peer's next commit: ``notes/bomb`` gone again, a note of its own added (the two
-    commits change one file between them), pushed."""
+def _take_the_bomb_out(peer: Path, at: str = "notes/bomb", note: str = "notes/after.md") -> None:
+    """The peer's next commit: the folder ``at`` gone again, a note of its own added at ``note``
+    (the two commits change one file between them), pushed."""
     blob = _git_in(peer, "hash-object", "-w", "--stdin", data=b"---\ndescription: A later note of the peer's\n---\ny\n")
-    notes = [line for line in _git_in(peer, "ls-tree", "main:notes").splitlines() if not line.endswith("\tbomb")]
-    notes_tree = _git_in(peer, "mktree", data="".join(f"{line}\n" for line in [*notes, f"100644 blob {blob}\tafter.md"]).encode())
-    top = [line for line in _git_in(peer, "ls-tree", "main").splitlines() if not line.endswith("\tnotes")]
-    tree = _git_in(peer, "mktree", data="".join(f"{line}\n" for line in [*top, f"040000 tree {notes_tree}\tnotes"]).encode())
-    env = {**os.environ, "GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": "mallory@peer.example"}
-    commit = subprocess.run(["git", "commit-tree", tree, "-p", "main", "-m", "tidy"], cwd=peer, env=env,
-                            capture_output=True, text=True, check=True).stdout.strip()
-    _git_in(peer, "update-ref", "refs/heads/main", commit)
-    _git_in(peer, "push", "-q", "origin", "main")
+    tree = _tree_with(peer, _tree_with(peer, _git_in(peer, "rev-parse", "main^{tree}"), at, None), note,
+                      f"100644 blob {blob}")
+    _commit_tree(peer, tree, "tidy")
 
 
 @pytest.mark.skipif(os.name != "posix", reason="peak RSS from getrusage")
@@ -137,3 +149,23 @@ def test_a_tree_bomb_added_and_taken_out_again_costs_no_command_its_paths(tmp_pa
     assert code == 0, out
     assert "editor-choice" in out and "after" in out
     assert peak < 100, f"list took {peak} MB after the sync"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="peak RSS from getrusage")
+@pytest.mark.parametrize("at", ["memory/notes/bomb", "src/bomb"])
+def test_a_project_vaults_sync_checks_a_tree_bomb_for_files_outside_the_vault_bounded(tmp_path, at):
+    """A vault in a project's `memory/` syncs only commits that change files inside it: that
+    check listed every path each incoming commit changed, so the bomb added and taken out again
+    inside `memory/` (a sync that takes it) or outside (a sync that refuses it) cost its 360,000
+    paths first. It now reads the trees on the way to the vault's folder alone."""
+    proj = app_repository(tmp_path / "proj")
+    Vault.init(proj / "memory").close()
+    publish(proj, tmp_path, clone="peer")
+    peer = tmp_path / "peer"
+    _push_tree_bomb(peer, _WIDTH, 2, at=at)
+    _take_the_bomb_out(peer, at=at, note="memory/notes/after.md")
+    code, peak, out = _measured(proj / "memory", "sync")
+    inside = at.startswith("memory/")
+    assert code == (0 if inside else 1), out
+    assert inside or ("outside the vault" in out and "(src)" in out), out
+    assert peak < 100, f"sync took {peak} MB"

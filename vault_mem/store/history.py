@@ -33,6 +33,7 @@ __all__ = [
     "blob_versions",
     "case_collision",
     "changed_count",
+    "changes_outside",
     "changed_entries",
     "changed_paths",
     "commit_messages",
@@ -59,7 +60,6 @@ __all__ = [
     "merge_changes",
     "log_entries",
     "merge_base",
-    "paths_in_range",
     "read_blobs",
     "remembered",
     "remote_url",
@@ -444,7 +444,8 @@ def _last_authors_record(head: list[str], changes: list[_RawChange], tree: dict[
 def merge_changes(repo: GitRepo, merges: list[str], pathspec: str
                   ) -> dict[str, tuple[tuple[str, str, str], list[tuple[str, str]], list[tuple[str, str]]]]:
     """``{merge: ((commit, author email, author name), [(path, blob) it added], [(path, old blob)
-    it deleted])}`` against its first parent, under ``pathspec``, for each of ``merges`` (what
+    it deleted])}`` against its first parent, of the memory files of the vault folder ``pathspec``
+    (``.``: the top; :func:`memory_pathspecs`), for each of ``merges`` (what
     :func:`last_authors`' walk diffs for no merge: a file a merge commit itself added, or a move
     made inside one): one ``git diff-tree --stdin`` for all of them."""
     if not merges:
@@ -452,7 +453,8 @@ def merge_changes(repo: GitRepo, merges: list[str], pathspec: str
     rs, fs = separators()
     out = _walk(repo, "-c", "core.quotePath=false", "diff-tree", "--stdin", "-r", "--raw", "--no-renames",
                 "--no-abbrev", "--diff-merges=first-parent", f"--format={rs}%H{fs}{_who('%ae')}{fs}{_who('%an')}",
-                "--", pathspec, input="".join(f"{m}\n" for m in merges).encode("ascii"), cwd=repo.toplevel)
+                "--", *memory_pathspecs("" if pathspec == "." else pathspec),
+                input="".join(f"{m}\n" for m in merges).encode("ascii"), cwd=repo.toplevel)
     found: dict[str, tuple[tuple[str, str, str], list[tuple[str, str]], list[tuple[str, str]]]] = {}
     for head, changes in _raw_log(out, rs, fs, 3):
         added = [(c.path, c.new_blob) for c in changes if c.status[:1] == "A"]
@@ -928,18 +930,6 @@ def paths_by_commit(repo: GitRepo, old: str | None, new: str, pathspec: str) -> 
     return found
 
 
-def paths_in_range(repo: GitRepo, old: str | None, new: str) -> list[str]:
-    """Every top-level path that the commits of ``new`` not in ``old`` touch (first parents),
-    each once: git's output read as it comes, so a path changed by each of 100,000 commits is
-    held once, not 100,000 times."""
-    out = repo.stream("log", "--format=", "--name-only", "--no-renames", "--diff-merges=first-parent",
-                      new, *([f"^{old}"] if old else []), cwd=repo.toplevel)
-    found: dict[str, None] = {}
-    for text in _records(out, "\n"):
-        found.update(dict.fromkeys(p for p in text.split("\n") if p))
-    return list(found)
-
-
 def current_branch(repo: GitRepo) -> str | None:
     """The short name of the branch HEAD is on (``main``), or None while HEAD is detached."""
     full = head_branch(repo)
@@ -1080,6 +1070,53 @@ def changed_count(repo: GitRepo, old: str | None, new: str, stop: int) -> int:
         return total
 
     return min(differ(repo.commit_tree(old), repo.commit_tree(new)), stop + 1)
+
+
+def changes_outside(repo: GitRepo, old: str | None, new: str, prefix: str, most: int = 3) -> list[str]:
+    """Up to ``most`` paths outside the folder ``prefix`` (``sub/``) that a commit of ``new`` not
+    in ``old`` changed against its first parent (a folder is named where a whole one came or
+    went), read tree by tree along ``prefix``: each commit costs the trees on the way to the
+    folder, never a listing of what it changed (git queues a commit's every path before it
+    prints one, and a peer's folder naming one folder many times holds any number of them)."""
+    parts = [p.encode("utf-8", "surrogateescape") for p in prefix.strip("/").split("/")]
+    found: list[str] = []
+    for text in _records(repo.stream("rev-list", "--parents", new, *([f"^{old}"] if old else []),
+                                     cwd=repo.toplevel), "\n"):
+        for line in text.split("\n"):
+            ids = line.split()
+            if not ids:
+                continue
+            a, b = (repo.commit_tree(ids[1]) if len(ids) > 1 else None), repo.commit_tree(ids[0])
+            at = ""
+            for part in parts:
+                olds, news = _tree_names(repo, a), _tree_names(repo, b)
+                found += [at + name.decode("utf-8", "replace") for name in sorted({*olds, *news})
+                          if name != part and olds.get(name) != news.get(name)][:most - len(found)]
+                a, b, at = olds.get(part), news.get(part), at + part.decode("utf-8", "replace") + "/"
+                if len(found) >= most or a == b:
+                    break
+            if len(found) >= most:
+                return found
+    return found
+
+
+def _tree_names(repo: GitRepo, tree: str | None) -> dict[bytes, str]:
+    """``{name: mode and id}`` of the tree object ``tree`` (None, or no tree: empty)."""
+    if tree is None:
+        return {}
+    kind, raw = repo.read_object(tree)
+    if kind != "tree":
+        return {}
+    found: dict[bytes, str] = {}
+    at, n, idlen = 0, len(raw), len(tree) // 2
+    while at < n:
+        space = raw.find(b" ", at)
+        nul = raw.find(b"\0", space + 1) if space >= 0 else -1
+        if nul < 0 or nul + 1 + idlen > n:
+            raise GitError(f"cannot read tree {tree}; check it with `git fsck`")
+        found[raw[space + 1:nul]] = raw[at:space].decode("ascii", "replace") + raw[nul + 1:nul + 1 + idlen].hex()
+        at = nul + 1 + idlen
+    return found
 
 
 def changed_entries(repo: GitRepo, old: str | None, new: str, pathspec: str) -> dict[str, tuple[str, str] | None]:

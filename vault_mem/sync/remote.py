@@ -59,13 +59,13 @@ from vault_mem.model.policy import describe_secrets
 from vault_mem.store.attributes import protect
 from vault_mem.store.git import damage_in, damaged_history_message
 from vault_mem.store.history import (
+    changes_outside,
     commits_with_parents,
     count_commits,
     current_branch,
     incoming_commits,
     merge_base,
     paths_by_commit,
-    paths_in_range,
     remembered,
     remote_url,
     update_ref,
@@ -409,7 +409,7 @@ def check_outgoing(vault: Vault, remote_tip: str | None, local: str | None, name
 
 
 def _outside(repo, prefix: str, a: str | None, b: str) -> list[str]:
-    return [p for p in paths_in_range(repo, a, b) if not p.startswith(prefix)]
+    return changes_outside(repo, a, b, prefix)
 
 
 # -- the daemon's schedule ------------------------------------------------------------------
