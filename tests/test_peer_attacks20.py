@@ -169,3 +169,22 @@ def test_a_project_vaults_sync_checks_a_tree_bomb_for_files_outside_the_vault_bo
     assert code == (0 if inside else 1), out
     assert inside or ("outside the vault" in out and "(src)" in out), out
     assert peak < 100, f"sync took {peak} MB"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="peak RSS from getrusage")
+def test_the_persons_settings_edit_beside_a_fetched_tree_bomb_is_checked_bounded(tmp_path):
+    """The person's own uncommitted edit of vault.toml is in force once no commit not made here
+    is seen to hold its bytes: that look (`git log --find-object` over every commit the
+    repository names) listed every path of a fetched bomb (~120 MB at 360,000 paths, unbounded
+    a level deeper), on the first command after each edit. It now looks at the vault's own
+    files alone."""
+    mine, peer = person_and_peer(tmp_path)
+    _push_tree_bomb(peer, _WIDTH, 2)
+    git(mine, "fetch", "-q", "origin")
+    assert cli("--vault", str(mine), "list").returncode == 0  # the scan of who wrote which text, first
+    config = mine / "vault.toml"
+    config.write_text(config.read_text().replace("budget_tokens = 2000", "budget_tokens = 2400"))
+    code, peak, out = _measured(mine, "list")
+    assert code == 0 and "editor-choice" in out, out
+    assert "not approved" not in out and "trust" not in out, out  # the person's edit, in force
+    assert peak < 100, f"list took {peak} MB after the person's edit of vault.toml"

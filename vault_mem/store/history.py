@@ -676,16 +676,19 @@ def known_tips(repo: GitRepo) -> list[str]:
     return _commits(repo, _tip_names(repo, own=True))
 
 
-def seen_elsewhere(repo: GitRepo, blob: str) -> bool:
+def seen_elsewhere(repo: GitRepo, blob: str, prefix: str) -> bool:
     """Did a commit not made on this machine (:mod:`vault_mem.store.provenance`'s record) ever
-    hold ``blob``, at any path, among the commits this repository names (:func:`known_tips`)?
-    Then those bytes arrived from elsewhere, whoever puts them in the work tree. One ``git
-    log`` over the history, asked only for a file that is not approved yet."""
+    hold ``blob``, at a path of the vault at ``prefix`` (its top files, its memory files:
+    :func:`memory_pathspecs`, which git lists of any commit in bounded memory), among the commits
+    this repository names (:func:`known_tips`)? Then those bytes arrived from elsewhere, whoever
+    puts them in the work tree. One ``git log`` over the history, asked only for a file that is
+    not approved yet."""
     tips = known_tips(repo)
     if not tips:
         return False
-    out = repo.run("log", "--stdin", "--no-renames", "--format=%H", f"--find-object={blob}",
-                   input="".join(f"{c}\n" for c in tips).encode("ascii"), cwd=repo.toplevel)
+    out = repo.run("log", "--stdin", "--no-renames", "--format=%H", f"--find-object={blob}", "--full-history",
+                   "--", *memory_pathspecs(prefix), input="".join(f"{c}\n" for c in tips).encode("ascii"),
+                   cwd=repo.toplevel)
     local = recorded(repo.common_dir)[1]
     return any(c not in local for c in out.split())
 
