@@ -188,3 +188,19 @@ def test_the_persons_settings_edit_beside_a_fetched_tree_bomb_is_checked_bounded
     assert code == 0 and "editor-choice" in out, out
     assert "not approved" not in out and "trust" not in out, out  # the person's edit, in force
     assert peak < 100, f"list took {peak} MB after the person's edit of vault.toml"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="peak RSS from getrusage")
+def test_trust_after_a_sync_refused_a_tree_bomb_answers_bounded(tmp_path):
+    """After a sync refused the bomb, `vault-mem trust` (what the person runs to see what waits)
+    listed every path the fetched commits changed and looked each up as a file to approve (the
+    bomb's files need approval: no memory file is that deep): ~400 MB and minutes, one level
+    deeper for good. No sync takes commits over the bound whatever is approved, so nothing of
+    them waits; the count is made tree by tree first."""
+    mine, peer = person_and_peer(tmp_path)
+    _push_tree_bomb(peer, _WIDTH, 2)
+    assert cli("sync", "--vault", str(mine)).returncode == 1
+    code, peak, out = _measured(mine, "trust")
+    assert code == 0, out
+    assert "bomb" not in out, out
+    assert peak < 100, f"trust took {peak} MB"

@@ -33,6 +33,7 @@ __all__ = [
     "blob_versions",
     "case_collision",
     "changed_count",
+    "MAX_INCOMING_PATHS",
     "changes_outside",
     "changed_entries",
     "changed_paths",
@@ -994,6 +995,13 @@ def entry_modes(repo: GitRepo, commit: str, paths: list[str]) -> dict[str, str]:
         return {}
     return _ls_tree_modes(_ls_tree(repo, commit, paths))
 
+
+#: Most paths one sync takes from the remote. The files are written and indexed one at a time
+#: (memory stays bounded whatever comes), but each costs a write, a stat and an index row, and
+#: a peer's 100k-file commit would hold every clone's sync (and its disk: up to this many times
+#: the file size limit) for as long as it runs. A vault that really changes this much at once
+#: (a large import) is integrated by hand with git, once.
+MAX_INCOMING_PATHS = 20_000
 
 #: a folder's mode in a tree object
 _TREE_MODE = b"40000"

@@ -39,6 +39,7 @@ from vault_mem.store.gitfiles import unapproved_git_files
 from vault_mem.store.history import (
     blob_sizes,
     case_collision,
+    MAX_INCOMING_PATHS,
     changed_count,
     changed_entries,
     changed_paths,
@@ -56,12 +57,6 @@ from vault_mem.vault.steps import write_journal
 
 log = logging.getLogger("vault_mem.sync.replay")
 
-#: Most paths one sync takes from the remote. The files are written and indexed one at a time
-#: (memory stays bounded whatever comes), but each costs a write, a stat and an index row, and
-#: a peer's 100k-file commit would hold every clone's sync (and its disk: up to this many times
-#: the file size limit) for as long as it runs. A vault that really changes this much at once
-#: (a large import) is integrated by hand with git, once.
-MAX_INCOMING_PATHS = 20_000
 #: Most bytes of files one sync writes (the sum over the incoming paths, each counted). Git stores
 #: a blob once however many paths name it, so a push of one 80 KB blob under 20,000 names (a
 #: pack of ~300 KB) had every clone write 1.6 GB and index it for as long as that took; this
