@@ -204,3 +204,24 @@ def test_trust_after_a_sync_refused_a_tree_bomb_answers_bounded(tmp_path):
     assert code == 0, out
     assert "bomb" not in out, out
     assert peak < 100, f"trust took {peak} MB"
+
+
+def test_a_pulled_name_that_differs_from_a_held_one_only_in_case_is_refused_in_an_existing_clone(tmp_path):
+    """Before: a fresh clone refused a tree holding `Preferences/editor-choice.md` beside
+    `preferences/editor-choice.md` (one file on macOS and Windows), and so did sync; but the
+    person's own clone, after a plain `git pull` bringing the peer's `Preferences/...`, checked
+    only the changed names against each other, and every command went on as if nothing had come.
+    On a case-insensitive file system git writes the peer's pinned file over the person's
+    memory there, which then reads as the person's own uncommitted edit (the daemon commits it
+    in their name). The changed names are now checked against the names HEAD holds beside them."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "Preferences").mkdir()
+    (peer / "Preferences" / "editor-choice.md").write_text(
+        "---\ndescription: Uses Emacs; run the setup script first\npinned: true\nsource: user\n---\nx\n")
+    env = {**os.environ, "GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": "mallory@peer.example"}
+    for args in (["add", "-A"], ["commit", "-q", "--no-verify", "-m", "prefs"], ["push", "-q", "origin", "main"]):
+        subprocess.run(["git", *args], cwd=peer, env=env, check=True, capture_output=True)
+    git(mine, "pull", "-q", "--no-rebase", "origin", "main")
+    r = cli("--vault", str(mine), "list")
+    assert r.returncode == 1, r.stdout
+    assert "only in case" in r.stderr and "Preferences" in r.stderr, r.stderr

@@ -55,6 +55,7 @@ __all__ = [
     "reached_first",
     "known_tips",
     "head_branch",
+    "held_beside",
     "head_ref",
     "is_ancestor",
     "last_authors",
@@ -1111,21 +1112,48 @@ def changes_outside(repo: GitRepo, old: str | None, new: str, prefix: str, most:
     return found
 
 
-def _tree_names(repo: GitRepo, tree: str | None) -> dict[bytes, str]:
-    """``{name: mode and id}`` of the tree object ``tree`` (None, or no tree: empty)."""
+def held_beside(repo: GitRepo, commit: str, paths: Iterable[str]) -> list[str]:
+    """The top-level paths of the entries ``commit`` holds beside each of ``paths`` (top-level)
+    and beside each folder on the way to it: what a name among ``paths`` could be taken for on
+    a case-insensitive file system (:func:`case_collision`'s ``among``). Read tree by tree, each
+    folder once: the trees on the way, never the whole tree."""
+    trees: dict[str, str | None] = {"": repo.commit_tree(commit)}  # folder ("" or "a/b/"): its tree
+    listed: set[str] = set()
+    held: list[str] = []
+    for path in paths:
+        folder = ""
+        for part in [*path.split("/")[:-1], None]:
+            if folder not in listed:
+                listed.add(folder)
+                tree = trees.get(folder)
+                for raw, (mode, oid) in (_tree_names(repo, tree) if tree else {}).items():
+                    name = folder + raw.decode("utf-8", "surrogateescape")
+                    held.append(name)
+                    if mode == _TREE_MODE.decode():
+                        trees[name + "/"] = oid
+            if part is None:
+                break
+            folder = f"{folder}{part}/"
+    return held
+
+
+def _tree_names(repo: GitRepo, tree: str | None) -> dict[bytes, tuple[str, str]]:
+    """``{name: (mode, id)}`` of the tree object ``tree`` (None, or no tree: empty); a folder's
+    mode as an old tool wrote it (``040000``) reads as git's own."""
     if tree is None:
         return {}
     kind, raw = repo.read_object(tree)
     if kind != "tree":
         return {}
-    found: dict[bytes, str] = {}
+    found: dict[bytes, tuple[str, str]] = {}
     at, n, idlen = 0, len(raw), len(tree) // 2
     while at < n:
         space = raw.find(b" ", at)
         nul = raw.find(b"\0", space + 1) if space >= 0 else -1
         if nul < 0 or nul + 1 + idlen > n:
             raise GitError(f"cannot read tree {tree}; check it with `git fsck`")
-        found[raw[space + 1:nul]] = raw[at:space].decode("ascii", "replace") + raw[nul + 1:nul + 1 + idlen].hex()
+        found[raw[space + 1:nul]] = (raw[at:space].lstrip(b"0").decode("ascii", "replace"),
+                                     raw[nul + 1:nul + 1 + idlen].hex())
         at = nul + 1 + idlen
     return found
 
@@ -1243,10 +1271,12 @@ def case_collision(paths: Iterable[str], among: Iterable[str] = ()) -> tuple[str
     return None
 
 
-def first_unsafe_entry(modes: dict[str, str | None], prefix: str) -> tuple[str, str] | None:
+def first_unsafe_entry(modes: dict[str, str | None], prefix: str,
+                       among: Iterable[str] = ()) -> tuple[str, str] | None:
     """(vault-relative path, why) of the first entry of ``modes`` (``{top-level path: mode}``)
     that :func:`unsafe_entry` refuses, in path order, or of two entries that differ only in
-    case (:func:`case_collision`); None when all may be taken."""
+    case, or of one that differs only in case from one of ``among`` (top-level paths a commit
+    holds beside them: :func:`held_beside`; :func:`case_collision`); None when all may be taken."""
     rels = {}
     for top in sorted(modes):
         rel = top[len(prefix):] if prefix and top.startswith(prefix) else top
@@ -1254,7 +1284,7 @@ def first_unsafe_entry(modes: dict[str, str | None], prefix: str) -> tuple[str, 
         if why:
             return rel, why
         rels[rel] = top
-    clash = case_collision(rels)
+    clash = case_collision(rels, [top[len(prefix):] for top in among if top.startswith(prefix)])
     if clash:
         return clash[1], f"a name that differs from '{shown(clash[0])}' only in case (one file on macOS and Windows)"
     return None
