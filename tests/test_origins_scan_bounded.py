@@ -41,7 +41,7 @@ PAST, FUTURE = int(time.time()) - 3600, int(time.time()) + 3600
 def _reference(ws, ids, tips: list[str], seen: list[str]) -> dict[str, tuple[str, str]]:
     """The scan before this change, whole-history in memory, as it was (origins empty before)."""
     repo = ws.repo
-    found = list(history.introductions(repo, tips, seen))
+    found = list(history.introductions(repo, tips, seen, history.memory_pathspecs(ws.prefix)))
     givers: dict[str, list[tuple[str, str, int]]] = {}
     for commit, email, _name, when, _parents, blobs in found:
         for blob in dict.fromkeys(blobs):

@@ -123,6 +123,15 @@ def run_git(*args: str, cwd: Path | None = None, input: bytes | None = None, env
         raise GitError(f"git {args[0]} did not finish within {timeout:g} s") from exc
 
 
+def files_in(folder: str) -> str:
+    """The pathspec of the files directly in ``folder`` (top-level relative, ``""``: the top),
+    never those of the folders below it: git lists them reading that folder's tree alone. git
+    lists a commit's changes whole before printing one, and a tree that names one subtree many
+    times holds any number of paths for the few objects a push carries."""
+    escaped = "".join("\\" + c if c in "\\*?[" else c for c in folder)
+    return f":(glob){escaped}/*" if folder else ":(glob)*"
+
+
 class GitRepo(GitObjects, GitRefs, GitIndex):
     """The repository that holds a vault (found from any path inside its work tree).
 
@@ -365,7 +374,10 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         found: dict[str, tuple[int | None, bool]] = {}
         if not want or self.head() is None:
             return found
-        folders = sorted({p.split("/", 1)[0] if "/" in p else "." for p in want})
+        # the files of each path's own folder, never the folders below it (files_in): a peer's
+        # commit adding a folder that names one folder 600 times, taken by a sync with the commit
+        # deleting it, made this walk list 360,000 paths on its way to an older memory's commit
+        folders = sorted({files_in(p.rsplit("/", 1)[0] if "/" in p else "") for p in want})
         try:
             proc = subprocess.Popen(
                 [program("git"), "-c", "core.quotePath=false", "log", "--no-renames", "--name-only",

@@ -29,7 +29,7 @@ from vault_mem.errors import GitError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_name, is_memory_path, validate_key
 from vault_mem.store.git import GitRepo
-from vault_mem.store.history import blob_sizes, changed_paths, merge_base
+from vault_mem.store.history import MAX_INCOMING_PATHS, blob_sizes, changed_count, changed_paths, merge_base
 from vault_mem.store.trust import approve_git_files, approved_git_files, file_version
 from vault_mem.store.worktree import config_values
 
@@ -112,6 +112,11 @@ def incoming_git_files(repo: GitRepo, prefix: str, local: str, remote_tip: str) 
     the common ancestor with ``local``) changed to something ``local`` does not hold, in path order."""
     base = merge_base(repo, local, remote_tip)
     if not base or base == remote_tip:
+        return []
+    if changed_count(repo, base, remote_tip, MAX_INCOMING_PATHS) > MAX_INCOMING_PATHS:
+        # no sync takes them whatever is approved (it refuses them by count, first), and a
+        # peer's folder naming one folder many times (a few KB pushed) made `vault-mem trust`
+        # list its 360,000 paths and look each up: nothing of them waits for approval
         return []
     out = []
     for top in changed_paths(repo, base, remote_tip, prefix or "."):

@@ -21,7 +21,7 @@ from vault_mem.errors import GitError, HistoryDamagedError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.names import MAX_PATH_BYTES, email_key, fold, name_trouble, shown
 from vault_mem.store.arrivals import PER_WORKTREE, log_files, shared_log_files
-from vault_mem.store.git import GitRepo
+from vault_mem.store.git import GitRepo, files_in
 from vault_mem.store.gitobjects import STREAM_FROM
 from vault_mem.store.provenance import recorded, replayed_file, replayed_from
 
@@ -32,6 +32,9 @@ __all__ = [
     "blob_sizes",
     "blob_versions",
     "case_collision",
+    "changed_count",
+    "MAX_INCOMING_PATHS",
+    "changes_outside",
     "changed_entries",
     "changed_paths",
     "commit_messages",
@@ -46,16 +49,19 @@ __all__ = [
     "HEAD_FILES",
     "existing_commits",
     "introductions",
+    "LISTED_CHANGES",
+    "memory_pathspecs",
+    "WideCommitError",
     "reached_first",
     "known_tips",
     "head_branch",
+    "held_beside",
     "head_ref",
     "is_ancestor",
     "last_authors",
     "merge_changes",
     "log_entries",
     "merge_base",
-    "paths_in_range",
     "read_blobs",
     "remembered",
     "remote_url",
@@ -341,12 +347,20 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
     by_blob: dict[tuple[str, str], tuple[str, str, str]] = {}
     newest: dict[str, tuple[str, str, str]] = {}
     tree: dict[str, str] | None = None  # read at the walk's first commit: none, no tree asked (as before)
+    # a whole vault (its folder, or "." for the repository) is asked by its memory files' pathspecs:
+    # git lists a commit's changes whole before printing one, and a peer's commit adding a folder
+    # that names one folder 600 times (then one deleting it: no tree checked out holds it) made
+    # the next command after a sync list 360,000 paths (~600 MB)
+    folder = len(paths) == 1 and (paths[0] == "." or paths[0].endswith("/"))
     for i in range(0, len(paths), 2000):
-        # the whole repository is asked without a pathspec: matching one against every entry of
-        # every commit's diff tripled the time of a pass over a long history
-        spec = [] if paths == ["."] else ["--", *paths[i:i + 2000]]
+        if folder:
+            # every commit, as with no pathspec (--full-history --sparse: none simplified away)
+            magic = []
+            spec = ["--full-history", "--sparse", "--", *memory_pathspecs("" if paths[0] == "." else paths[0])]
+        else:
+            magic, spec = ["--literal-pathspecs"], ["--", *paths[i:i + 2000]]
         rs, fs = separators()
-        out = repo.stream("--literal-pathspecs", "-c", "core.quotePath=false", "log", "--no-renames", "--raw",
+        out = repo.stream(*magic, "-c", "core.quotePath=false", "log", "--no-renames", "--raw",
                           "--no-abbrev", f"--format={rs}%H{fs}{_who('%ae')}{fs}{_who('%an')}{fs}%P", new,
                           *([f"^{old}"] if old else []), *spec, cwd=repo.toplevel)
         try:
@@ -432,7 +446,8 @@ def _last_authors_record(head: list[str], changes: list[_RawChange], tree: dict[
 def merge_changes(repo: GitRepo, merges: list[str], pathspec: str
                   ) -> dict[str, tuple[tuple[str, str, str], list[tuple[str, str]], list[tuple[str, str]]]]:
     """``{merge: ((commit, author email, author name), [(path, blob) it added], [(path, old blob)
-    it deleted])}`` against its first parent, under ``pathspec``, for each of ``merges`` (what
+    it deleted])}`` against its first parent, of the memory files of the vault folder ``pathspec``
+    (``.``: the top; :func:`memory_pathspecs`), for each of ``merges`` (what
     :func:`last_authors`' walk diffs for no merge: a file a merge commit itself added, or a move
     made inside one): one ``git diff-tree --stdin`` for all of them."""
     if not merges:
@@ -440,7 +455,8 @@ def merge_changes(repo: GitRepo, merges: list[str], pathspec: str
     rs, fs = separators()
     out = _walk(repo, "-c", "core.quotePath=false", "diff-tree", "--stdin", "-r", "--raw", "--no-renames",
                 "--no-abbrev", "--diff-merges=first-parent", f"--format={rs}%H{fs}{_who('%ae')}{fs}{_who('%an')}",
-                "--", pathspec, input="".join(f"{m}\n" for m in merges).encode("ascii"), cwd=repo.toplevel)
+                "--", *memory_pathspecs("" if pathspec == "." else pathspec),
+                input="".join(f"{m}\n" for m in merges).encode("ascii"), cwd=repo.toplevel)
     found: dict[str, tuple[tuple[str, str, str], list[tuple[str, str]], list[tuple[str, str]]]] = {}
     for head, changes in _raw_log(out, rs, fs, 3):
         added = [(c.path, c.new_blob) for c in changes if c.status[:1] == "A"]
@@ -662,16 +678,19 @@ def known_tips(repo: GitRepo) -> list[str]:
     return _commits(repo, _tip_names(repo, own=True))
 
 
-def seen_elsewhere(repo: GitRepo, blob: str) -> bool:
+def seen_elsewhere(repo: GitRepo, blob: str, prefix: str) -> bool:
     """Did a commit not made on this machine (:mod:`vault_mem.store.provenance`'s record) ever
-    hold ``blob``, at any path, among the commits this repository names (:func:`known_tips`)?
-    Then those bytes arrived from elsewhere, whoever puts them in the work tree. One ``git
-    log`` over the history, asked only for a file that is not approved yet."""
+    hold ``blob``, at a path of the vault at ``prefix`` (its top files, its memory files:
+    :func:`memory_pathspecs`, which git lists of any commit in bounded memory), among the commits
+    this repository names (:func:`known_tips`)? Then those bytes arrived from elsewhere, whoever
+    puts them in the work tree. One ``git log`` over the history, asked only for a file that is
+    not approved yet."""
     tips = known_tips(repo)
     if not tips:
         return False
-    out = repo.run("log", "--stdin", "--no-renames", "--format=%H", f"--find-object={blob}",
-                   input="".join(f"{c}\n" for c in tips).encode("ascii"), cwd=repo.toplevel)
+    out = repo.run("log", "--stdin", "--no-renames", "--format=%H", f"--find-object={blob}", "--full-history",
+                   "--", *memory_pathspecs(prefix), input="".join(f"{c}\n" for c in tips).encode("ascii"),
+                   cwd=repo.toplevel)
     local = recorded(repo.common_dir)[1]
     return any(c not in local for c in out.split())
 
@@ -685,24 +704,39 @@ def existing_commits(repo: GitRepo, ids: list[str]) -> list[str]:
     return [w[0] for w in (line.split() for line in present.splitlines()) if len(w) == 2 and w[1] == "commit"]
 
 
-def _records(pieces: Iterable[bytes], rs: str) -> Iterator[str]:
+class _WideRecord(Exception):
+    """A record of more lines than :func:`_records` was told to hold."""
+
+
+def _records(pieces: Iterable[bytes], rs: str, max_lines: int | None = None) -> Iterator[str]:
     """The text of ``pieces`` (a git output read as it comes) cut into runs of whole records:
     each run ends before a record separator ``rs``, so a record is never split. Where git stops
-    at damaged history, what it printed is yielded before the error is raised."""
+    at damaged history, what it printed is yielded before the error is raised. With
+    ``max_lines``, :class:`_WideRecord` is raised as soon as the text since the last cut holds
+    more lines than that (one record's listing is then never held whole)."""
     sep = rs.encode("ascii")
     held: list[bytes] = []  # the pieces since the last cut (a long record: many, joined once)
+    lines = 0  # line ends in ``held``, counted only with ``max_lines``
     try:
         for piece in pieces:
             window = (held[-1][1 - len(sep):] if held and len(sep) > 1 else b"") + piece
             held.append(piece)
             cut = window.rfind(sep)
             if cut < 0:
+                if max_lines is not None:
+                    lines += piece.count(b"\n")
+                    if lines > max_lines:
+                        raise _WideRecord
                 continue
             joined = b"".join(held)
             at = len(joined) - len(window) + cut
             if at > 0:
                 yield joined[:at].decode("utf-8", "replace")
             held = [joined[at:]]
+            if max_lines is not None:
+                lines = held[0].count(b"\n")
+                if lines > max_lines:
+                    raise _WideRecord
     except HistoryDamagedError:
         # git stopped at damage: what it printed before is an answer (as _walk's ``partial``)
         if held:
@@ -712,28 +746,57 @@ def _records(pieces: Iterable[bytes], rs: str) -> Iterator[str]:
         yield b"".join(held).decode("utf-8", "replace")
 
 
-def introductions(repo: GitRepo, tips: list[str], seen: list[str]
+#: Most changes the origins scan takes of one commit (:func:`introductions`); past them it stops
+#: with :class:`WideCommitError` rather than hold them.
+LISTED_CHANGES = 50_000
+
+
+class WideCommitError(GitError):
+    """A commit whose listing under :func:`memory_pathspecs` passed :data:`LISTED_CHANGES`."""
+
+
+def memory_pathspecs(prefix: str) -> list[str]:
+    """Pathspecs of the files at the top of the vault at ``prefix`` and one folder below it (the
+    memory files, vault.toml, INDEX.md): git lists them reading the trees of those two levels
+    alone, whatever deeper folders hold. git lists a commit's changes path by path, and queues
+    them all before it prints one: a tree that names one subtree many times holds any number
+    of paths for the few objects a push carries (a peer's 30 KB push of a folder naming one
+    folder 600 times, each naming one file 600 times: 360,000 paths, ~100 MB of git's; a
+    third level runs until memory is gone)."""
+    top = files_in(prefix.rstrip("/"))  # ":(glob)FOLDER/*": its files; then those of each folder in it
+    return [top, top.removesuffix("*") + "*/*"]
+
+
+def introductions(repo: GitRepo, tips: list[str], seen: list[str], narrow: list[str]
                   ) -> Iterator[tuple[str, str, str, int, list[str], list[str]]]:
     """``(commit, author email, author name, committer time, parents, blobs)`` for each commit
-    reachable from ``tips`` and not from ``seen``, parents before children: the blobs it gives any path (a
-    merge: compared with its first parent; INDEX.md, which is generated, left out). One ``git
-    log``, read as it comes (:meth:`~vault_mem.store.git.GitRepo.stream`): held a few records at
-    a time, whatever the number of commits; ids of ``seen`` no longer in the repository are
-    dropped (a pruned reflog). git's failure raises once its output is read."""
+    reachable from ``tips`` and not from ``seen``, parents before children: the blobs it gives
+    the paths of the pathspecs ``narrow`` (:func:`memory_pathspecs`: what git can list of any
+    commit in bounded memory; a merge: compared with its first parent; INDEX.md, which is
+    generated, left out). One ``git log``, read as it comes
+    (:meth:`~vault_mem.store.git.GitRepo.stream`): held a few records at a time, whatever the
+    number of commits, and a commit's changes at most :data:`LISTED_CHANGES` (past them,
+    :class:`WideCommitError`); ids of ``seen`` no longer in the repository are dropped (a
+    pruned reflog). git's failure raises once its output is read."""
     if not tips:
         return
     seen = existing_commits(repo, seen)
     revs = "".join(f"{c}\n" for c in tips) + "".join(f"^{c}\n" for c in seen)
     rs, fs = separators()
+    # --full-history --sparse: every commit, whatever the pathspecs (their parents and arrivals count)
     out = repo.stream("-c", "core.quotePath=false", "log", "--stdin", "--reverse", "--topo-order", "--root",
-                      "--no-renames", "--raw", "--no-abbrev", "--diff-merges=first-parent",
-                      f"--format={rs}%H{fs}{_who('%ae')}{fs}%ct{fs}%P{fs}{_who('%an')}", input=revs.encode("ascii"),
-                      cwd=repo.toplevel)
-    for text in _records(out, rs):
-        for head, changes in _raw_log(text, rs, fs, 5):
-            blobs = [c.new_blob for c in changes if c.status[:1] in "AMT" and c.path.rsplit("/", 1)[-1] != INDEX_FILE]
-            yield (head[0], head[1].rstrip(" "), head[4].rstrip(" "), int(head[2]) if head[2].isdigit() else 0,
-                   head[3].split(), blobs)
+                      "--no-renames", "--raw", "--no-abbrev", "--diff-merges=first-parent", "--full-history",
+                      "--sparse", f"--format={rs}%H{fs}{_who('%ae')}{fs}%ct{fs}%P{fs}{_who('%an')}",
+                      "--", *narrow, input=revs.encode("ascii"), cwd=repo.toplevel)
+    try:
+        for text in _records(out, rs, max_lines=LISTED_CHANGES):
+            for head, changes in _raw_log(text, rs, fs, 5):
+                blobs = [c.new_blob for c in changes if c.status[:1] in "AMT" and c.path.rsplit("/", 1)[-1] != INDEX_FILE]
+                yield (head[0], head[1].rstrip(" "), head[4].rstrip(" "), int(head[2]) if head[2].isdigit() else 0,
+                       head[3].split(), blobs)
+    except _WideRecord:
+        out.close()  # stops git
+        raise WideCommitError(f"a commit changes more than {LISTED_CHANGES} of the vault's files") from None
 
 
 def reached_first(repo: GitRepo, tips: list[str], seen: list[str],
@@ -898,18 +961,6 @@ def paths_by_commit(repo: GitRepo, old: str | None, new: str, pathspec: str) -> 
     return found
 
 
-def paths_in_range(repo: GitRepo, old: str | None, new: str) -> list[str]:
-    """Every top-level path that the commits of ``new`` not in ``old`` touch (first parents),
-    each once: git's output read as it comes, so a path changed by each of 100,000 commits is
-    held once, not 100,000 times."""
-    out = repo.stream("log", "--format=", "--name-only", "--no-renames", "--diff-merges=first-parent",
-                      new, *([f"^{old}"] if old else []), cwd=repo.toplevel)
-    found: dict[str, None] = {}
-    for text in _records(out, "\n"):
-        found.update(dict.fromkeys(p for p in text.split("\n") if p))
-    return list(found)
-
-
 def current_branch(repo: GitRepo) -> str | None:
     """The short name of the branch HEAD is on (``main``), or None while HEAD is detached."""
     full = head_branch(repo)
@@ -970,6 +1021,167 @@ def entry_modes(repo: GitRepo, commit: str, paths: list[str]) -> dict[str, str]:
     if not paths:
         return {}
     return _ls_tree_modes(_ls_tree(repo, commit, paths))
+
+
+#: Most paths one sync takes from the remote. The files are written and indexed one at a time
+#: (memory stays bounded whatever comes), but each costs a write, a stat and an index row, and
+#: a peer's 100k-file commit would hold every clone's sync (and its disk: up to this many times
+#: the file size limit) for as long as it runs. A vault that really changes this much at once
+#: (a large import) is integrated by hand with git, once.
+MAX_INCOMING_PATHS = 20_000
+
+#: a folder's mode in a tree object
+_TREE_MODE = b"40000"
+#: the deepest folder a path of :data:`MAX_PATH_BYTES` can be in
+_DEEPEST = MAX_PATH_BYTES // 2
+
+
+def changed_count(repo: GitRepo, old: str | None, new: str, stop: int) -> int:
+    """How many paths (files, links, submodules) differ between commits ``old`` and ``new``
+    (``old`` None: every path ``new`` holds), counted up to ``stop`` + 1: once past ``stop`` the
+    count ends there. Read tree by tree, never asking git for the list: git queues every path
+    of a diff before it prints one, and a tree that names one subtree many times holds any
+    number of paths for a few objects (a peer's push of a few KB: a folder naming one folder 600
+    times, each naming one file 600 times, made every clone's sync list 360,000 paths, ~170 MB;
+    a third level runs until memory is gone). Each tree is read once, a subtree's path count
+    kept by its id: the work grows with the distinct trees read, never with the paths. Folders
+    nested deeper than any path may go (:data:`MAX_PATH_BYTES`: a name and a slash each) count
+    as past ``stop``."""
+    sizes: dict[str, int] = {}
+    width = len(new)
+
+    def entries(tree: str) -> dict[bytes, tuple[bytes, str]]:
+        """``{name: (mode, id)}`` of the tree object ``tree``."""
+        kind, raw = repo.read_object(tree)
+        if kind != "tree":
+            raise GitError(f"{tree} is a {kind}, not a tree")
+        found: dict[bytes, tuple[bytes, str]] = {}
+        at, n, idlen = 0, len(raw), width // 2
+        while at < n:
+            space = raw.find(b" ", at)
+            nul = raw.find(b"\0", space + 1) if space >= 0 else -1
+            if nul < 0 or nul + 1 + idlen > n:
+                raise GitError(f"cannot read tree {tree}; check it with `git fsck`")
+            # a folder's mode as an old tool wrote it ("040000") reads as git's own
+            found[raw[space + 1:nul]] = (raw[at:space].lstrip(b"0"), raw[nul + 1:nul + 1 + idlen].hex())
+            at = nul + 1 + idlen
+        return found
+
+    def size(tree: str, depth: int) -> int:
+        if depth > _DEEPEST:
+            return stop + 1
+        if tree not in sizes:
+            total = 0
+            for mode, oid in entries(tree).values():
+                total += size(oid, depth + 1) if mode == _TREE_MODE else 1
+                if total > stop:
+                    break
+            sizes[tree] = min(total, stop + 1)
+        return sizes[tree]
+
+    def one(entry: tuple[bytes, str] | None, depth: int) -> int:
+        if entry is None:
+            return 0
+        return size(entry[1], depth) if entry[0] == _TREE_MODE else 1
+
+    def differ(a: str | None, b: str, depth: int = 0) -> int:
+        if a == b:
+            return 0
+        if a is None:
+            return size(b, depth)
+        if depth > _DEEPEST:
+            return stop + 1
+        olds, news = entries(a), entries(b)
+        total = 0
+        for name in {*olds, *news}:
+            was, now = olds.get(name), news.get(name)
+            if was == now:
+                continue
+            if was is not None and now is not None and was[0] != _TREE_MODE != now[0]:
+                total += 1  # a file changed (or made a link): one path
+            elif was is not None and now is not None and was[0] == now[0] == _TREE_MODE:
+                total += differ(was[1], now[1], depth + 1)
+            else:
+                total += one(was, depth + 1) + one(now, depth + 1)
+            if total > stop:
+                return stop + 1
+        return total
+
+    return min(differ(repo.commit_tree(old), repo.commit_tree(new)), stop + 1)
+
+
+def changes_outside(repo: GitRepo, old: str | None, new: str, prefix: str, most: int = 3) -> list[str]:
+    """Up to ``most`` paths outside the folder ``prefix`` (``sub/``) that a commit of ``new`` not
+    in ``old`` changed against its first parent (a folder is named where a whole one came or
+    went), read tree by tree along ``prefix``: each commit costs the trees on the way to the
+    folder, never a listing of what it changed (git queues a commit's every path before it
+    prints one, and a peer's folder naming one folder many times holds any number of them)."""
+    parts = [p.encode("utf-8", "surrogateescape") for p in prefix.strip("/").split("/")]
+    found: list[str] = []
+    for text in _records(repo.stream("rev-list", "--parents", new, *([f"^{old}"] if old else []),
+                                     cwd=repo.toplevel), "\n"):
+        for line in text.split("\n"):
+            ids = line.split()
+            if not ids:
+                continue
+            a, b = (repo.commit_tree(ids[1]) if len(ids) > 1 else None), repo.commit_tree(ids[0])
+            at = ""
+            for part in parts:
+                olds, news = _tree_names(repo, a), _tree_names(repo, b)
+                found += [at + name.decode("utf-8", "replace") for name in sorted({*olds, *news})
+                          if name != part and olds.get(name) != news.get(name)][:most - len(found)]
+                a, b, at = olds.get(part), news.get(part), at + part.decode("utf-8", "replace") + "/"
+                if len(found) >= most or a == b:
+                    break
+            if len(found) >= most:
+                return found
+    return found
+
+
+def held_beside(repo: GitRepo, commit: str, paths: Iterable[str]) -> list[str]:
+    """The top-level paths of the entries ``commit`` holds beside each of ``paths`` (top-level)
+    and beside each folder on the way to it: what a name among ``paths`` could be taken for on
+    a case-insensitive file system (:func:`case_collision`'s ``among``). Read tree by tree, each
+    folder once: the trees on the way, never the whole tree."""
+    trees: dict[str, str | None] = {"": repo.commit_tree(commit)}  # folder ("" or "a/b/"): its tree
+    listed: set[str] = set()
+    held: list[str] = []
+    for path in paths:
+        folder = ""
+        for part in [*path.split("/")[:-1], None]:
+            if folder not in listed:
+                listed.add(folder)
+                tree = trees.get(folder)
+                for raw, (mode, oid) in (_tree_names(repo, tree) if tree else {}).items():
+                    name = folder + raw.decode("utf-8", "surrogateescape")
+                    held.append(name)
+                    if mode == _TREE_MODE.decode():
+                        trees[name + "/"] = oid
+            if part is None:
+                break
+            folder = f"{folder}{part}/"
+    return held
+
+
+def _tree_names(repo: GitRepo, tree: str | None) -> dict[bytes, tuple[str, str]]:
+    """``{name: (mode, id)}`` of the tree object ``tree`` (None, or no tree: empty); a folder's
+    mode as an old tool wrote it (``040000``) reads as git's own."""
+    if tree is None:
+        return {}
+    kind, raw = repo.read_object(tree)
+    if kind != "tree":
+        return {}
+    found: dict[bytes, tuple[str, str]] = {}
+    at, n, idlen = 0, len(raw), len(tree) // 2
+    while at < n:
+        space = raw.find(b" ", at)
+        nul = raw.find(b"\0", space + 1) if space >= 0 else -1
+        if nul < 0 or nul + 1 + idlen > n:
+            raise GitError(f"cannot read tree {tree}; check it with `git fsck`")
+        found[raw[space + 1:nul]] = (raw[at:space].lstrip(b"0").decode("ascii", "replace"),
+                                     raw[nul + 1:nul + 1 + idlen].hex())
+        at = nul + 1 + idlen
+    return found
 
 
 def changed_entries(repo: GitRepo, old: str | None, new: str, pathspec: str) -> dict[str, tuple[str, str] | None]:
@@ -1085,10 +1297,12 @@ def case_collision(paths: Iterable[str], among: Iterable[str] = ()) -> tuple[str
     return None
 
 
-def first_unsafe_entry(modes: dict[str, str | None], prefix: str) -> tuple[str, str] | None:
+def first_unsafe_entry(modes: dict[str, str | None], prefix: str,
+                       among: Iterable[str] = ()) -> tuple[str, str] | None:
     """(vault-relative path, why) of the first entry of ``modes`` (``{top-level path: mode}``)
     that :func:`unsafe_entry` refuses, in path order, or of two entries that differ only in
-    case (:func:`case_collision`); None when all may be taken."""
+    case, or of one that differs only in case from one of ``among`` (top-level paths a commit
+    holds beside them: :func:`held_beside`; :func:`case_collision`); None when all may be taken."""
     rels = {}
     for top in sorted(modes):
         rel = top[len(prefix):] if prefix and top.startswith(prefix) else top
@@ -1096,7 +1310,7 @@ def first_unsafe_entry(modes: dict[str, str | None], prefix: str) -> tuple[str, 
         if why:
             return rel, why
         rels[rel] = top
-    clash = case_collision(rels)
+    clash = case_collision(rels, [top[len(prefix):] for top in among if top.startswith(prefix)])
     if clash:
         return clash[1], f"a name that differs from '{shown(clash[0])}' only in case (one file on macOS and Windows)"
     return None

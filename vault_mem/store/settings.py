@@ -313,7 +313,7 @@ def _own_edit(repo: GitRepo, prefix: str, blob: str, state_dir: Path) -> bool:
     if any(repo.blob_at(tip, prefix + CONFIG_FILE) == blob for tip in tips):
         return False
     try:
-        return not seen_elsewhere(repo, blob)
+        return not seen_elsewhere(repo, blob, prefix)
     except GitError:
         return False
 

@@ -70,6 +70,7 @@ from vault_mem.store.health import (
 from vault_mem.store.history import (
     changed_entries,
     first_unsafe_entry,
+    held_beside,
     head_branch,
     tree_entries,
 )
@@ -350,6 +351,7 @@ class Workspace:
             return
         pathspec = self.prefix or "."
         modes: dict[str, str | None] | None = None
+        incremental = False
         if isinstance(seen, str) and len(seen) in (40, 64) and all(c in "0123456789abcdef" for c in seen):
             # the paths changed since, with their modes: one diff-tree, whatever their number (it
             # fails when that commit is gone, a gc's, and the whole tree is checked instead: a
@@ -357,6 +359,7 @@ class Workspace:
             try:
                 modes = {p: e[0] for p, e in changed_entries(self.repo, seen, head, pathspec).items()
                          if e is not None}
+                incremental = True
             except GitError:
                 modes = None
         if modes is None:
@@ -372,7 +375,11 @@ class Workspace:
                     "`git fsck` names it: restore it from a clone or a backup (or re-clone), then retry")
                 self.notices.append(self._head_problem)
                 return
-        found = first_unsafe_entry(modes, self.prefix)
+        # the changed names against the names HEAD holds beside them (a checkout of the whole tree
+        # compares them all already): a plain `git pull` of a peer's `Preferences/editor-choice.md`
+        # beside the person's `preferences/` passed here, and on macOS or Windows git writes the
+        # peer's file over the person's, which then reads as the person's own uncommitted edit
+        found = first_unsafe_entry(modes, self.prefix, held_beside(self.repo, head, modes) if incremental else ())
         if found:
             rel, why = found
             # the entry as git holds it: the vault's own folder (a teammate's gitlink at `memory`)

@@ -60,13 +60,13 @@ from vault_mem.model.policy import describe_secrets
 from vault_mem.store.attributes import protect
 from vault_mem.store.git import damage_in, damaged_history_message
 from vault_mem.store.history import (
+    changes_outside,
     commits_with_parents,
     count_commits,
     current_branch,
     incoming_commits,
     merge_base,
     paths_by_commit,
-    paths_in_range,
     remembered,
     remote_url,
     update_ref,
@@ -85,7 +85,7 @@ from vault_mem.store.network import (
 )
 from vault_mem.store.upstream import note_stopped, replaced_history
 from vault_mem.store.worktree import ensure_upstream
-from vault_mem.sync.replay import MAX_COMMIT_BYTES, Replay
+from vault_mem.sync.replay import MAX_COMMIT_BYTES, Replay, check_incoming_count
 from vault_mem.sync.report import SyncReport
 from vault_mem.vault.authors import displaced_by_peers
 from vault_mem.vault.core import Vault
@@ -375,6 +375,9 @@ def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport) -> tupl
         if not base:
             note_stopped(vault.state_dir, report.remote, report.branch)  # every command says so
             raise SyncError("unsafe", replaced_history(report.remote, report.branch, remote_tip, vault.root))
+    if remote_tip is not None and base != remote_tip:
+        # first: what git is asked next lists every path the remote's commits change
+        check_incoming_count(repo, local, remote_tip)
     if vault.prefix:
         # inside a larger repository: integrate and publish vault-only history, nothing else
         outside = _outside(repo, vault.prefix, base, local)
@@ -447,7 +450,7 @@ def check_outgoing(vault: Vault, remote_tip: str | None, local: str | None, name
 
 
 def _outside(repo, prefix: str, a: str | None, b: str) -> list[str]:
-    return [p for p in paths_in_range(repo, a, b) if not p.startswith(prefix)]
+    return changes_outside(repo, a, b, prefix)
 
 
 # -- the daemon's schedule ------------------------------------------------------------------

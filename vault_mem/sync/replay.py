@@ -39,6 +39,8 @@ from vault_mem.store.gitfiles import unapproved_git_files
 from vault_mem.store.history import (
     blob_sizes,
     case_collision,
+    MAX_INCOMING_PATHS,
+    changed_count,
     changed_entries,
     changed_paths,
     incoming_commits,
@@ -55,12 +57,6 @@ from vault_mem.vault.steps import write_journal
 
 log = logging.getLogger("vault_mem.sync.replay")
 
-#: Most paths one sync takes from the remote. The files are written and indexed one at a time
-#: (memory stays bounded whatever comes), but each costs a write, a stat and an index row, and
-#: a peer's 100k-file commit would hold every clone's sync (and its disk: up to this many times
-#: the file size limit) for as long as it runs. A vault that really changes this much at once
-#: (a large import) is integrated by hand with git, once.
-MAX_INCOMING_PATHS = 20_000
 #: Most bytes of files one sync writes (the sum over the incoming paths, each counted). Git stores
 #: a blob once however many paths name it, so a push of one 80 KB blob under 20,000 names (a
 #: pack of ~300 KB) had every clone write 1.6 GB and index it for as long as that took; this
@@ -75,6 +71,23 @@ MAX_INCOMING_BYTES = 64 * 1024 * 1024
 MAX_COMMIT_BYTES = 1024 * 1024
 #: a tree's mode of a file committed executable (a regular file all the same: taken)
 EXECUTABLE = "100755"
+
+
+def check_incoming_count(repo, local: str, remote_tip: str) -> None:
+    """Refuse, before any listing of them, the remote's commits when they change more than
+    :data:`MAX_INCOMING_PATHS` paths of the repository against ``local``: counted tree by tree
+    and stopped there (:func:`~vault_mem.store.history.changed_count`), so a peer's tree that
+    names one folder many times (a few KB pushed, any number of paths) costs its distinct
+    trees, not its paths. Called first, before anything asks git what the commits change."""
+    if changed_count(repo, local, remote_tip, MAX_INCOMING_PATHS) > MAX_INCOMING_PATHS:
+        raise _too_many(remote_tip, f"more than {MAX_INCOMING_PATHS}")
+
+
+def _too_many(remote_tip: str, count: str) -> SyncError:
+    return SyncError("unsafe", f"the remote's commits (tip {remote_tip[:10]}) change {count} files, more than one "
+                     f"sync takes ({MAX_INCOMING_PATHS}); if that change is wanted (a large import), integrate "
+                     "it by hand once (`git pull --rebase`, then `vault-mem doctor`), else revert it on the "
+                     "remote; then sync again; nothing changed")
 
 
 class Replay:
@@ -152,10 +165,7 @@ class Replay:
         system or another clone cannot hold (``history.unsafe_entry``), two names that differ
         only in case; and what a peer must not make this machine do (:meth:`check_limits`)."""
         if len(incoming) > MAX_INCOMING_PATHS:
-            raise SyncError("unsafe", f"the remote's commits (tip {self.remote_tip[:10]}) change {len(incoming)} "
-                            f"files, more than one sync takes ({MAX_INCOMING_PATHS}); if that change is "
-                            "wanted (a large import), integrate it by hand once (`git pull --rebase`, then "
-                            "`vault-mem doctor`), else revert it on the remote; then sync again; nothing changed")
+            raise _too_many(self.remote_tip, str(len(incoming)))
         entries = self.entries = changed_entries(self.repo, self.local, self.remote_tip, self.prefix or ".")
         # every entry of the listing too, its name with its bytes kept: a name that is not UTF-8
         # is in ``incoming`` as U+FFFD (a printable character) and matched no entry, so a peer's
