@@ -576,7 +576,7 @@ L("ids", f"Terraform state shows aws_instance.web id i-0{_hex(16)} and sg-0{_hex
 L("ids", f"Request id from the 500: req_{_s(14)}; Stripe support asked for it")
 L("ids", f"Google Analytics: G-{_up(10)}, GTM-{_up(7)}")
 L("ids", f"Docker image id {_hex(12)}, built from {_hex(40)}")
-L("ids", f"Zoom meeting id 845 2231 9087 for the weekly sync")
+L("ids", "Zoom meeting id 845 2231 9087 for the weekly sync")
 L("ids", f"MAC aa:bb:cc:{_hex(2)}:{_hex(2)}:{_hex(2)} on vlan 20, IPv6 fe80::1c2b:{_hex(4)}:{_hex(4)}:{_hex(4)}")
 
 L("placeholder", "API_KEY=<your-api-key>\nDB_PASSWORD=<db-password>")

@@ -57,7 +57,7 @@ def plain_password(value: str) -> bool:
 # "Nimbus@4675", "Sparrow2927!"). is_wordy reads `Word-1234` as a name (`Release-2024`, `X-Access-Token`),
 # which it is anywhere but after a password's label.
 # (or two words joined, then the number: "quartz.walnut29", "meadow-Lark482")
-_WORD_NUMBER = lazy(r"(?P<word>[A-Za-z]{4,14}|[A-Za-z]{3,14}[-_.][A-Za-z]{3,14})(?P<joint>[-_.@#!$%&*+=]{0,2})(?P<number>[0-9]{2,8})[!?#@$%&*]{0,2}")
+_WORD_NUMBER = lazy(r"(?P<word>[^\W\d_]{4,14}|[^\W\d_]{3,14}[-_.][^\W\d_]{3,14})(?P<joint>[-_.@#!$%&*+=]{0,2})(?P<number>[0-9]{2,8})[!?#@$%&*]{0,2}")
 # two or three capitalised words run together and a number (`LanternGlacier1117`): a password
 # after a password's label, where a type's name ends in a size or a version (`HmacSha256`, `TokenV2`)
 _CAMEL_WORDS = lazy(r"(?:[A-Z][a-z]{2,9}){2,3}")
@@ -74,8 +74,9 @@ def word_and_number(value: str, *, joined: bool = False) -> bool:
     if not m:
         return False
     word, parts = m.group("word"), SEP.split(m.group("word"))
-    if len(m.group("number")) < (2 if len(parts) == 2 else 3):
-        return False  # (one word needs three digits: `Route66` is a name; two words and two digits are made)
+    if len(m.group("number")) < (2 if len(parts) == 2 or (m.group("joint") and len(word) >= 6) else 3):
+        return False  # (one word needs three digits: `Route66` is a name; two words and two digits are made,
+        # and so is one long word set apart from its two digits, `Kanelbulle_99`)
     return (not word.isupper() and all(p.islower() or p.istitle() for p in parts)
             and not any(p.lower() in STATE_WORDS for p in parts)
             and (not joined or bool(m.group("joint")) or len(parts) == 2 or value[-1] in "!?#@$%&*"))

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_judge import (
-    CODE_PARTS, COMMON_WORDS, NEAR_STOP, gives_example, judge, near_stop, password_shaped, random_groups,
+    CODE_PARTS, COMMON_WORDS, NEAR_STOP, gives_example, judge, near_stop, passphrase, password_shaped, random_groups,
     word_and_number,
 )
 from vault_mem.model.secret_names import (
@@ -349,6 +349,8 @@ def names_a_property(words: list[str], op: str) -> bool:
     before "is"/"are"/"was" (a colon or another language's sign word keeps its reading)."""
     if op.strip().lower() not in ("is", "are", "was") or not 1 <= len(words) <= 3:
         return False
+    if OWNER.match(" " + words[0]):
+        return False  # "wachtwoord voor de router is X": another language's "for" ties the value to it
     return all(w.isascii() and w.isalpha() and w.islower() and w not in _LINKING and w not in _SECRET_NOUNS
                for w in words)
 
@@ -480,7 +482,12 @@ def label_sign(tail: re.Match[str]) -> str:
     if op.endswith("=") and any(c.isalpha() for c in op):
         return "="
     op = op.split()[0] if " " in op else op  # "is still": the adverb says nothing of the value
+    if op.lower() == "to" and _POLISH_LABEL.search(tail.string, max(0, tail.start() - 8), tail.start()):
+        return "is"  # Polish writes "is" as "to" ("hasło do VPN to X"), not the English "set ... to X"
     return "is" if COPULA_WORD.fullmatch(op) else op
+
+
+_POLISH_LABEL = lazy(r"(?i:has[łl]o)\Z")
 
 
 def _name_of(text: str, end: int) -> str:
@@ -587,7 +594,9 @@ def judged_value(text: str, tail: re.Match[str], cls: str, *, flag: bool = False
     if op == "to" and text[tail.start():tail.start("op")].split()[:1] and \
             text[tail.start():tail.start("op")].split()[0].lower() in _PROPERTY_NOUNS:
         return None  # "we moved password hashing from bcrypt to argon2id": the label names the hashing
-    if op in ("-", "–", "—") and not (high_entropy(value) or (DASHED_VALUE.fullmatch(value) and credential_like(value))):
+    if op in ("-", "–", "—") and not (high_entropy(value) or (DASHED_VALUE.fullmatch(value) and credential_like(value))
+                                      or (cls == "password" and (word_and_number(value, joined=True) or passphrase(value)))):
+        # (after a password's label a person's password counts as after a colon: "Пароль — Вишня_Київ_2026")
         return None  # "Acme secret - X"; not arithmetic in code (`token - 1].content`)
     kind = judge(cls, "--" if flag and op == "" else op, value, quoted=quoted, code=code, ends=ends,
                   hint=quoted or raw[len(value):len(value) + 1] not in ("!", "?"))
