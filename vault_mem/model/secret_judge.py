@@ -29,7 +29,7 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["CODES_LABEL", "CODE_KINDS", "CODE_PARTS", "COMMON_WORDS", "address_word_before", "camel_password", "digest_input", "granted_uuid", "grants", "judge",
+__all__ = ["CODES_LABEL", "CODE_KINDS", "CODE_PARTS", "COMMON_WORDS", "address_word_before", "camel_password", "digest_input", "granted_uuid", "grants", "judge", "quoted_words",
            "name_before", "passphrase", "password_shaped", "plain_password", "prose_key",
            "public_word_before", "random_groups", "strong_unlabelled", "symbol_word_number",
            "two_words_number", "word_and_number"]
@@ -202,14 +202,29 @@ def _scrambled_part(value: str) -> bool:
     return any(_CASE_DIGIT_CASE.search(p) and not identifier_like(p) for p in value.rstrip(".,;)").split("."))
 
 
-def _quoted_words(value: str) -> bool:
-    """Four to eight words of lower-case letters, all but one of them common words, quoted after a
-    password's label: a passphrase, not a sentence (no word of prose, a state word at most one of five)."""
-    parts = value.strip("\"'`").split(" ")
-    return (4 <= len(parts) <= 8 and all(p.isalpha() and p.islower() and 3 <= len(p) <= 12 for p in parts)
-            and sum(p in COMMON_WORDS for p in parts) >= len(parts) - 1 and len(set(parts)) == len(parts)
-            and not is_sentence(parts) and sum(p in STATE_WORDS for p in parts) <= len(parts) // 5
-            and not any(p in CODE_PARTS for p in parts))
+def quoted_words(value: str) -> bool:
+    """Words quoted after a password's label: a passphrase, not a sentence (no word of prose, a
+    state word at most one of five). Four to eight lower-case words, all but one of them common;
+    or three to eight parts that a person's passphrase shows by its form: capitalised words
+    ("Cobble Heron Saturn"), or words with a number or a word-and-number among them
+    ("Puffin Lagoon 88", "PlumMaple8785 orbit 624")."""
+    parts = value.strip("\"'`").split()
+    if not 3 <= len(parts) <= 8 or len({p.lower() for p in parts}) != len(parts):
+        return False
+    words = [p for p in parts if p.isalpha()]
+    low = [w.lower() for w in words]
+    odd = [p for p in parts if not p.isalpha()]
+    if not words or any(not (w.islower() or w.istitle()) or not 3 <= len(w) <= 12 for w in words):
+        return False
+    if is_sentence(low) or any(w in CODE_PARTS for w in low) or sum(w in STATE_WORDS for w in low) > len(low) // 5:
+        return False
+    numbers = [p for p in odd if p.isdigit() and len(p) <= 6]
+    made = [p for p in odd if word_and_number(p) or camel_password(p)]
+    if len(numbers) + len(made) != len(odd) or len(numbers) > 1 or len(made) > 1:
+        return False
+    if made or (numbers and len(words) >= 2) or (len(words) >= 3 and all(w.istitle() for w in words)):
+        return True
+    return not odd and len(words) >= 4 and sum(w in COMMON_WORDS for w in low) >= len(low) - 1
 
 
 def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool, hint: bool = True) -> str | None:
@@ -222,7 +237,7 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
     """
     if "=" in value and analytics_cookies(value):
         return None  # `Cookie: _ga=GA1.2...`: a page's analytics cookie, whatever names it
-    if cls == "password" and quoted and op != "(" and _quoted_words(value):
+    if cls == "password" and quoted and op != "(" and quoted_words(value):
         return "password assignment"  # `passphrase "<word> <word> <word> <word> <word>"`: words quoted as the value
     if cls in ("password", "network") and op != "(" and (not code or op == "") and passphrase(value, signed=op != "" or quoted):
         # words made into a password: a dotted run is no code reference here (quotes sign it as a
