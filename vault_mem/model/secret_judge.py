@@ -161,6 +161,9 @@ def _dice_word(part: str) -> bool:
     return 3 <= len(part) <= 9 and sayable(part)
 
 
+_NUMBER_LAST = lazy(r"[-_.][0-9]{1,6}\Z")
+
+
 def passphrase(value: str, *, signed: bool = True) -> bool:
     """Common words made into a password (see above): three or more joined by ``-`` or ``_``,
     four or more by ``.``, or run together; with no sign before it (``signed=False``), four or
@@ -169,6 +172,16 @@ def passphrase(value: str, *, signed: bool = True) -> bool:
     from a longer list than BIP-39's."""
     value = value.strip("\"'`").rstrip(".,;:!?)")
     m = _JOINED_WORDS.fullmatch(value)
+    number = _NUMBER_LAST.search(value) if m is None and signed else None
+    if number:
+        # words and then a number as the last part ("purple-monkey-dishwasher-42"): the words judged
+        # as a passphrase, three of them at least whatever joins them
+        m = _JOINED_WORDS.fullmatch(value[:number.start()])
+        parts = value[:number.start()].split(m.group("sep")) if m else []
+        # (the number is a person's mark: half the words common or sayable is enough)
+        return len(parts) >= 3 and len(set(parts)) == len(parts) and sum(p in STATE_WORDS for p in parts) <= 1 \
+            and not any(p in CODE_PARTS for p in parts) and not is_sentence(parts) \
+            and 2 * sum(p in COMMON_WORDS or _dice_word(p) for p in parts) >= len(parts)
     if m:
         parts = value.split(m.group("sep"))
         # (with no sign before it, four words, every one common: `pw release-notes-draft` names a file)

@@ -589,7 +589,12 @@ def judged_value(text: str, tail: re.Match[str], cls: str, *, flag: bool = False
     # ("set SNYK_TOKEN to <uuid>": a variable named for a token set to a UUID, as `=` would)
     env_uuid = op == "to" and cls == "secret" and UUID.fullmatch(value) is not None \
         and ENV_NAME.fullmatch(_name_of(text, tail.start())) is not None
-    if op == "to" and not env_uuid and (quoted or text[tail.start() - 4:tail.start()].lower() == "pass" or not credential_like(value)):
+    # (a person's words and number after "the password to" are the password set: "changed the
+    # router password to purple-monkey-dishwasher-42", "reset it to Rhubarb-4904")
+    person = cls == "password" and not quoted and any(c.isdigit() for c in value) \
+        and (passphrase(value) or word_and_number(value, joined=True))
+    if op == "to" and not env_uuid and (quoted or text[tail.start() - 4:tail.start()].lower() == "pass"
+                                        or not (credential_like(value) or person)):
         return None  # "pass to fs.open" is the verb; "changed to 'X'" quotes a name, not a value
     if op == "to" and text[tail.start():tail.start("op")].split()[:1] and \
             text[tail.start():tail.start("op")].split()[0].lower() in _PROPERTY_NOUNS:

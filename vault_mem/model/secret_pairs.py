@@ -84,8 +84,10 @@ def two_line_logins(text: str) -> Iterator[Span]:
             if m and _USER_LINE.fullmatch(user) and m.group("pw") != user.strip() and (not site or "@" in user):
                 pw = m.group("pw")
                 # (letters run together and a year: twelve long at least, so `footer2024` is a name)
+                # (or words and a number joined as a person joins them: `Vpn-Harbor-1988`)
                 made = unguessable(pw) or (len(pw) >= 12 and pw.isalnum() and pw.rstrip("0123456789").isalpha()
-                                           and len(pw) - len(pw.rstrip("0123456789")) >= 4)
+                                           and len(pw) - len(pw.rstrip("0123456789")) >= 4) \
+                    or (len(SEP.split(pw)) >= 2 and word_and_number(pw, joined=True))
                 if made and not is_placeholder(pw, quoted=False) and not _LOGIN_LINE.search(pw):
                     start = offset + len(line) + 1 + len(lines[i + 1]) + 1 + m.start("pw")
                     yield "password assignment", start, start + len(pw)
@@ -312,7 +314,8 @@ _ACCOUNTS = ("(?i:root|admin|administrator|ubuntu|pi|postgres|sa|elastic|oracle|
              "|guest|operator|support)")
 _ACCOUNT_NAME = lazy(_ACCOUNTS)
 # `root:X`, `admin:X on the router`: an account every box has, a colon, a value no word could be
-_DEFAULT_ACCOUNT = lazy(r"(?<![\w/@:.-])" + _ACCOUNTS + r":(?P<value>[^\s:/@`'\"]{8,64})(?=[\s.,;)]|\Z)")
+# (or a slash, as a login is read out with no spaces: "admin/X at 192.168.0.1")
+_DEFAULT_ACCOUNT = lazy(r"(?<![\w/@:.-])" + _ACCOUNTS + r"[:/](?P<value>[^\s:/@`'\"]{8,64})(?=[\s.,;)]|\Z)")
 # `echo X | docker login --password-stdin`, `echo X | sudo -S ...`, `echo 'u:X' | chpasswd`: a value
 # piped into a command that reads a password from its input
 _PIPED = lazy(r"(?<![\w-])(?:echo|printf)(?:[ \t]{1,4}-[ne]{1,2})?[ \t]{1,4}[\"']?(?P<value>[^\s\"'|$`]{6,200})[\"']?[ \t]{0,4}\|"
@@ -335,7 +338,8 @@ _UNLABELLED = ((_USER_SLASH, (" / ", " — ", " – "), ()),
                (_ENCODED_PAIR, ("base64", "btoa", "b64encode", "encodetostring"), ()),
                (_PIPED, ("|",), ("stdin", "sudo", "chpasswd")),
                (_DEFAULT_ACCOUNT, ("root:", "admin", "ubuntu:", "pi:", "postgres:", "sa:", "elastic:", "oracle:", "ec2-user:",
-                                   "superuser:", "guest:", "operator:", "support:"), ()),
+                                   "superuser:", "guest:", "operator:", "support:", "root/", "ubuntu/", "pi/", "postgres/",
+                                   "sa/", "elastic/", "oracle/", "superuser/", "guest/", "operator/", "support/"), ()),
                (_USED_WITH, ("with",), _SIGN_IN_WORDS + ("authenticate", "ssh", "connect", "use")),
                (_USE_TO, ("use",), _SIGN_IN_WORDS + ("unlock", "decrypt", "open", "access", "authenticate", "sudo", "get in",
                                                  "enter")),
@@ -364,7 +368,7 @@ def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
                     # <word>.<word><digits>", "jdoe / <word>-<word><digits>"): no name is given so to a sign-in
                     yield "password given by its use", m.start("value"), m.start("value") + len(value)
                 elif pattern is _USER_SLASH and _ACCOUNT_NAME.fullmatch(m.group("user")) \
-                        and (passphrase(value) or _factory_password(value)):
+                        and (passphrase(value) or _factory_password(value) or word_and_number(value, joined=True)):
                     # an account every box has, then a generator's words ("admin / ember-cobalt-saffron-orbit"
                     # in a chat log) or a factory's printed password ("Administrator / J37H9HHK" on a
                     # server's tag): a slash after a user's name, as a login is read out
