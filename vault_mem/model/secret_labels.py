@@ -214,6 +214,10 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         # a config file's `Directive value` line (redis.conf `requirepass X`, msmtprc `password X`,
         # GeoIP.conf `LicenseKey X`): the name starts the line and the value ends it
         flag = flag or bool(tail and op == "" and config_directive(text, start, tail))
+        # a password's word then a quoted literal ("with password 'X'", fetchmail's `password 'X'`):
+        # the quotes mark a literal as a flag would, when it looks like a credential by itself
+        flag = flag or bool(tail and op == "" and cls == "password" and tail.group("value")[:1] in "\"'"
+                            and " " not in tail.group("value").strip("\"'") and credential_like(tail.group("value").strip("\"'")))
         # (a CJK word for password written against a word, "root密码 X", is a prose label as the word alone is)
         script = cls == "password" and SCRIPT_PASSWORD_END.search(name.lower()) is not None
         if tail and op == "" and not flag and not snake and not script and not (start == kw.start() and prose_key(text, start, cls)) \

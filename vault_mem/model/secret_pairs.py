@@ -319,7 +319,9 @@ _DEFAULT_ACCOUNT = lazy(r"(?<![\w/@:.-])" + _ACCOUNTS + r"[:/](?P<value>[^\s:/@`
 # `echo X | docker login --password-stdin`, `echo X | sudo -S ...`, `echo 'u:X' | chpasswd`: a value
 # piped into a command that reads a password from its input
 _PIPED = lazy(r"(?<![\w-])(?:echo|printf)(?:[ \t]{1,4}-[ne]{1,2})?[ \t]{1,4}[\"']?(?P<value>[^\s\"'|$`]{6,200})[\"']?[ \t]{0,4}\|"
-              r"[^\n]{0,160}?(?:-stdin|sudo[ \t]{1,4}-[a-z]{0,4}S|chpasswd|-passin[ \t]{1,4}stdin)")
+              r"[^\n]{0,160}?(?:-stdin|sudo[ \t]{1,4}-[a-z]{0,4}S|chpasswd|-passin[ \t]{1,4}stdin"
+              # (or a file for a password read from the input: `--from-file=password=/dev/stdin`)
+              r"|(?i:pass\w{0,10}|secret|token)[=:]/dev/stdin)")
 # `printf '%s' 'id:X' | base64`, `btoa('api:X')`, `b64encode(b"svc:X")`: a user and its password
 # joined by a colon and handed to base64 (HTTP Basic's form): the part after the colon
 # (the call may wrap the literal first: Go's `EncodeToString([]byte("u:X"))`, .NET's `ToBase64String(...GetBytes("u:X"))`)
@@ -360,6 +362,10 @@ def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
                         yield "key named by what it signs", m.start("value"), m.start("value") + len(value)
                     continue
                 if strong_unlabelled(value) and SEP.split(value, 1)[0].lower() not in NEAR_ID_PREFIXES:
+                    yield "password given by its use", m.start("value"), m.start("value") + len(value)
+                elif pattern is _PIPED and (word_and_number(value, joined=True) or passphrase(value)) \
+                        and not is_placeholder(value, quoted=True):
+                    # what a command reads as its password takes a person's words and number too
                     yield "password given by its use", m.start("value"), m.start("value") + len(value)
                 elif pattern in (_USED_WITH, _USER_SLASH, _USE_TO) and two_words_number(value) \
                         and SEP.split(value, 1)[0].lower() not in NEAR_ID_PREFIXES \
