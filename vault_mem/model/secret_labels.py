@@ -216,8 +216,11 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         flag = flag or bool(tail and op == "" and config_directive(text, start, tail))
         # a password's word then a quoted literal ("with password 'X'", fetchmail's `password 'X'`):
         # the quotes mark a literal as a flag would, when it looks like a credential by itself
+        # (not after the verb "pass": `pass "callback=" explicitly`, "Cannot pass 'force=True'")
+        literal = tail.group("value").strip("\"'") if tail else ""
         flag = flag or bool(tail and op == "" and cls == "password" and tail.group("value")[:1] in "\"'"
-                            and " " not in tail.group("value").strip("\"'") and credential_like(tail.group("value").strip("\"'")))
+                            and kw.group() != "pass" and " " not in literal and credential_like(literal)
+                            and any(c.isdigit() for c in literal) and any(c.isalpha() for c in literal))
         # (a CJK word for password written against a word, "root密码 X", is a prose label as the word alone is)
         script = cls == "password" and SCRIPT_PASSWORD_END.search(name.lower()) is not None
         if tail and op == "" and not flag and not snake and not script and not (start == kw.start() and prose_key(text, start, cls)) \

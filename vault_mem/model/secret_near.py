@@ -533,7 +533,9 @@ def judged_value(text: str, tail: re.Match[str], cls: str, *, flag: bool = False
         if app and 3 * sum(c in "aeiouy" for c in app.group()) < 16 and len(set(app.group().replace(" ", ""))) >= 9:
             return "password assignment", app.start(), app.end()
     phrase_named = text[max(0, tail.start() - 6):tail.start()].lower() == "phrase"
-    if cls == "password" and not quoted and op in (":", "is", "=", "->", "→", "-", "–", "—") and (assign_tail(tail) or phrase_named):
+    # (not after an adverb: "a shrink pass is just any function that ..." is prose)
+    if cls == "password" and not quoted and op in (":", "is", "=", "->", "→", "-", "–", "—") and (assign_tail(tail) or phrase_named) \
+            and len(tail.group("op").split()) <= 1:
         # right after the label ("passphrase: amber crisp lotus violin"), not after prose
         # ("password manager: bitwarden vault entries" names a tool), except after a passphrase's
         # word, which names words ("the passphrase for ~/.ssh/id_work is salon shed dream 90")

@@ -105,7 +105,7 @@ def new_values(text: str, low: str) -> Iterator[Span]:
         group = "value"
         if m.group("words") is not None:
             if " " in m.group("words").strip():
-                # a passphrase of words in quotes ("new one is 'Puffin Lagoon 88'"), not any quoted text
+                # a passphrase of words in quotes (capitalised words and a number), not any quoted text
                 if cls == "password" and quoted_words(m.group("words")):
                     yield "password assignment", m.start("words"), m.end("words")
                 continue
