@@ -161,7 +161,7 @@ def _dice_word(part: str) -> bool:
     return 3 <= len(part) <= 9 and sayable(part)
 
 
-_NUMBER_LAST = lazy(r"[-_.][0-9]{1,6}\Z")
+_NUMBER_LAST = lazy(r"[-_.][1-9][0-9]{1,5}\Z")  # (not an instance's index: `docker-compose-network-2`, `web-app-01`)
 
 
 def passphrase(value: str, *, signed: bool = True) -> bool:

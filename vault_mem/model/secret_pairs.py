@@ -363,6 +363,9 @@ def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
                     continue
                 if strong_unlabelled(value) and SEP.split(value, 1)[0].lower() not in NEAR_ID_PREFIXES:
                     yield "password given by its use", m.start("value"), m.start("value") + len(value)
+                elif pattern is _DEFAULT_ACCOUNT and password_shaped(value):
+                    # an account every box has, then a person's password with a symbol in it (`admin/X`)
+                    yield "password given by its use", m.start("value"), m.start("value") + len(value)
                 elif pattern is _PIPED and (word_and_number(value, joined=True) or passphrase(value)) \
                         and not is_placeholder(value, quoted=True):
                     # what a command reads as its password takes a person's words and number too
