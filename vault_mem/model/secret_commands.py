@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 import re
 from collections.abc import Iterator
 
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_judge import (
-    judge, near_stop, passphrase, password_shaped, strong_unlabelled, word_and_number,
+    judge, near_stop, passphrase, password_shaped, quoted_words, strong_unlabelled, word_and_number,
 )
 from vault_mem.model.secret_names import DIGEST, Span
 from vault_mem.model.secret_near import NAME_EQUALS
@@ -202,10 +203,14 @@ def command_credentials(text: str, low: str) -> Iterator[Span]:
                 # (a command named for passwords, `htpasswd -b file ops X`, takes nothing but one
                 # there: a person's `Juniper_4658` counts, as after a password's label)
                 named = "passw" in word.lower()
-                if j + 1 < len(words) and _positional(words[j]) and _positional(words[j + 1]) \
-                        and (strong_unlabelled(words[j + 1]) or (named and word_and_number(words[j + 1], joined=True))) \
-                        and words[j + 1] != words[j]:
-                    yield "password given to a command", tokens[j + 1].start(), tokens[j + 1].end()
+                # (the password quoted, as a shell needs it quoted for its symbols: `add_user ops 'X!y'`)
+                pw = words[j + 1][1:-1] if j + 1 < len(words) and len(words[j + 1]) > 2 and words[j + 1][0] in "'\"" \
+                    and words[j + 1][-1] == words[j + 1][0] else words[j + 1] if j + 1 < len(words) else ""
+                if j + 1 < len(words) and _positional(words[j]) and _positional(pw) \
+                        and (strong_unlabelled(pw) or password_shaped(pw) or (named and word_and_number(pw, joined=True))) \
+                        and pw != words[j]:
+                    at = tokens[j + 1].start() + words[j + 1].find(pw)
+                    yield "password given to a command", at, at + len(pw)
                     return
 
 
@@ -218,12 +223,17 @@ _FLAG_WORDS = (" -p", "\t-p", " /p", " -t", " -k", " -a", " -s", " -u", " /pass"
 _ATTACHED_P = lazy(r"-p(?P<value>[^\s\-][^\s]{5,200})")
 _WINDOWS_P = lazy(r"(?i:[/-](?:p|pw|pwd|pass|password|passwd)):(?P<value>[^\s]{1,200})")
 _TOKEN_FLAG = lazy(r"-[tkasTKAS]")
+_SPELLED_PASSWORD = lazy(r"(?i:[/-](?:password|passwd|pass|pwd))")
+# the flags that take a user and a password in one argument: `curl -u ops:X`, `lftp -u ops,X`,
+# Samba's `smbclient -U ops%X`, HTTPie's `http -a ops:X`
+_USER_PAIR_FLAGS = ("-u", "--user", "-U", "-a", "--auth")
+_VERSION_PART = lazy(r"[0-9]\.[0-9]")
 # Commands whose every password flag takes a password a person made (`sshpass -p X`, `openssl enc -k X`,
 # `openssl ... -pass pass:X`): there a person's `Juniper_4658` counts, as after a password's label
 _PASSWORD_COMMANDS = lazy(r"sshpass|openssl|htpasswd|[a-z0-9_-]{0,20}passwd|7za?|zip|unzip|unrar|rar|gpg2?")
 _OPENSSL_PASS = lazy(r"-(?:pass|passin|passout|k)")
 _PATTERN = lazy(r"[\[\]{}()]|\.\*|\]#")  # a glob's or regex's (zsh's `#compdef -P pip[0-9.]#`), not a password's
-_USER_AND_PASSWORD = lazy(r"[\w.@\\-]{1,64}[:,](?P<value>[^\s'\"]{6,200})")
+_USER_AND_PASSWORD = lazy(r"[\w.@\\-]{1,64}[:,%](?P<value>[^\s'\"]{6,200})")
 _KEY_AS_USER = lazy(r"(?P<value>[^\s:'\"]{16,200}):['\"]?")
 
 
@@ -274,6 +284,10 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
                 shaped = password_shaped(value) or (named and (word_and_number(value, joined=True) or joined_words(value) or (
                     len(value) >= 8 and credential_like(value) and not identifier_like(value)
                     and not is_placeholder(value, quoted=True))))
+                # (a flag spelled out as a password's, `/password:X` (wmic, schtasks' `/rp`), names its
+                # value as `password=X` does: any literal, not a variable, a prompt's `*` or a placeholder)
+                shaped = shaped or bool(windows and _SPELLED_PASSWORD.fullmatch(word.split(":", 1)[0]) and len(value) >= 6
+                                        and not value.startswith(("%", "$", "*", "<", "{")) and not is_placeholder(value, quoted=True))
                 # (a quoted value is the password even with a `=` in it; `/p:Configuration=Release`
                 # unquoted sets a property)
                 if shaped and not (NAME_EQUALS.match(value) and not quoted) and not _PATTERN.search(value):
@@ -283,12 +297,31 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
             if i + 1 >= len(tokens):
                 continue
             nxt = tokens[i + 1].group()
+            if word in _USER_PAIR_FLAGS:
+                # the user and the password in one argument (a person's words and number count: the
+                # pair says what the part after the user is)
+                m = _USER_AND_PASSWORD.fullmatch(nxt.strip("'\""))
+                pw = m.group("value") if m else ""
+                if m and (password_shaped(pw) or word_and_number(pw, joined=True) or joined_words(pw) or credential_like(pw)
+                          or (len(pw) >= 8 and sum(c.isalpha() for c in pw) >= 4 and any(c.isdigit() for c in pw)
+                              and _VERSION_PART.search(pw) is None)) \
+                        and not _PATTERN.search(pw) and not is_placeholder(pw, quoted=True):
+                    at = tokens[i + 1].start() + nxt.find(pw)
+                    yield "password given to a command", at, at + len(pw)
+                    continue
             passphrase = (word in _PASSPHRASE_FLAGS and _command_named(tokens, i, _PASSPHRASE_COMMANDS, first)) or (
                 word == "-c" and _command_named(tokens, i, _COMMUNITY_COMMANDS, first))
             person = (word in ("-p", "-P", "--pass") or _OPENSSL_PASS.fullmatch(word) is not None) \
                 and _command_named(tokens, i, _PASSWORD_COMMANDS, first)
             if word in ("-p", "-P", "--pass") or passphrase or person:
                 value = nxt.strip("\"'")  # (`zip -P X`, `sshpass -p X`: a port or a path is no password)
+                close = text.find(nxt[0], tokens[i + 1].start() + 1, end) if nxt[:1] in ("'", '"') and nxt[-1:] != nxt[:1] else -1
+                if close > 0 and (person or passphrase):
+                    # a passphrase of words quoted as one argument (`openssl enc -k 'Brine Ocelot Pluto 9'`)
+                    words_value = text[tokens[i + 1].start() + 1:close]
+                    if quoted_words(words_value):
+                        yield "password given to a command", tokens[i + 1].start() + 1, close
+                    continue
                 if person and value.startswith("pass:"):
                     value = value[5:]  # openssl's `-pass pass:X`; `env:NAME` and `file:path` name where it lives
                 # (snmp's `-A`/`-X` take nothing but a passphrase: any literal of its minimum length, 8)
@@ -310,12 +343,6 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
                 if m and _random_flag_value(m.group("value")):
                     at = tokens[i + 1].start() + nxt.find(m.group("value"))
                     yield "token given to a command", at, at + len(m.group("value"))
-            elif word in ("-u", "--user", "-U"):
-                # the user and the password in one argument (`curl -u ops:X`, `lftp -u ops,X`)
-                m = _USER_AND_PASSWORD.fullmatch(nxt.strip("'\""))
-                if m and password_shaped(m.group("value")) and not _PATTERN.search(m.group("value")):
-                    at = tokens[i + 1].start() + nxt.find(m.group("value"))
-                    yield "password given to a command", at, at + len(m.group("value"))
 
 
 # Commands that take a password as a positional argument: `htpasswd -b[c] <file> <user> <password>`,
@@ -323,22 +350,69 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
 _POSITIONAL = lazy(r"(?<![\w-])(?:htpasswd[ \t]{1,4}-[a-zA-Z]{0,4}b[a-zA-Z]{0,4}(?:[ \t]{1,4}-[a-zA-Z]{1,4})*"
                    r"(?P<hargs>(?:[ \t]{1,4}[^\s-][^\s]{0,300}){3})"
                    r"|(?i:net)[ \t]{1,4}(?i:use)(?P<nargs>(?:[ \t]{1,4}[^\s/][^\s]{0,300}){2,3})(?=[ \t]{1,4}/(?i:user|u):))")
+# (Windows takes the password anywhere among the arguments: after the user as well,
+# `net use Z: \\fs\share /user:CORP\ana <password> /persistent:yes`)
+_NET_USE_AFTER_USER = lazy(r"(?<![\w-])(?i:net)[ \t]{1,4}(?i:use)(?:[ \t]{1,4}[^\s/][^\s]{0,300}){1,2}[ \t]{1,4}/(?i:user|u):[^\s]{1,200}"
+                           r"(?P<uargs>[ \t]{1,4}[^\s/][^\s]{0,300})")
+# A command that stores a one-time-password secret takes it as its last argument, after the
+# account's name: YubiKey's `ykman oath accounts add [options] <name> <secret>` (base32, or hex
+# for HOTP), `oathtool [--totp|--hotp] <hex key>` (`-b` takes base32: secret_codes)
+_OTP_COMMAND = lazy(r"(?<![\w-])(?:ykman(?:[ \t]{1,4}-[^\s]{1,40}(?:[ \t]{1,4}[^\s-][^\s]{0,60})?)?[ \t]{1,4}oath"
+                    r"(?:[ \t]{1,4}accounts)?[ \t]{1,4}add|oathtool)(?P<args>(?:[ \t]{1,4}[^\s|;&<>]{1,300}){1,16})")
+# ykman's options that take a value (`--oath-type HOTP`, `--counter 0`, `-i GitHub`)
+_OTP_VALUED = frozenset(["-o", "--oath-type", "-c", "--counter", "-d", "--digits", "-a", "--algorithm", "-i", "--issuer",
+                         "-p", "--period", "-P", "--password", "-s", "--window", "-N", "--now"])
+_OTP_SECRET = lazy(r"[A-Za-z2-7]{16,128}={0,6}|[0-9a-fA-F]{20,128}")
+
+
+def otp_arguments(text: str) -> Iterator[Span]:
+    """The secret a one-time-password command is given as its last positional argument
+    (:data:`_OTP_COMMAND`): base32 or hex of 16 characters or more, after the account's name
+    (ykman) or alone (oathtool), not a placeholder."""
+    if "ykman" not in text and "oathtool" not in text:
+        return
+    for m in _OTP_COMMAND.finditer(text):
+        args = list(_SHELL_TOKEN.finditer(text, m.start("args"), m.end("args")))
+        plain, skip = [], False
+        for a in args:
+            word = a.group()
+            if skip:
+                skip = False
+            elif word.startswith("-"):
+                skip = word in _OTP_VALUED and m.group().lstrip().startswith("ykman")
+                if word == "-b" or word.startswith("--base32"):
+                    plain = []  # (oathtool's base32 seed: read by secret_codes)
+                    break
+            else:
+                plain.append(a)
+        least = 2 if m.group().lstrip().startswith("ykman") else 1
+        if len(plain) < least:
+            continue
+        last = plain[-1]
+        value = last.group().strip("\"'")
+        if _OTP_SECRET.fullmatch(value) and not is_placeholder(value, quoted=True) and not looks_fake(value) \
+                and (high_entropy(value) or random_hex(value, min_len=20)):
+            at = last.start() + last.group().find(value)
+            yield "TOTP secret", at, at + len(value)
 
 
 def positional_passwords(text: str) -> Iterator[Span]:
     """The password a command takes as a positional argument (see :data:`_POSITIONAL`): the last
     argument, a literal that is not a variable, a prompt's `*` or a placeholder."""
+    yield from otp_arguments(text)
     if "htpasswd" not in text and "net use" not in text.lower():
         return
-    for m in _POSITIONAL.finditer(text):
-        group = "hargs" if m.group("hargs") else "nargs"
+    for m in itertools.chain(_POSITIONAL.finditer(text), _NET_USE_AFTER_USER.finditer(text)):
+        group = "uargs" if "uargs" in m.re.groupindex else "hargs" if m.group("hargs") else "nargs"
         args = list(_SHELL_TOKEN.finditer(text, m.start(group), m.end(group)))
         if group == "nargs" and (len(args) < 2 or not args[-2].group().startswith("\\\\")):
             continue  # `net use Z: \\host\share <password>`: the password after the share
         last = args[-1]
         value = last.group().strip("\"'")
+        # (after the user, a person's words and number count: `/user:CORP\ana Winter.Grove.2026`)
+        person = group == "uargs" and (word_and_number(value, joined=True) or passphrase(value) or credential_like(value))
         if len(value) >= 6 and not value.startswith(("$", "%", "*", "<", "{")) and not is_placeholder(value, quoted=True) \
-                and not looks_fake(value):
+                and (person or not looks_fake(value)):
             at = last.start() + last.group().find(value)
             yield "password given to a command", at, at + len(value)
 

@@ -61,6 +61,10 @@ _NAME_COMMA_VALUE = lazy(r"(?P<q>[\"'])(?P<name>[\w.-]{1,64})(?P=q)[ \t]{0,4},[ 
                          r"(?P<value>\"[^\"\n]{1,2000}\"|'[^'\n]{1,2000}')")
 
 
+# A command's flag that names a value and the flag that gives it: Windows' `reg add <key> /v
+# DefaultPassword /t REG_SZ /d X`, PowerShell's `Set-ItemProperty -Path ... -Name DefaultPassword -Value X`
+_FLAG_NAME_VALUE = lazy(r"(?<![\w/-])(?i:/v|-name)[ \t]{1,4}[\"']?(?P<name>[\w.-]{1,64})[\"']?[^\n]{0,120}?[ \t](?i:/d|-value)[ \t]{1,4}"
+                        r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|[^\s\"'`]{1,200})")
 _PAIR_WORDS = ("pass", "pwd", "pw", "secret", "token", "key", "auth", "cred", "sess", "login")
 # Terraform: `variable "db_password" {` then `default = "..."` inside the block.
 _HCL_DEFAULT = lazy(r"variable[ \t]{1,4}\"(?P<name>[\w.-]{1,64})\"[ \t]{0,4}\{[^}]{0,200}?default[ \t]{0,4}=[ \t]{0,4}"
@@ -110,6 +114,9 @@ def named_values(text: str, low: str) -> Iterator[Span]:
                 continue  # a public key's data (`"typeUrl": "...EcdsaPublicKey"`, `ASYMMETRIC_PUBLIC`)
             yield from _named(text, m.group("name" + n).replace(" ", "_"), m.start("value" + n),
                               f'"{m.group("value" + n)}"', "=", offset=-1)
+    for start, end in lines_holding(low, ("/d ", "-value "), ("/v ", "-name ")):
+        for m in _FLAG_NAME_VALUE.finditer(text, start, end):
+            yield from _named(text, m.group("name"), m.start("value"), m.group("value"), "=")
     # (only lines holding a credential word and a quoted pair: the pattern starts at any quote)
     pairs = '",' in text or "'," in text  # (a substring test first: most texts hold no quoted pair)
     for start, end in lines_holding(low, _PAIR_WORDS, ('",', "',")) if pairs else ():

@@ -29,7 +29,7 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["CODES_LABEL", "CODE_KINDS", "CODE_PARTS", "COMMON_WORDS", "address_word_before", "camel_password", "digest_input", "granted_uuid", "grants", "judge",
+__all__ = ["CODES_LABEL", "CODE_KINDS", "CODE_PARTS", "COMMON_WORDS", "address_word_before", "camel_password", "digest_input", "granted_uuid", "grants", "judge", "quoted_words",
            "name_before", "passphrase", "password_shaped", "plain_password", "prose_key",
            "public_word_before", "random_groups", "strong_unlabelled", "symbol_word_number",
            "two_words_number", "word_and_number"]
@@ -57,7 +57,7 @@ def plain_password(value: str) -> bool:
 # "Nimbus@4675", "Sparrow2927!"). is_wordy reads `Word-1234` as a name (`Release-2024`, `X-Access-Token`),
 # which it is anywhere but after a password's label.
 # (or two words joined, then the number: "quartz.walnut29", "meadow-Lark482")
-_WORD_NUMBER = lazy(r"(?P<word>[A-Za-z]{4,14}|[A-Za-z]{3,14}[-_.][A-Za-z]{3,14})(?P<joint>[-_.@#!$%&*+=]{0,2})(?P<number>[0-9]{2,8})[!?#@$%&*]{0,2}")
+_WORD_NUMBER = lazy(r"(?P<word>[^\W\d_]{4,14}|[^\W\d_]{3,14}[-_.][^\W\d_]{3,14})(?P<joint>[-_.@#!$%&*+=]{0,2})(?P<number>[0-9]{2,8})[!?#@$%&*]{0,2}")
 # two or three capitalised words run together and a number (`LanternGlacier1117`): a password
 # after a password's label, where a type's name ends in a size or a version (`HmacSha256`, `TokenV2`)
 _CAMEL_WORDS = lazy(r"(?:[A-Z][a-z]{2,9}){2,3}")
@@ -74,8 +74,9 @@ def word_and_number(value: str, *, joined: bool = False) -> bool:
     if not m:
         return False
     word, parts = m.group("word"), SEP.split(m.group("word"))
-    if len(m.group("number")) < (2 if len(parts) == 2 else 3):
-        return False  # (one word needs three digits: `Route66` is a name; two words and two digits are made)
+    if len(m.group("number")) < (2 if len(parts) == 2 or (m.group("joint") and len(word) >= 6) else 3):
+        return False  # (one word needs three digits: `Route66` is a name; two words and two digits are made,
+        # and so is one long word set apart from its two digits, `Kanelbulle_99`)
     return (not word.isupper() and all(p.islower() or p.istitle() for p in parts)
             and not any(p.lower() in STATE_WORDS for p in parts)
             and (not joined or bool(m.group("joint")) or len(parts) == 2 or value[-1] in "!?#@$%&*"))
@@ -160,6 +161,9 @@ def _dice_word(part: str) -> bool:
     return 3 <= len(part) <= 9 and sayable(part)
 
 
+_NUMBER_LAST = lazy(r"[-_.][1-9][0-9]{1,5}\Z")  # (not an instance's index: `docker-compose-network-2`, `web-app-01`)
+
+
 def passphrase(value: str, *, signed: bool = True) -> bool:
     """Common words made into a password (see above): three or more joined by ``-`` or ``_``,
     four or more by ``.``, or run together; with no sign before it (``signed=False``), four or
@@ -168,6 +172,16 @@ def passphrase(value: str, *, signed: bool = True) -> bool:
     from a longer list than BIP-39's."""
     value = value.strip("\"'`").rstrip(".,;:!?)")
     m = _JOINED_WORDS.fullmatch(value)
+    number = _NUMBER_LAST.search(value) if m is None and signed else None
+    if number:
+        # words and then a number as the last part ("purple-monkey-dishwasher-42"): the words judged
+        # as a passphrase, three of them at least whatever joins them
+        m = _JOINED_WORDS.fullmatch(value[:number.start()])
+        parts = value[:number.start()].split(m.group("sep")) if m else []
+        # (the number is a person's mark: half the words common or sayable is enough)
+        return len(parts) >= 3 and len(set(parts)) == len(parts) and sum(p in STATE_WORDS for p in parts) <= 1 \
+            and not any(p in CODE_PARTS for p in parts) and not is_sentence(parts) \
+            and 2 * sum(p in COMMON_WORDS or _dice_word(p) for p in parts) >= len(parts)
     if m:
         parts = value.split(m.group("sep"))
         # (with no sign before it, four words, every one common: `pw release-notes-draft` names a file)
@@ -201,14 +215,29 @@ def _scrambled_part(value: str) -> bool:
     return any(_CASE_DIGIT_CASE.search(p) and not identifier_like(p) for p in value.rstrip(".,;)").split("."))
 
 
-def _quoted_words(value: str) -> bool:
-    """Four to eight words of lower-case letters, all but one of them common words, quoted after a
-    password's label: a passphrase, not a sentence (no word of prose, a state word at most one of five)."""
-    parts = value.strip("\"'`").split(" ")
-    return (4 <= len(parts) <= 8 and all(p.isalpha() and p.islower() and 3 <= len(p) <= 12 for p in parts)
-            and sum(p in COMMON_WORDS for p in parts) >= len(parts) - 1 and len(set(parts)) == len(parts)
-            and not is_sentence(parts) and sum(p in STATE_WORDS for p in parts) <= len(parts) // 5
-            and not any(p in CODE_PARTS for p in parts))
+def quoted_words(value: str) -> bool:
+    """Words quoted after a password's label: a passphrase, not a sentence (no word of prose, a
+    state word at most one of five). Four to eight lower-case words, all but one of them common;
+    or three to eight parts that a person's passphrase shows by its form: capitalised words
+    ("Cobble Heron Saturn"), or words with a number or a word-and-number among them
+    ("Puffin Lagoon 88", "PlumMaple8785 orbit 624")."""
+    parts = value.strip("\"'`").split()
+    if not 3 <= len(parts) <= 8 or len({p.lower() for p in parts}) != len(parts):
+        return False
+    words = [p for p in parts if p.isalpha()]
+    low = [w.lower() for w in words]
+    odd = [p for p in parts if not p.isalpha()]
+    if not words or any(not (w.islower() or w.istitle()) or not 3 <= len(w) <= 12 for w in words):
+        return False
+    if is_sentence(low) or any(w in CODE_PARTS for w in low) or sum(w in STATE_WORDS for w in low) > len(low) // 5:
+        return False
+    numbers = [p for p in odd if p.isdigit() and len(p) <= 6]
+    made = [p for p in odd if word_and_number(p) or camel_password(p)]
+    if len(numbers) + len(made) != len(odd) or len(numbers) > 1 or len(made) > 1:
+        return False
+    if made or (numbers and len(words) >= 2) or (len(words) >= 3 and all(w.istitle() for w in words)):
+        return True
+    return not odd and len(words) >= 4 and sum(w in COMMON_WORDS for w in low) >= len(low) - 1
 
 
 def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool, hint: bool = True) -> str | None:
@@ -221,7 +250,7 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
     """
     if "=" in value and analytics_cookies(value):
         return None  # `Cookie: _ga=GA1.2...`: a page's analytics cookie, whatever names it
-    if cls == "password" and quoted and op != "(" and _quoted_words(value):
+    if cls == "password" and quoted and op != "(" and quoted_words(value):
         return "password assignment"  # `passphrase "<word> <word> <word> <word> <word>"`: words quoted as the value
     if cls in ("password", "network") and op != "(" and (not code or op == "") and passphrase(value, signed=op != "" or quoted):
         # words made into a password: a dotted run is no code reference here (quotes sign it as a

@@ -260,7 +260,8 @@ _MAX_KEY_CHARS = 64 * 1024  # larger than any armoured private key
 # Any other armour that names a key (`-----BEGIN OpenVPN Static key V1-----`, a tool's `SECRET KEY`,
 # `SYMMETRIC KEY`): a key that is not said to be public is a secret, whoever's format it is
 # (certificates, signatures, messages and parameters name no key)
-_ARMOURED_KEY = lazy(r"-{5} ?BEGIN (?P<label>[A-Za-z0-9 -]{0,40}?(?i:key)(?![a-z])[A-Za-z0-9 -]{0,20}?) ?-{5}")
+# (or a token, secret or credentials: `-----BEGIN ARGO TUNNEL TOKEN-----`, cloudflared's cert.pem)
+_ARMOURED_KEY = lazy(r"-{5} ?BEGIN (?P<label>[A-Za-z0-9 -]{0,40}?(?i:key|token|secret|credentials?|password)(?![a-z])[A-Za-z0-9 -]{0,20}?) ?-{5}")
 
 
 def private_keys(text: str) -> Iterator[SecretFinding]:

@@ -63,7 +63,7 @@ from collections.abc import Iterator
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_judge import (
     CODES_LABEL, COMMON_WORDS, address_word_before, digest_input, granted_uuid, grants, name_before, passphrase, password_shaped, plain_password,
-    prose_key, public_word_before, strong_unlabelled, two_words_number, word_and_number,
+    prose_key, public_word_before, quoted_words, strong_unlabelled, two_words_number, word_and_number,
 )
 from vault_mem.model.secret_names import (
     ASSIGN_TAIL, COMPOUND, FOREIGN_PASSWORD_LABEL, NEXT_LINE, PASSWORD_KEYS, PROSE_TAIL, PROSE_WORDS, PUSH_WORDS,
@@ -214,11 +214,19 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         # a config file's `Directive value` line (redis.conf `requirepass X`, msmtprc `password X`,
         # GeoIP.conf `LicenseKey X`): the name starts the line and the value ends it
         flag = flag or bool(tail and op == "" and config_directive(text, start, tail))
+        # a password's word then a quoted literal ("with password 'X'", fetchmail's `password 'X'`):
+        # the quotes mark a literal as a flag would, when it looks like a credential by itself
+        # (not after the verb "pass": `pass "callback=" explicitly`, "Cannot pass 'force=True'")
+        literal = tail.group("value").strip("\"'") if tail else ""
+        flag = flag or bool(tail and op == "" and cls == "password" and tail.group("value")[:1] in "\"'"
+                            and kw.group() != "pass" and " " not in literal and credential_like(literal)
+                            and any(c.isdigit() for c in literal) and any(c.isalpha() for c in literal))
         # (a CJK word for password written against a word, "root密码 X", is a prose label as the word alone is)
         script = cls == "password" and SCRIPT_PASSWORD_END.search(name.lower()) is not None
         if tail and op == "" and not flag and not snake and not script and not (start == kw.start() and prose_key(text, start, cls)) \
                 and not (cls == "password" and passphrase(tail.group("value"), signed=tail.group("value")[:1] in "\"'")) \
-                and not (cls == "password" and two_words_number(tail.group("value"))):
+                and not (cls == "password" and two_words_number(tail.group("value"))) \
+                and not (cls == "password" and tail.group("value")[:1] in "\"'" and quoted_words(tail.group("value"))):
             tail = None  # (words made into a password need no sign: "senha" then words run together)
         if tail and op == "is" and cls == "key" and not prose_key(text, start, cls):
             tail = None

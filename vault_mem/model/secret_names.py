@@ -125,9 +125,13 @@ OWNER = lazy(r"[ \t]{1,4}(?:[(\[~/]|(?:for|of|on|to|at|in|from|with|im|am|für|v
              # Czech and Slovak ("Heslo k serveru"), Greek ("του διακομιστή", its Latin look-alikes
              # folded as the gate reads it)
              r"|k|ke|ku|pro|na|za|" + "|".join(secret_words.folded(w) for w in ("του", "της", "των", "για", "στο", "στον")) +
+             # Russian and Ukrainian ("пароль от сервера", "пароль до адмінки", "для", "від"), Vietnamese
+             # ("mật khẩu của/cho", "mật khẩu quản trị": an account's name after the noun, as "root" above)
+             "|" + "|".join(secret_words.folded(w) for w in ("от", "для", "до", "від", "к", "у", "в", "на")) +
+             r"|của|cho|quản|admin|wifi|wi-fi" +
              # Hebrew writes "to", "in" and "of" against the noun ("הסיסמה לשרת": the server's password)
              r")(?![^\W\d_])|(?:ל|ב|של)(?=[\u05d0-\u05ea]))", re.IGNORECASE)
-_ADVERB = r"(?:still|now|currently|always|also|just|again|actually|jetzt|noch|ahora|todav[ií]a|maintenant|toujours|ora|ancora|sekarang|nu|nog)"
+_ADVERB = r"(?:still|now|currently|always|also|just|again|actually|apparently|probably|supposedly|reportedly|simply|officially|jetzt|noch|ahora|todav[ií]a|maintenant|toujours|ora|ancora|sekarang|nu|nog)"
 # Japanese, Chinese and Korean mark "is" with a particle written against the label ("パスワードは X")
 _CJK_COPULA = r"(?:は|是|为|為|는|은)"
 # Thai writes "is" (คือ) against the words before it too, with no space: "รหัสผ่านเราเตอร์คือ X"
@@ -149,7 +153,7 @@ ASSIGN_TAIL = lazy(r"[*_`'\"\]]{0,3}"
                          # a string type between the name and the sign (`password: str = "X"`,
                          # Bicep's `param adminPassword string = 'X'`, Rust's `KEY: &str = "X"`)
                          + _TYPED_SIGN +
-                         r"|[ \t]{0,8}(?::=|=>|==|=|:|->|→)[ \t]{0,24}|[ \t]{9,40}:[ \t]{1,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,8}" + _SIGN_WORD + r"[ \t]{1,8}|[ \t]{0,2}" + _CJK_COPULA
+                         r"|[ \t]{0,8}(?::=|=>|==|=|:|->|→)[ \t]{0,24}|[ \t]{9,40}:[ \t]{1,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,8}" + _SIGN_WORD + r"(?:[ \t]{1,4}" + _ADVERB + r")?[ \t]{1,8}|[ \t]{0,2}" + _CJK_COPULA
                          + r"[ \t]{0,8}|" + _THAI_COPULA + r"[ \t]{0,8}"
                          # a call named for the credential, given a literal (`.bearer_auth("X")`)
                          + r"|[ \t]{0,4}\((?=[ \t]{0,4}[\"'`])[ \t]{0,4}"

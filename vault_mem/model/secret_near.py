@@ -26,7 +26,7 @@ from collections.abc import Iterator
 
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_judge import (
-    CODE_PARTS, COMMON_WORDS, NEAR_STOP, gives_example, judge, near_stop, password_shaped, random_groups,
+    CODE_PARTS, COMMON_WORDS, NEAR_STOP, gives_example, judge, near_stop, passphrase, password_shaped, random_groups,
     word_and_number,
 )
 from vault_mem.model.secret_names import (
@@ -349,6 +349,8 @@ def names_a_property(words: list[str], op: str) -> bool:
     before "is"/"are"/"was" (a colon or another language's sign word keeps its reading)."""
     if op.strip().lower() not in ("is", "are", "was") or not 1 <= len(words) <= 3:
         return False
+    if OWNER.match(" " + words[0]):
+        return False  # "wachtwoord voor de router is X": another language's "for" ties the value to it
     return all(w.isascii() and w.isalpha() and w.islower() and w not in _LINKING and w not in _SECRET_NOUNS
                for w in words)
 
@@ -480,7 +482,12 @@ def label_sign(tail: re.Match[str]) -> str:
     if op.endswith("=") and any(c.isalpha() for c in op):
         return "="
     op = op.split()[0] if " " in op else op  # "is still": the adverb says nothing of the value
+    if op.lower() == "to" and _POLISH_LABEL.search(tail.string, max(0, tail.start() - 8), tail.start()):
+        return "is"  # Polish writes "is" as "to" ("hasło do VPN to X"), not the English "set ... to X"
     return "is" if COPULA_WORD.fullmatch(op) else op
+
+
+_POLISH_LABEL = lazy(r"(?i:has[łl]o)\Z")
 
 
 def _name_of(text: str, end: int) -> str:
@@ -526,7 +533,9 @@ def judged_value(text: str, tail: re.Match[str], cls: str, *, flag: bool = False
         if app and 3 * sum(c in "aeiouy" for c in app.group()) < 16 and len(set(app.group().replace(" ", ""))) >= 9:
             return "password assignment", app.start(), app.end()
     phrase_named = text[max(0, tail.start() - 6):tail.start()].lower() == "phrase"
-    if cls == "password" and not quoted and op in (":", "is", "=", "->", "→", "-", "–", "—") and (assign_tail(tail) or phrase_named):
+    # (not after an adverb: "a shrink pass is just any function that ..." is prose)
+    if cls == "password" and not quoted and op in (":", "is", "=", "->", "→", "-", "–", "—") and (assign_tail(tail) or phrase_named) \
+            and len(tail.group("op").split()) <= 1:
         # right after the label ("passphrase: amber crisp lotus violin"), not after prose
         # ("password manager: bitwarden vault entries" names a tool), except after a passphrase's
         # word, which names words ("the passphrase for ~/.ssh/id_work is salon shed dream 90")
@@ -582,12 +591,19 @@ def judged_value(text: str, tail: re.Match[str], cls: str, *, flag: bool = False
     # ("set SNYK_TOKEN to <uuid>": a variable named for a token set to a UUID, as `=` would)
     env_uuid = op == "to" and cls == "secret" and UUID.fullmatch(value) is not None \
         and ENV_NAME.fullmatch(_name_of(text, tail.start())) is not None
-    if op == "to" and not env_uuid and (quoted or text[tail.start() - 4:tail.start()].lower() == "pass" or not credential_like(value)):
+    # (a person's words and number after "the password to" are the password set: "changed the
+    # router password to purple-monkey-dishwasher-42", "reset it to Rhubarb-4904")
+    person = cls == "password" and not quoted and any(c.isdigit() for c in value) \
+        and (passphrase(value) or word_and_number(value, joined=True))
+    if op == "to" and not env_uuid and (quoted or text[tail.start() - 4:tail.start()].lower() == "pass"
+                                        or not (credential_like(value) or person)):
         return None  # "pass to fs.open" is the verb; "changed to 'X'" quotes a name, not a value
     if op == "to" and text[tail.start():tail.start("op")].split()[:1] and \
             text[tail.start():tail.start("op")].split()[0].lower() in _PROPERTY_NOUNS:
         return None  # "we moved password hashing from bcrypt to argon2id": the label names the hashing
-    if op in ("-", "–", "—") and not (high_entropy(value) or (DASHED_VALUE.fullmatch(value) and credential_like(value))):
+    if op in ("-", "–", "—") and not (high_entropy(value) or (DASHED_VALUE.fullmatch(value) and credential_like(value))
+                                      or (cls == "password" and (word_and_number(value, joined=True) or passphrase(value)))):
+        # (after a password's label a person's password counts as after a colon: "Пароль — Вишня_Київ_2026")
         return None  # "Acme secret - X"; not arithmetic in code (`token - 1].content`)
     kind = judge(cls, "--" if flag and op == "" else op, value, quoted=quoted, code=code, ends=ends,
                   hint=quoted or raw[len(value):len(value) + 1] not in ("!", "?"))

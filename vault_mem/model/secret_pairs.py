@@ -84,8 +84,10 @@ def two_line_logins(text: str) -> Iterator[Span]:
             if m and _USER_LINE.fullmatch(user) and m.group("pw") != user.strip() and (not site or "@" in user):
                 pw = m.group("pw")
                 # (letters run together and a year: twelve long at least, so `footer2024` is a name)
+                # (or words and a number joined as a person joins them: `Vpn-Harbor-1988`)
                 made = unguessable(pw) or (len(pw) >= 12 and pw.isalnum() and pw.rstrip("0123456789").isalpha()
-                                           and len(pw) - len(pw.rstrip("0123456789")) >= 4)
+                                           and len(pw) - len(pw.rstrip("0123456789")) >= 4) \
+                    or (len(SEP.split(pw)) >= 2 and word_and_number(pw, joined=True))
                 if made and not is_placeholder(pw, quoted=False) and not _LOGIN_LINE.search(pw):
                     start = offset + len(line) + 1 + len(lines[i + 1]) + 1 + m.start("pw")
                     yield "password assignment", start, start + len(pw)
@@ -312,11 +314,14 @@ _ACCOUNTS = ("(?i:root|admin|administrator|ubuntu|pi|postgres|sa|elastic|oracle|
              "|guest|operator|support)")
 _ACCOUNT_NAME = lazy(_ACCOUNTS)
 # `root:X`, `admin:X on the router`: an account every box has, a colon, a value no word could be
-_DEFAULT_ACCOUNT = lazy(r"(?<![\w/@:.-])" + _ACCOUNTS + r":(?P<value>[^\s:/@`'\"]{8,64})(?=[\s.,;)]|\Z)")
+# (or a slash, as a login is read out with no spaces: "admin/X at 192.168.0.1")
+_DEFAULT_ACCOUNT = lazy(r"(?<![\w/@:.-])" + _ACCOUNTS + r"[:/](?P<value>[^\s:/@`'\"]{8,64})(?=[\s.,;)]|\Z)")
 # `echo X | docker login --password-stdin`, `echo X | sudo -S ...`, `echo 'u:X' | chpasswd`: a value
 # piped into a command that reads a password from its input
 _PIPED = lazy(r"(?<![\w-])(?:echo|printf)(?:[ \t]{1,4}-[ne]{1,2})?[ \t]{1,4}[\"']?(?P<value>[^\s\"'|$`]{6,200})[\"']?[ \t]{0,4}\|"
-              r"[^\n]{0,160}?(?:-stdin|sudo[ \t]{1,4}-[a-z]{0,4}S|chpasswd|-passin[ \t]{1,4}stdin)")
+              r"[^\n]{0,160}?(?:-stdin|sudo[ \t]{1,4}-[a-z]{0,4}S|chpasswd|-passin[ \t]{1,4}stdin"
+              # (or a file for a password read from the input: `--from-file=password=/dev/stdin`)
+              r"|(?i:pass\w{0,10}|secret|token)[=:]/dev/stdin)")
 # `printf '%s' 'id:X' | base64`, `btoa('api:X')`, `b64encode(b"svc:X")`: a user and its password
 # joined by a colon and handed to base64 (HTTP Basic's form): the part after the colon
 # (the call may wrap the literal first: Go's `EncodeToString([]byte("u:X"))`, .NET's `ToBase64String(...GetBytes("u:X"))`)
@@ -335,7 +340,8 @@ _UNLABELLED = ((_USER_SLASH, (" / ", " — ", " – "), ()),
                (_ENCODED_PAIR, ("base64", "btoa", "b64encode", "encodetostring"), ()),
                (_PIPED, ("|",), ("stdin", "sudo", "chpasswd")),
                (_DEFAULT_ACCOUNT, ("root:", "admin", "ubuntu:", "pi:", "postgres:", "sa:", "elastic:", "oracle:", "ec2-user:",
-                                   "superuser:", "guest:", "operator:", "support:"), ()),
+                                   "superuser:", "guest:", "operator:", "support:", "root/", "ubuntu/", "pi/", "postgres/",
+                                   "sa/", "elastic/", "oracle/", "superuser/", "guest/", "operator/", "support/"), ()),
                (_USED_WITH, ("with",), _SIGN_IN_WORDS + ("authenticate", "ssh", "connect", "use")),
                (_USE_TO, ("use",), _SIGN_IN_WORDS + ("unlock", "decrypt", "open", "access", "authenticate", "sudo", "get in",
                                                  "enter")),
@@ -357,6 +363,13 @@ def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
                     continue
                 if strong_unlabelled(value) and SEP.split(value, 1)[0].lower() not in NEAR_ID_PREFIXES:
                     yield "password given by its use", m.start("value"), m.start("value") + len(value)
+                elif pattern is _DEFAULT_ACCOUNT and password_shaped(value):
+                    # an account every box has, then a person's password with a symbol in it (`admin/X`)
+                    yield "password given by its use", m.start("value"), m.start("value") + len(value)
+                elif pattern is _PIPED and (word_and_number(value, joined=True) or passphrase(value)) \
+                        and not is_placeholder(value, quoted=True):
+                    # what a command reads as its password takes a person's words and number too
+                    yield "password given by its use", m.start("value"), m.start("value") + len(value)
                 elif pattern in (_USED_WITH, _USER_SLASH, _USE_TO) and two_words_number(value) \
                         and SEP.split(value, 1)[0].lower() not in NEAR_ID_PREFIXES \
                         and sum(c.isalpha() for c in SEP.split(value)[-1]) >= 3:  # (a word's number, `release.2026`, passes)
@@ -364,7 +377,7 @@ def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
                     # <word>.<word><digits>", "jdoe / <word>-<word><digits>"): no name is given so to a sign-in
                     yield "password given by its use", m.start("value"), m.start("value") + len(value)
                 elif pattern is _USER_SLASH and _ACCOUNT_NAME.fullmatch(m.group("user")) \
-                        and (passphrase(value) or _factory_password(value)):
+                        and (passphrase(value) or _factory_password(value) or word_and_number(value, joined=True)):
                     # an account every box has, then a generator's words ("admin / ember-cobalt-saffron-orbit"
                     # in a chat log) or a factory's printed password ("Administrator / J37H9HHK" on a
                     # server's tag): a slash after a user's name, as a login is read out

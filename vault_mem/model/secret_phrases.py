@@ -71,7 +71,9 @@ def _english_phrases(text: str) -> Iterator[Span]:
     # (`MNEMONIC="word ... word"`, `seed: 'word ...'`): the name and the quotes are not its words
     # (a number written against its word, "1.addict" / "12)snap", numbers a list as "1. addict" does)
     stripped = [_NUMBERED.sub("", _ASSIGNED.sub("", t)).strip("\"'`;").rstrip(".,;") for t in tokens]
-    marks = "".join(["1" if t in _SEED_WORDS else "n" if len(t) <= 3 and t.rstrip(".):").isdigit() else "0"
+    # (a number, or a table's or a list's mark between words: the phrase copied into a Markdown
+    # table, `| 1 | worry |`, one word a row)
+    marks = "".join(["1" if t in _SEED_WORDS else "n" if (len(t) <= 3 and t.rstrip(".):").isdigit()) or t in _LIST_MARKS else "0"
                      for t in stripped])
     runs = [(m.start(), m.end() - 1) for m in _SEED_RUN.finditer(marks)]
     if not runs:
@@ -90,6 +92,7 @@ def _english_phrases(text: str) -> Iterator[Span]:
 
 
 _NUMBERED = lazy(r"^[0-9]{1,2}[.)](?=[a-z])")
+_LIST_MARKS = frozenset(["|", "*", "•", "·"])
 
 
 # `mnemonic=` before a phrase's first word, or a label written against it in a script that puts

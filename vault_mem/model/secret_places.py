@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator
 
 from vault_mem.model.lazy_patterns import lazy
-from vault_mem.model.secret_judge import judge, strong_unlabelled
+from vault_mem.model.secret_judge import judge, quoted_words, strong_unlabelled
 from vault_mem.model.secret_names import DIGEST, PUBLIC_KEY_NAMES, Span, key_class
 from vault_mem.model.secret_pairs import person_password
 from vault_mem.model.secret_text import lines_holding
@@ -84,7 +84,7 @@ def listed_parts(text: str, low: str) -> Iterator[Span]:
 # The value of a credential named before it in the sentence, introduced as its new or current
 # value ("Service account password rotated; new value X", "the token changed, current one: X")
 _NEW_VALUE = lazy(r"(?<![a-z])(?:new|current|updated|latest|rotated)[ \t]{1,4}(?:value|one)[ \t]{0,4}(?:is[ \t]{1,4}|[:=][ \t]{0,4}|[ \t])"
-                  r"[ \t]{0,4}[`'\"]?(?P<value>[^\s,;\"'`]{6,200})", re.IGNORECASE)
+                  r"[ \t]{0,4}(?:(?P<q>[`'\"])(?P<words>[^`'\"\n]{6,120}?)(?P=q)|[`'\"]?(?P<value>[^\s,;\"'`]{6,200}))", re.IGNORECASE)
 _NEW_VALUE_REACH = 120  # how far before, on its line, the credential's word stands
 _CREDENTIAL_WORD = lazy(r"(?<![a-z])(?:pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|api[ _-]?key|credentials?)(?![a-z])")
 
@@ -102,10 +102,18 @@ def new_values(text: str, low: str) -> Iterator[Span]:
         if word is None:
             continue
         cls = key_class(word.group().replace(" ", "_"))
-        value = m.group("value").rstrip(".:!?)")
+        group = "value"
+        if m.group("words") is not None:
+            if " " in m.group("words").strip():
+                # a passphrase of words in quotes (capitalised words and a number), not any quoted text
+                if cls == "password" and quoted_words(m.group("words")):
+                    yield "password assignment", m.start("words"), m.end("words")
+                continue
+            group = "words"  # one quoted token, judged as unquoted
+        value = m.group(group).rstrip(".:!?)")
         kind = judge(cls, "is", value, quoted=False, code=False, ends=False) if cls in ("password", "secret") else None
         if kind:
-            yield kind, m.start("value"), m.start("value") + len(value)
+            yield kind, m.start(group), m.start(group) + len(value)
 
 
 # --- a value written in pieces for reading ------------------------------------------------------

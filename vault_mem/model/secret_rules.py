@@ -219,6 +219,9 @@ RULES: tuple[Rule, ...] = (
     # Samba's tools (smbclient, rpcclient, smbcacls, net) take the password after a `%` in -U
     Rule("password on a command line", _start(r"-(?:U|-user(?:name)?)(?:[ \t]{1,8}|=)[\"']?[\w.@\\-]{1,128}%"
          r"([^\s\"'`%]{4,200})"), "smbclient //nas/share -U CORP\\svc%<a14>", "literal", 1, markers=("-U", "--user")),
+    # a Wi-Fi network's QR code as text (`WIFI:S:<ssid>;T:WPA;P:<password>;;`): its `P:` field
+    Rule("Wi-Fi password", _start(r"WIFI:(?:[A-Z]{1,2}:[^;\n]{0,64};){0,4}?P:([^;\s]{1,63});"),
+         "WIFI:S:Office;T:WPA;P:<a14>;;", "password", 1),
     Rule("password on a command line", _start(r"-p[ \t]{1,8}[\"']?([A-Za-z0-9][^\s\"'`/.:]{7,199})(?=[\"']?(?:\s|$))"),
          "docker login -u ci -p <a20> registry.corp", "literal", 1, markers=("-p",)),
     # tools whose positional argument is the credential (no flag or label names it): `snyk auth X`,

@@ -95,6 +95,10 @@ _HOMOGLYPHS = str.maketrans({
     "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O",
     "Ρ": "P", "Τ": "T", "Υ": "Y", "Χ": "X", "α": "a", "ο": "o", "ρ": "p", "ν": "v", "ι": "i", "κ": "k",
     "υ": "u", "χ": "x", "τ": "t", "ϲ": "c", "ϳ": "j",
+    # quotation marks of other typographies quote a value as ASCII quotes do: French « X »,
+    # German „X“, typographers' “X” and ‘X’, Japanese 「X」 (an apostrophe stays one: "it’s")
+    "«": '"', "»": '"', "“": '"', "”": '"', "„": '"', "‟": '"', "‹": "'", "›": "'", "「": '"', "」": '"',
+    "『": '"', "』": '"', "‘": "'", "’": "'", "‚": "'", "‛": "'",
 })
 _NON_ASCII = lazy(r"[^\x00-\x7f]+")
 # Format characters (Unicode category Cf) and the homoglyphs: text already NFKC without any of
@@ -380,7 +384,9 @@ def _url_encoded(text: str) -> Iterator[tuple[int, int, str, str]]:
         if end - start <= _MAX_RUN:
             run = text[start:end]
             decoded = unquote(run, errors="replace")
-            if _printable(decoded):
+            # (an escape that decodes to no character of UTF-8 is no URL-encoding: Windows'
+            # `%DB_PASSWORD%` reads as the byte 0xDB, a variable's name, not a value)
+            if "\ufffd" not in decoded and _printable(decoded):
                 yield start, end, decoded, "URL"
 
 

@@ -239,12 +239,18 @@ _PGPASS_QUOTED = lazy(r"(?P<q>[`'\"])[ \t]{0,2}(?:[A-Za-z0-9][A-Za-z0-9.-]{0,252
                       r"[^\s:`'\"]{1,63}:((?:[^\s:\\`'\"]|\\.){1,200})[ \t]{0,2}(?P=q)")
 
 
+# or standing as a word in a text that names the file ("~/.pgpass line for the replica: host:5432:*:app:X")
+_PGPASS_NAMED = lazy(r"(?<![^\s])(?:[A-Za-z0-9][A-Za-z0-9.-]{0,252}|\*):(?:[0-9]{1,5}|\*):[^\s:`'\"]{1,63}:"
+                     r"[^\s:`'\"]{1,63}:((?:[^\s:\\`'\"]|\\.){1,200})(?=[\s.,;)]|\Z)")
+
+
 def pgpass_lines(text: str) -> Iterator[Span]:
     """``hostname:port:database:username:password`` with a literal password (not a template), on
-    its own line or quoted in a sentence that names ``.pgpass``."""
+    its own line, or quoted or standing as a word in a text that names ``.pgpass``."""
     if text.count(":") < 4:
         return
-    quoted = _PGPASS_QUOTED.finditer(text) if "pgpass" in text.lower() else iter(())
+    named = "pgpass" in text.lower()
+    quoted = itertools.chain(_PGPASS_QUOTED.finditer(text), _PGPASS_NAMED.finditer(text)) if named else iter(())
     for m in itertools.chain(_PGPASS.finditer(text), quoted):
         g = m.re.groups  # (the password is the last group: the quoted form's first is its quote)
         pw = m.group(g)

@@ -285,8 +285,8 @@ def _call(value: str) -> bool:
         start = m.start()
         while start > 0 and m.start() - start < 80 and (value[start - 1].isalnum() or value[start - 1] == "_"):
             start -= 1
-        while value[start].isdigit():
-            start += 1
+        if value[start].isdigit():
+            continue  # no name starts with a digit: `0uk5u(` is a random run with a bracket after it
         word = value[start:m.start() + 1]
         if not (word.islower() or word.isupper() or identifier_like(word) or spoken(word) or len(word) <= 3):
             continue

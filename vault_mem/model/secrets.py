@@ -63,6 +63,9 @@ Decisions a reader may look for:
   ``{"authz": "X"}``, ``<frobAccess>X</frobAccess>``, ``--using X``: secret_fields'
   ``settings_values``), so an unknown vendor's setting needs no row; a name whose words say the
   value is an id, a digest, a public part or a thing's name passes (secret_names' ``public_name``).
+- A Windows variable (``PASSWORD=%DB_PASSWORD%``) is a reference, as ``$VAR`` is: a ``%XX`` that
+  decodes to no UTF-8 character is not read as a URL escape. Quotation marks of other typographies
+  (« », „ “, ‘ ’, 「 」) quote a value as ASCII quotes do.
 - ``user:password@host`` counts without a scheme too (``admin:X@10.0.0.5``), before an IP address
   or a dotted host name, so image references (``node:20-alpine@sha256:...``) pass.
 
