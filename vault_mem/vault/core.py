@@ -86,17 +86,6 @@ def _trusted_owners(ws: Workspace, sidecar: Sidecar | None, shared: dict[str, li
     return owners
 
 
-def _floor_uncounted(vault: Vault | None) -> tuple[str, ...]:
-    """The paths of the memories whose vectors the relevance floor's calibration leaves out
-    (``VectorStore.uncounted``): those last changed by an author not trusted here, as the
-    vault judges them for the session context and the prompt hook (:class:`KeptPeers`)."""
-    if vault is None:
-        return ()
-    ids = authors.identities(vault.ws)
-    origins = authors.Origins(vault.ws, vault.sidecar, ids)
-    return tuple(vault._kept_peers.peer_memories(vault.ws, vault.sidecar, ids, origins))
-
-
 #: the sidecar's record of the approvals the owners of shared keys were worked out under
 _OWNERS_APPROVED = "owners_approved"
 
@@ -117,8 +106,8 @@ class Vault:
         self.sidecar.key_owner = lambda shared: _trusted_owners(ws, sidecar(), shared)
         # the relevance floor is calibrated on the memories whose authors are trusted here: a
         # peer's notes copying the probe questions moved it over every answer of the person's
-        me = weakref.ref(self)
-        self.sidecar.vectors.uncounted = lambda: _floor_uncounted(me())
+        floor_uncounted = weakref.WeakMethod(self._floor_uncounted)  # no reference cycle
+        self.sidecar.vectors.uncounted = lambda: f() if (f := floor_uncounted()) is not None else ()
         #: progress(done, total) for long index work (a rebuild after index.db was deleted,
         #: vectors owed); the CLI sets a progress bar here
         self.progress = None
@@ -552,6 +541,14 @@ class Vault:
         put in front of an agent unasked until the person approves that author."""
         self.reconcile()
         return authors.peer_memories(self.ws, self.sidecar)
+
+    def _floor_uncounted(self) -> tuple[str, ...]:
+        """The paths of the memories whose vectors the relevance floor's calibration leaves out
+        (``VectorStore.uncounted``): those last changed by an author not trusted here, as the
+        vault judges them for the session context and the prompt hook (:class:`KeptPeers`)."""
+        ids = authors.identities(self.ws)
+        origins = authors.Origins(self.ws, self.sidecar, ids)
+        return tuple(self._kept_peers.peer_memories(self.ws, self.sidecar, ids, origins))
 
     def render_trusted_index(self, today: dt.date | None = None, *, budget_tokens: int | None = None
                              ) -> tuple[str, Legend, dict[str, Author]]:
