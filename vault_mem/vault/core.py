@@ -570,6 +570,9 @@ class Vault:
         import difflib  # lazy: only a missing key needs it (start-up time, issue 29)
 
         close = difflib.get_close_matches(key, self.sidecar.keys(), n=3, cutoff=0.6)
+        if close:  # a key is a name its author chose: a peer's never offered in our sentence
+            peers = self._peer_keys(close)
+            close = [c for c in close if c not in peers]
         hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else \
             "; `vault-mem list` shows the keys"
         return f"no memory with key '{key}'{hint}"
