@@ -996,6 +996,27 @@ def cli(*args: str, cwd: Path | str | None = None, input: str | bytes | None = N
     return CliResult(argv, code, _decode(out) if text else out, _decode(err) if text else err)
 
 
+#: a wrapper process printing the exit code of the command it runs and the peak RSS, in MB, of
+#: that command and its descendants (``getrusage(RUSAGE_CHILDREN)``: git's children included)
+_PEAK_RSS_WRAPPER = """
+import resource, subprocess, sys
+proc = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+sys.stderr.write(proc.stdout + proc.stderr)
+print(proc.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+"""
+
+
+def measured_cli(*args: str, cwd: Path, timeout: float = 600) -> tuple[int, int, str]:
+    """``vault-mem ARGS`` as a process of its own in ``cwd``, with no embedder: (exit code, peak
+    RSS in MB of it and its descendants, its output). Both Pythons isolated (``-I``): nothing in
+    the working folder, a vault's or its parent's, is on their ``sys.path``."""
+    env = {**os.environ, "VAULT_MEM_EMBEDDER": "none"}
+    proc = subprocess.run([sys.executable, "-I", "-c", _PEAK_RSS_WRAPPER, sys.executable, "-I", "-m", "vault_mem",
+                           *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    code, peak = proc.stdout.split()
+    return int(code), int(peak), proc.stderr
+
+
 def _no_terminal(text: str, question: str) -> None:
     """:func:`vault_mem.platform.terminal.ask_person` in a process with no controlling terminal."""
     return None

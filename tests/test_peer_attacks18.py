@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import cli, git, person_and_peer, push_as_peer
+from conftest import cli, git, measured_cli, person_and_peer, push_as_peer
 
 from vault_mem.store.history import unsafe_entry
+
+
+def _measured(root: Path, *args: str) -> tuple[int, int, str]:
+    """``vault-mem --vault ROOT ARGS`` beside the vault: :func:`conftest.measured_cli`."""
+    return measured_cli("--vault", str(root), *args, cwd=root.parent, timeout=300)
 
 
 def test_a_peers_executable_memory_file_never_stops_the_next_sync(tmp_path):
@@ -94,14 +97,6 @@ def test_a_commit_git_fsck_refuses_is_refused_by_sync_by_name(tmp_path):
     assert cli("--vault", str(mine), "doctor").returncode == 0
 
 
-#: the peak RSS of a command and its descendants, in MB (``getrusage(RUSAGE_CHILDREN)`` in a
-#: wrapper process, as tests/test_peer_attacks6.py measures a sync)
-_WRAPPER = textwrap.dedent("""
-    import resource, subprocess, sys
-    proc = subprocess.run(sys.argv[1:], capture_output=True, text=True)
-    sys.stderr.write(proc.stdout + proc.stderr)
-    print(proc.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
-""")
 
 
 @pytest.mark.skipif(os.name != "posix", reason="peak RSS from getrusage")
@@ -163,14 +158,6 @@ def test_the_tree_rule_still_takes_an_executable_file():
     assert unsafe_entry("facts/deploy.md", "100755") is None
 
 
-def _measured(root: Path, *args: str) -> tuple[int, int, str]:
-    """``vault-mem --vault ROOT ARGS`` as a process of its own: (exit code, peak RSS in MB of it and
-    its descendants, its output)."""
-    env = {**os.environ, "VAULT_MEM_EMBEDDER": "none"}
-    proc = subprocess.run([sys.executable, "-c", _WRAPPER, sys.executable, "-m", "vault_mem", "--vault", str(root),
-                           *args], cwd=root.parent, env=env, capture_output=True, text=True, timeout=300)
-    code, peak = (int(x) for x in proc.stdout.split())
-    return code, peak, proc.stderr
 
 
 @pytest.mark.skipif(os.name != "posix", reason="peak RSS from getrusage")

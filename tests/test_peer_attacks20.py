@@ -7,33 +7,20 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import app_repository, cli, git, person_and_peer, publish
+from conftest import app_repository, cli, git, measured_cli, person_and_peer, publish
 
 from vault_mem import Vault
 
-#: the peak RSS of a command and its descendants, in MB (``getrusage(RUSAGE_CHILDREN)`` in a
-#: wrapper process, as tests/test_peer_attacks18.py measures one)
-_WRAPPER = textwrap.dedent("""
-    import resource, subprocess, sys
-    proc = subprocess.run(sys.argv[1:], capture_output=True, text=True)
-    sys.stderr.write(proc.stdout + proc.stderr)
-    print(proc.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
-""")
+
+
 
 
 def _measured(root: Path, *args: str) -> tuple[int, int, str]:
-    """``vault-mem --vault ROOT ARGS`` as a process of its own: (exit code, peak RSS in MB of it and
-    its descendants, its output)."""
-    env = {**os.environ, "VAULT_MEM_EMBEDDER": "none"}
-    proc = subprocess.run([sys.executable, "-c", _WRAPPER, sys.executable, "-m", "vault_mem", "--vault", str(root),
-                           *args], cwd=root.parent, env=env, capture_output=True, text=True, timeout=600)
-    code, peak = (int(x) for x in proc.stdout.split())
-    return code, peak, proc.stderr
+    """``vault-mem --vault ROOT ARGS`` beside the vault: :func:`conftest.measured_cli`."""
+    return measured_cli("--vault", str(root), *args, cwd=root.parent, timeout=600)
 
 
 def _git_in(repo: Path, *args: str, data: bytes | None = None) -> str:

@@ -17,34 +17,21 @@ import os
 import struct
 import subprocess
 import sys
-import textwrap
 import zlib
 from pathlib import Path
 
 import pytest
-from conftest import git, new_vault
+from conftest import git, measured_cli, new_vault
 
 from vault_mem.store.network import FETCH_MEMORY_BYTES
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the bound is a POSIX data limit")
 
-#: measures the peak RSS of the command's descendants (git's children included), in MB
-_WRAPPER = textwrap.dedent("""
-    import resource, subprocess, sys
-    proc = subprocess.run(sys.argv[1:], capture_output=True, text=True)
-    sys.stderr.write(proc.stdout + proc.stderr)
-    print(proc.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
-""")
 
 
 def measured_sync(root: Path, *args: str) -> tuple[int, int, str]:
-    """``vault-mem ARGS`` (default ``sync``) in ``root`` as a subprocess: (exit code, peak RSS of
-    it and its descendants in MB, its output)."""
-    env = {**os.environ, "VAULT_MEM_EMBEDDER": "none"}
-    proc = subprocess.run([sys.executable, "-c", _WRAPPER, sys.executable, "-m", "vault_mem", *(args or ("sync",))],
-                          cwd=root, env=env, capture_output=True, text=True, timeout=300)
-    code, peak = proc.stdout.split()
-    return int(code), int(peak), proc.stderr
+    """``vault-mem ARGS`` (default ``sync``) in ``root``: :func:`conftest.measured_cli`."""
+    return measured_cli(*(args or ("sync",)), cwd=root, timeout=300)
 
 
 def _obj_header(kind: int, size: int) -> bytes:
