@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -212,3 +213,40 @@ def test_a_pulled_name_that_differs_from_a_held_one_only_in_case_is_refused_in_a
     r = cli("--vault", str(mine), "list")
     assert r.returncode == 1, r.stdout
     assert "only in case" in r.stderr and "Preferences" in r.stderr, r.stderr
+
+
+#: a warm process (the MCP server, the daemon): the peers judged once, a plain `git pull`, judged
+#: again; prints the peak RSS, in MB, of the git processes it started (and the pull's)
+_WARM_READ = """
+import resource, subprocess, sys
+from vault_mem import Vault
+vault = Vault(sys.argv[1])
+vault.render_trusted_index()
+subprocess.run(["git", "pull", "-q", "--no-rebase", "origin", "main"], cwd=sys.argv[1], check=True,
+               capture_output=True)
+vault.render_trusted_index()
+print(vault._kept_peers.last, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+"""
+
+
+@pytest.mark.skipif(os.name != "posix", reason="peak RSS from getrusage")
+def test_a_tree_bomb_added_and_taken_out_again_costs_a_warm_reads_judgement_no_more_than_the_bound(tmp_path):
+    """Before: a long-lived process's first read after a change judges again only the paths the
+    change touched, and asked git for them with the whole vault as its pathspec: a peer's commit
+    adding a tree bomb and the next taking it out, brought by a plain `git pull`, made that read
+    list the bomb's 360,000 paths. It now asks of the memory files' two levels alone."""
+    mine, peer = person_and_peer(tmp_path)
+    for i in range(80):  # more memories of the peer's than a judgement checks file by file
+        (peer / "notes" / f"peer-note-{i:02d}.md").write_text(f"---\ndescription: A note of the peer's, {i}\n---\nx\n")
+    git(peer, "add", "-A")
+    git(peer, "-c", "user.name=Mallory", "-c", "user.email=mallory@peer.example", "commit", "-q", "-m", "notes")
+    git(peer, "push", "-q", "origin", "main")
+    assert cli("--vault", str(mine), "sync").returncode == 0
+    _push_tree_bomb(peer, _WIDTH, 2)
+    _take_the_bomb_out(peer)
+    proc = subprocess.run([sys.executable, "-I", "-c", _WARM_READ, str(mine)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=600, env={**os.environ, "VAULT_MEM_EMBEDDER": "none"})
+    assert proc.returncode == 0, proc.stderr
+    how, peak = proc.stdout.split()
+    assert how == "changed", proc.stdout  # the judgement brought along, not made whole
+    assert int(peak) < 100, f"the warm read's git took {peak} MB"

@@ -848,13 +848,15 @@ def _raw_diff(repo: GitRepo, old: str | None, new: str, pathspec: str) -> Iterat
     return ((parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2))
 
 
-def changes_of(repo: GitRepo, revs: list[str], pathspec: str) -> tuple[set[str], set[str]]:
+def changes_of(repo: GitRepo, revs: list[str], prefix: str) -> tuple[set[str], set[str]]:
     """``(top-level paths, blob ids)`` that the commits ``revs`` name (``git log`` arguments: a
-    range such as ``A...B``, or commit ids with ``--no-walk=unsorted``) changed under
-    ``pathspec``: each commit against each of its parents (``-m``: a merge's own changes too),
-    the blobs they gave. :class:`vault_mem.vault.peers.KeptPeers` judges these paths again."""
-    out = repo.run("--literal-pathspecs", "log", "--format=", "-m", "-r", "--raw", "--no-renames", "--no-abbrev",
-                   "-z", *revs, "--", pathspec, binary=True, cwd=repo.toplevel)
+    range such as ``A...B``, or commit ids with ``--no-walk=unsorted``) changed among the files
+    of the vault at ``prefix`` (``""``: the top; :func:`memory_pathspecs`, so a peer's commit
+    adding a tree bomb and the next deleting it costs git two levels of trees, not every path):
+    each commit against each of its parents (``-m``: a merge's own changes too), the blobs they
+    gave. :class:`vault_mem.vault.peers.KeptPeers` judges these paths again."""
+    out = repo.run("log", "--format=", "--full-history", "-m", "-r", "--raw", "--no-renames", "--no-abbrev",
+                   "-z", *revs, "--", *memory_pathspecs(prefix), binary=True, cwd=repo.toplevel)
     paths: set[str] = set()
     blobs: set[str] = set()
     parts = out.split(b"\x00")

@@ -232,13 +232,13 @@ class KeptPeers:
             return None
         seq, changed, blobs = logged
         learnt = bool(blobs)  # a text's first commit learnt: the histories' texts looked up again
-        prefix, spec = ws.prefix, ws.prefix or "."
+        prefix = ws.prefix
         try:
             if head != base.head:  # the commits one history holds and the other does not
-                tops, _given = history.changes_of(ws.repo, [f"{base.head}...{head}"], spec)
+                tops, _given = history.changes_of(ws.repo, [f"{base.head}...{head}"], prefix)
                 changed |= {top[len(prefix):] for top in tops if top.startswith(prefix)}
             if made_here:  # their standing moved: what they changed, and the texts they gave
-                tops, given = history.changes_of(ws.repo, ["--no-walk=unsorted", *sorted(made_here)], spec)
+                tops, given = history.changes_of(ws.repo, ["--no-walk=unsorted", *sorted(made_here)], prefix)
                 changed |= {top[len(prefix):] for top in tops if top.startswith(prefix)}
                 blobs |= given
         except VaultMemError:
