@@ -169,3 +169,23 @@ def test_a_malformed_commit_taken_by_a_plain_pull_is_named_by_doctor_as_the_peer
     assert bad[:10] in said and "Mallory" in said and "missingAuthor" in said, said
     assert "restore" not in said and "not whole" not in said, said
     assert "fetch.fsckObjects" in said, said
+
+
+def test_a_check_that_fails_leaves_no_fetch_head_naming_the_unkept_commits(tmp_path, monkeypatch):
+    """Before: FETCH_HEAD, which the unchecked fetch wrote naming the remote's tip, was removed
+    only when the check of the fetched part came back; a check that failed (its time-out: the
+    failure is injected here, the rest is real) left it naming commits whose objects this
+    repository never kept, for a person's `git merge FETCH_HEAD` to meet."""
+    from vault_mem.sync import remote
+    from vault_mem.sync.remote import SyncError
+
+    def times_out(*args, **kwargs):
+        raise SyncError("timeout", "the check of the fetched commits ran out of time")
+
+    mine, peer = person_and_peer(tmp_path)
+    _good, _bad, after = _peer_pushes_good_bad_good(peer)
+    monkeypatch.setattr(remote, "checked_part", times_out)
+    r = cli("sync", "--vault", str(mine))
+    assert r.returncode != 0 and "ran out of time" in r.stderr, r.stderr
+    assert not (mine / ".git" / "FETCH_HEAD").exists() or after not in (mine / ".git" / "FETCH_HEAD").read_text()
+    assert not list((mine / ".git").glob("vault-mem-fetch-*")), "a quarantine was left behind"

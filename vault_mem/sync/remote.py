@@ -309,20 +309,26 @@ def _fetch_checked_part(repo, name: str, url: str, rbranch: str, tracking: str, 
     """The remote's branch holds an object git's check refuses (a checked fetch said ``said``):
     fetched again unchecked into a quarantine whose objects never reach the repository, the
     part of it that passes the check is landed (``tracking`` on its last commit) and the rest
-    set aside (:func:`~vault_mem.store.network.checked_part`). The commit to integrate (the
-    repository holds it; None: nothing of the remote's) and what was set aside."""
+    set aside (:func:`~vault_mem.store.network.checked_part`), within a time-out of its own
+    (``timeout_s`` again: what is left of the first fetch's could be too little to fetch the
+    same commits twice, and every sync would time out; such a sync takes up to twice the
+    time-out). The commit to integrate (the repository holds it; None: nothing of the
+    remote's) and what was set aside."""
     until = time.monotonic() + timeout_s
-    with FetchQuarantine(repo) as unchecked:
-        proc = run_remote(repo, timeout_s, "fetch", "--quiet", "--no-tags", "--refmap=",
-                          *upload_pack_args(repo.toplevel, url), name, f"+refs/heads/{rbranch}",
-                          env=unchecked.env, checked=False)
-        tip = unchecked.fetched(rbranch) if proc.returncode == 0 else None
-        if tip is None:  # the remote moved or went meanwhile: said as the first fetch's refusal
-            raise _classify("fetch", name, url, said if proc.returncode == 0 else proc.stderr, repo.toplevel)
-        good, take, aside = checked_part(repo, unchecked, tip, said, until)
-    # FETCH_HEAD names the remote's tip, whose objects were not kept: a `git merge FETCH_HEAD`
-    # would meet a commit this repository lacks
-    (repo.git_dir / "FETCH_HEAD").unlink(missing_ok=True)
+    try:
+        with FetchQuarantine(repo) as unchecked:
+            proc = run_remote(repo, timeout_s, "fetch", "--quiet", "--no-tags", "--refmap=",
+                              *upload_pack_args(repo.toplevel, url), name, f"+refs/heads/{rbranch}",
+                              env=unchecked.env, checked=False)
+            tip = unchecked.fetched(rbranch) if proc.returncode == 0 else None
+            if tip is None:  # the remote moved or went meanwhile: said as the first fetch's refusal
+                raise _classify("fetch", name, url, said if proc.returncode == 0 else proc.stderr, repo.toplevel)
+            good, take, aside = checked_part(repo, unchecked, tip, said, until)
+    finally:
+        # FETCH_HEAD names the remote's tip, whose objects were not kept: a `git merge
+        # FETCH_HEAD` would meet a commit this repository lacks (on every way out: a refusal, a
+        # time-out of the check)
+        (repo.git_dir / "FETCH_HEAD").unlink(missing_ok=True)
     if good is None:
         return take or repo.ref_value(tracking), aside
     with good:
