@@ -627,7 +627,7 @@ class Database:
             return self.read_only
         if self.opened_read_only:
             try:
-                fresh = _open_once(self.path)
+                fresh = _open_once(self.path, made_for=self.made_for)  # checked as every opening is
             except (IndexStoreError, *errors()):
                 return self.read_only
             old, self.conn = self.conn, fresh.conn

@@ -97,13 +97,13 @@ class PathTable(Collection[str]):
         from vault_mem.index.authors import judge_log_since
 
         conn = self._conn
-        if not self._live or conn.in_transaction:
+        if not self._live or self._db.conn is not conn or conn.in_transaction:
             return False
         new = frozenset(paths)
         with self._db.uncounted():  # the temporary database alone written (Database.uncounted)
             conn.execute("BEGIN")
             try:
-                logged = judge_log_since(_Conn(conn), since)
+                logged = judge_log_since(self._db, since)
                 if logged is None:
                     conn.execute("ROLLBACK")
                     return False
@@ -163,13 +163,3 @@ def left_out_sql(db, column: str, paths: Collection[str], param: str = "?") -> t
         if sql is not None:
             return f"{column} IN {sql}", []
     return f"{column} NOT IN (SELECT value FROM json_each({param}))", [json.dumps(sorted(paths))]
-
-
-class _Conn:
-    """A connection as :mod:`vault_mem.index.authors` reads it (``db.conn``, ``db.execute``)."""
-
-    def __init__(self, conn) -> None:
-        self.conn = conn
-
-    def execute(self, sql: str, params=()):
-        return self.conn.execute(sql, params)

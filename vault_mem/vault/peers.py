@@ -106,9 +106,11 @@ STATUS_ASKED_AT_MOST = 256
 class _Base:
     """What a kept judgement was made from, for judging again only what changed since."""
 
-    def __init__(self, *, conn: int, ids: authors.Identities, head: str, seq: int, judgement: authors.PeerJudgement,
+    def __init__(self, *, conn: object, ids: authors.Identities, head: str, seq: int, judgement: authors.PeerJudgement,
                  lineage: set[str], moved: dict[str, tuple[str, str, str]],
                  marks: tuple[set[str], set[str]] | None) -> None:
+        # the connection itself, not its id: held, a closed one's id cannot pass for a new
+        # connection's (a replaced index file, a reconnect), whose log counts from elsewhere
         self.conn, self.head, self.seq, self.marks = conn, head, seq, marks
         self.person, self.agents = frozenset(ids.person), frozenset(ids.agents)
         self.approved, self.local = frozenset(ids.approved), frozenset(ids.local)
@@ -196,7 +198,7 @@ class KeptPeers:
             elif table is not None:
                 table.drop()
             self._key, self._peers, self._dirty = key, peers, judgement.dirty
-            self._base = _Base(conn=id(sidecar.db.conn), ids=ids, head=key[0], seq=seq, judgement=judgement,
+            self._base = _Base(conn=sidecar.db.conn, ids=ids, head=key[0], seq=seq, judgement=judgement,
                                lineage=rows.lineage_paths(sidecar.db), moved=rows.moved_from(sidecar.db), marks=marks)
         elif table is not None:
             table.drop()
@@ -219,7 +221,7 @@ class KeptPeers:
         judgement brought along what changed since (the module docstring says which paths and
         why); None when it cannot be, and the whole judgement is to be made."""
         db = sidecar.db
-        if (base.conn != id(db.conn) or base.dirty is None or base.marks is None
+        if (base.conn is not db.conn or base.dirty is None or base.marks is None
                 or base.person != ids.person or base.agents != ids.agents
                 or base.approved != ids.approved or not base.local <= ids.local or origins.unstored):
             return None
