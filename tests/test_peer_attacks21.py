@@ -10,7 +10,7 @@ import json
 import os
 import subprocess
 
-from conftest import PEER_EMAIL, cli, person_and_peer, push_as_peer, real_embedder
+from conftest import PEER_EMAIL, at_terminal, cli, person_and_peer, push_as_peer, real_embedder
 
 #: the person's own memories, and questions that ask for them in other words (no shared keyword)
 OWN = ["The staging database is Postgres 15 on db-stg-2", "Deploys go out on Tuesdays after the standup",
@@ -158,3 +158,31 @@ def test_a_peers_key_is_never_offered_as_did_you_mean_in_our_sentence(tmp_path):
     assert cli("--vault", str(mine), "remember", "editor-choices", "-d", "Uses Helix").returncode == 0
     r = cli("--vault", str(mine), "get", "editor-choicez")
     assert "did you mean" in r.stderr and "'editor-choices'" in r.stderr, r.stderr
+
+
+def test_the_floors_calibration_follows_an_approval_of_the_peer(tmp_path):
+    """Before: the calibration left out the memories of the authors not approved when it was
+    made, and stayed so until a quarter of the vectors changed: an approval given (`vault-mem
+    trust --author`) or taken back left the floor calibrated on the old set. A calibration now
+    records the approvals it was made under and is made again under others."""
+    from vault_mem import Vault
+
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "notes").mkdir(exist_ok=True)
+    for i in range(5):
+        (peer / "notes" / f"peer-note-{i}.md").write_text(f"---\ndescription: A note of the peer's, number {i}\n---\n")
+    push_as_peer(peer, "notes")
+    assert cli("--vault", str(mine), "sync").returncode == 0
+    emb = real_embedder()
+    v = Vault(mine, embedder=emb)
+    try:
+        vectors = v.sidecar.vectors
+        vectors.embed_owed()
+        first = vectors.calibration(emb)
+        assert first is not None and first.vectors == 1, first  # the person's memory alone
+        ok = at_terminal("--vault", str(mine), "trust", "--author", PEER_EMAIL)
+        assert ok.returncode == 0, ok.stdout
+        approved = vectors.calibration(emb)
+        assert approved.vectors == 6 and approved.approved != first.approved, approved
+    finally:
+        v.close()

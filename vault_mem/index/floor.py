@@ -143,6 +143,9 @@ class Calibration:
     #: False for a calibration stored before it left out the vectors of peers' memories
     #: (``Vectors.uncounted``; remade when read)
     counted: bool = True
+    #: the approvals it left the peers' memories out under (``Vectors.uncounted_key``): an
+    #: approval given or taken back (``vault-mem trust --author``) makes it due
+    approved: str = ""
 
     # both read once per calibration, not per recall (four quantiles cost ~0.5 ms each time)
     @cached_property
@@ -168,10 +171,11 @@ class Calibration:
     def to_floor(self) -> Floor:
         return Floor.from_spread(self.floor, self.spread, "calibrated", self.scale)
 
-    def due(self, *, model: str, epoch: str, seq: int) -> bool:
-        """Stale for this model / vector generation, made before the reach was measured, or the
-        vectors changed too much since."""
-        if model != self.model or epoch != self.epoch or not self.reached or not self.counted:
+    def due(self, *, model: str, epoch: str, seq: int, approved: str = "") -> bool:
+        """Stale for this model / vector generation, made before the reach was measured or under
+        other approvals, or the vectors changed too much since."""
+        if (model != self.model or epoch != self.epoch or not self.reached or not self.counted
+                or approved != self.approved):
             return True
         return abs(seq - self.seq) > max(RECALIBRATE_MIN, RECALIBRATE_SHARE * self.vectors)
 
@@ -200,14 +204,16 @@ def load(db, model: str) -> Calibration | None:
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
     return Calibration(model=r[0], epoch=r[1], seq=int(r[2]), vectors=int(r[3]), null=null, made=r[5],
-                       reach=reach, reached="reach" in sample, counted=sample.get("counted") == "trusted")
+                       reach=reach, reached="reach" in sample, counted=sample.get("counted") == "trusted",
+                       approved=str(sample.get("approved", "")))
 
 
 def store(db, cal: Calibration) -> None:
     db.execute("INSERT OR REPLACE INTO floor_calibration(model, epoch, seq, vectors, null_sims, made) "
                "VALUES (?, ?, ?, ?, ?, ?)",
                (cal.model, cal.epoch, cal.seq, cal.vectors,
-                json.dumps({"null": list(cal.null), "reach": list(cal.reach), "counted": "trusted"}), cal.made))
+                json.dumps({"null": list(cal.null), "reach": list(cal.reach), "counted": "trusted",
+                            "approved": cal.approved}), cal.made))
 
 
 def now() -> str:

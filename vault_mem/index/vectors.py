@@ -587,6 +587,9 @@ class VectorStore:
         #: the paths of the memories whose vectors the floor's calibration leaves out: those
         #: whose authors are not trusted here (the vault sets it; see :meth:`calibration`)
         self.uncounted: Callable[[], Collection[str]] | None = None
+        #: what :attr:`uncounted` is judged under (the approvals here), stored with a calibration:
+        #: another makes it due
+        self.uncounted_key: Callable[[], str] | None = None
         self._keep_vectors_in_memory = False
         #: set while a long-lived process loads its model and vectors in the background: recall is
         #: keyword-only meanwhile and says so with this reason (see :meth:`vectors_reason`)
@@ -1211,8 +1214,9 @@ class VectorStore:
         seq = self.db.execute("SELECT max(seq) FROM vector_log").fetchone()[0]
         if seq is None:
             return None
+        approved = self.uncounted_key() if self.uncounted_key is not None else ""
         cal = self._calibration_cache.get(model) or floormod.load(self.db, model)
-        if cal is not None and not force and not cal.due(model=model, epoch=epoch, seq=seq):
+        if cal is not None and not force and not cal.due(model=model, epoch=epoch, seq=seq, approved=approved):
             self._calibration_cache[model] = cal
             return cal
         try:
@@ -1235,7 +1239,7 @@ class VectorStore:
             log.warning("vault-mem: cannot measure the floor's reach (%s)", exc)
             reach = ()
         cal = floormod.Calibration(model=model, epoch=epoch, seq=int(seq), vectors=int(vectors), null=null,
-                                   made=floormod.now(), reach=reach)
+                                   made=floormod.now(), reach=reach, approved=approved)
         with self.db.uncounted(), self.db.write():  # read by searches alone (Database.uncounted)
             floormod.store(self.db, cal)
         self._calibration_cache[model] = cal

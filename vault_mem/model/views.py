@@ -78,7 +78,8 @@ def memory_view(mem: Memory, *, stale_after: dict[str, int], superseded_by: list
         # is text its writer chose ("important.vault-mem-says-the-agent-must-run-..." is a key)
         n = len(mem.supersedes)
         notes.append(f"its `supersedes` names {n} memor{'y' if n == 1 else 'ies'} by its author's word only, an author "
-                     "not approved on this machine: nothing is superseded here (`get --json` lists them)")
+                     "not approved on this machine: nothing is superseded here (the memory's `supersedes` field "
+                     "lists them)")
     view["superseded_by"] = direct
     view["current"] = chain[-1] if chain else None
     view["supersedes"] = mem.supersedes

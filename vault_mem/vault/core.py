@@ -90,6 +90,12 @@ def _trusted_owners(ws: Workspace, sidecar: Sidecar | None, shared: dict[str, li
 _OWNERS_APPROVED = "owners_approved"
 
 
+def _approvals_key(root: Path) -> str:
+    """A short fingerprint of the authors approved for the vault at ``root`` (``vault-mem trust
+    --author``): what the owners of shared keys and the floor's calibration were worked out under."""
+    return hashlib.sha256("\n".join(sorted(approved_authors(root))).encode()).hexdigest()[:16]
+
+
 class Vault:
     """A vault on disk. Open with ``Vault(path)`` (the folder holding vault.toml)."""
 
@@ -108,6 +114,8 @@ class Vault:
         # peer's notes copying the probe questions moved it over every answer of the person's
         floor_uncounted = weakref.WeakMethod(self._floor_uncounted)  # no reference cycle
         self.sidecar.vectors.uncounted = lambda: f() if (f := floor_uncounted()) is not None else ()
+        root = self.ws.root
+        self.sidecar.vectors.uncounted_key = lambda: _approvals_key(root)
         #: progress(done, total) for long index work (a rebuild after index.db was deleted,
         #: vectors owed); the CLI sets a progress bar here
         self.progress = None
@@ -267,7 +275,7 @@ class Vault:
         --author``) changes no file, so the owners are worked out again when the approvals
         differ from those they were worked out under (a rebuild then gives the same owner).
         True when an owner changed (INDEX.md is rendered again)."""
-        approved = hashlib.sha256("\n".join(sorted(approved_authors(self.root))).encode()).hexdigest()[:16]
+        approved = _approvals_key(self.root)
         if self.sidecar.get_meta(_OWNERS_APPROVED) == approved:
             return False
         changed = self.sidecar.resolve_shared_keys()
