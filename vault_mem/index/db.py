@@ -613,6 +613,8 @@ class Database:
         #: the vault this machine made the file for (:func:`connect`'s ``made_for``), checked at
         #: each open: another connection to it is opened with the same check
         self.made_for: Path | None = None
+        #: the file's made-here check passed when it was opened (an empty file has none yet)
+        self.checked_made_here = False
         self._depth = 0
         #: this connection's changes made inside :meth:`uncounted`, left out of :meth:`changes`
         self._uncounted = 0
@@ -913,8 +915,10 @@ def _open_once(path: Path, *, unwritable: str | None = None, made_for: Path | No
         db.read_only = read_only
         db.opened_read_only = read_only is not None
         # (an empty file is the one this open made: marked by connect, under its lock)
-        if made_for is not None and os.path.getsize(path) and not _made_here(db, made_for):
-            raise _NotMadeHere(path, read_only)
+        if made_for is not None and os.path.getsize(path):
+            if not _made_here(db, made_for):
+                raise _NotMadeHere(path, read_only)
+            db.checked_made_here = True
         _check_schema(db)
         if read_only is None:
             mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
@@ -1083,7 +1087,7 @@ def _connect_made_here(path: Path, made_for: Path) -> Database:
     try:
         if path.exists():
             db = _connect(path, made_for)
-            if _made_here(db, made_for):
+            if db.checked_made_here:  # (checked as it was opened)
                 return db
             db.close()  # made just now (a damaged one moved aside): marked under the lock
     except _NotMadeHere as exc:
@@ -1096,7 +1100,7 @@ def _connect_made_here(path: Path, made_for: Path) -> Database:
             if path.exists():
                 try:
                     db = _connect(path, made_for)
-                    if _made_here(db, made_for):
+                    if db.checked_made_here:
                         return db  # another process made it meanwhile
                     db.close()  # an empty file a crash left: made again
                 except _NotMadeHere as exc:

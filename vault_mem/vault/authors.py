@@ -110,7 +110,7 @@ class Identities:
 
 
 #: above this many files, what was changed here is asked of ``git status`` once, not read per file
-_FILE_CHECKS = 64
+FILE_CHECKS = 64
 #: per vault: (what they were read from, the identities); see :func:`identities`
 _IDENTITIES: dict[str, tuple[tuple, Identities]] = {}
 
@@ -445,9 +445,9 @@ def _judge(ws: Workspace, ids: Identities, known: dict[str, tuple[str, str, str,
     that gave the path back the text the trusted commits last left there is no author of it
     (:func:`_given_back`). ``dirty`` (the
     vault-relative paths that differ from HEAD, from one ``git status``) replaces reading each
-    file; past ``_FILE_CHECKS`` files it is asked of git here. ``check_disk=False`` trusts the
+    file; past ``FILE_CHECKS`` files it is asked of git here. ``check_disk=False`` trusts the
     committed author without looking."""
-    if check_disk and dirty is None and len(rels) > _FILE_CHECKS:
+    if check_disk and dirty is None and len(rels) > FILE_CHECKS:
         dirty = {top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])}
     out: dict[str, Author] = {}
     changed = []
@@ -642,7 +642,7 @@ def _adopted_walk(ws: Workspace, ids: Identities, origins: Origins, known: dict[
     paths = set(asked)
     for rel in asked:  # the paths each was moved from here, and theirs (see _moved)
         at = rel
-        while at in moved and moved[at][1] not in paths and len(paths) < len(asked) + _MOVES_FOLLOWED:
+        while at in moved and moved[at][1] not in paths and len(paths) < len(asked) + MOVES_FOLLOWED:
             at = moved[at][1]
             paths.add(at)
     walks = origins.path_histories(sorted(ws.prefix + rel for rel in paths))
@@ -733,10 +733,9 @@ def _adopted_walk(ws: Workspace, ids: Identities, origins: Origins, known: dict[
 
 
 #: how many moves :func:`_adopted_walk` follows back from the memories it is asked about, at most
-_MOVES_FOLLOWED = 64
-#: the two bounds a judgement of some paths (:func:`peer_judgement` ``only``) must stay within to
-#: say what the whole judgement says of them (:class:`vault_mem.vault.peers.KeptPeers`)
-FILE_CHECKS, MOVES_FOLLOWED = _FILE_CHECKS, _MOVES_FOLLOWED
+MOVES_FOLLOWED = 64
+# (this bound and FILE_CHECKS are the two a judgement of some paths, :func:`peer_judgement`
+# ``only``, must stay within to say what the whole judgement says of them: KeptPeers checks them)
 
 
 def _line_back(walk: list[tuple[str, str, str, str, list[int]]], i: int) -> list[tuple[str, str, str]]:
@@ -987,7 +986,7 @@ class PeerJudgement:
     """One answer of :func:`peer_judgement`: ``peers`` (the memories judged not trusted, by
     path), ``judged`` (every path the judgement asked about: the candidates), ``dirty`` (the
     vault-relative paths that differ from HEAD, from the one ``git status`` it used; None: it
-    read each candidate file instead, as it does for :data:`_FILE_CHECKS` candidates or fewer)."""
+    read each candidate file instead, as it does for :data:`FILE_CHECKS` candidates or fewer)."""
 
     def __init__(self, peers: dict[str, Author], judged: set[str], dirty: set[str] | None):
         self.peers, self.judged, self.dirty = peers, judged, dirty
@@ -999,13 +998,13 @@ def peer_judgement(ws: Workspace, sidecar: Sidecar, ids: Identities | None = Non
     """:func:`peer_memories` with what it was worked out from. ``only``: the judgement of these
     paths alone, exactly what the whole judgement says of each of them, given ``dirty`` (what
     ``git status`` of the whole vault says of every memory file, as :func:`dirty_rels` gives it) when the whole judgement
-    has more than :data:`_FILE_CHECKS` candidates: every rule below is asked per path (which
+    has more than :data:`FILE_CHECKS` candidates: every rule below is asked per path (which
     rows name it, its committed author, its text on disk, its history), except a new file's
     move (:func:`_moved_uncommitted`, a change not committed whose text a commit gave: every
     such path, :func:`~vault_mem.index.authors.foreign_changes`, is judged again by
     :class:`vault_mem.vault.peers.KeptPeers` at every change) and the bound on the moves
     :func:`_adopted_walk` follows (never reached while :func:`~vault_mem.index.authors.moved_from`
-    holds at most :data:`_MOVES_FOLLOWED` entries, which KeptPeers checks). Only with HEAD's rows
+    holds at most :data:`MOVES_FOLLOWED` entries, which KeptPeers checks). Only with HEAD's rows
     stored and no operation under way (KeptPeers keeps nothing otherwise)."""
     ids = ids or identities(ws)
     refresh(ws, sidecar)
@@ -1036,8 +1035,8 @@ def peer_judgement(ws: Workspace, sidecar: Sidecar, ids: Identities | None = Non
         dirty = {top[len(ws.prefix):] for top in dirty_paths(ws.repo, [ws.prefix or "."])
                  if top.startswith(ws.prefix) and is_memory_path(top[len(ws.prefix):])}
         rels += sorted(dirty - found.keys())
-    elif dirty is None and only is None and len(rels) > _FILE_CHECKS:
-        dirty = dirty_rels(ws)  # what _judge asks of git past _FILE_CHECKS files, kept for the caller
+    elif dirty is None and only is None and len(rels) > FILE_CHECKS:
+        dirty = dirty_rels(ws)  # what _judge asks of git past FILE_CHECKS files, kept for the caller
     judged = _judge(ws, ids, found, rels, origins, dirty=dirty, uncommitted=uncommitted)
     return PeerJudgement({rel: author for rel, author in judged.items() if not author.trusted}, set(rels), dirty)
 
