@@ -1,0 +1,64 @@
+"""A twenty-second attack run (issue 23, atk22): a peer with push rights to the shared bare
+remote attacks the git and sync side (commit headers, refs, folders named like memories, keys
+named like commits), through a real bare remote, a peer's clone committing with plain git, and
+the person's real CLI. Each attack's test fails on the code before its fix."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+from conftest import PEER_EMAIL, cli, git, person_and_peer
+
+PEER = {"GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": PEER_EMAIL,
+        "GIT_COMMITTER_NAME": "Mallory", "GIT_COMMITTER_EMAIL": PEER_EMAIL}
+
+
+def _peer_git(peer, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=peer, env={**os.environ, **PEER}, check=True, capture_output=True)
+
+
+def test_a_peers_key_named_like_the_persons_commit_id_never_takes_its_undo(tmp_path):
+    """Before: a key is looked for first, and every commit id is a valid key. The peer read the
+    id ``remember`` and ``log`` show for the person's agent write from the remote and pushed a
+    note of that key (a commit with its ``Memory-Key`` trailer); after the sync, the person's
+    ``undo ID`` reverted the peer's commit, deleting the peer's note, said "undone" with the id
+    and left the agent's write in place. A target that is both a key with vault-mem commits and
+    a commit's id is refused, naming both and how to say which; ``--commit`` means the commit."""
+    mine, peer = person_and_peer(tmp_path)
+    r = cli("--vault", str(mine), "remember", "bad-write", "--type", "fact", "-d", "A wrong fact the agent wrote")
+    assert r.returncode == 0, r.stderr
+    shown_id = git(mine, "log", "-1", "--format=%h", "--abbrev=10").strip()
+    assert f"commit {shown_id}" in r.stdout and shown_id in cli("--vault", str(mine), "log").stdout
+    assert cli("--vault", str(mine), "sync").returncode == 0
+    git(peer, "pull", "-q", "origin", "main")
+    (peer / "notes" / f"{shown_id}.md").write_text("---\ndescription: A note of the peer's\n---\nx\n",
+                                                  encoding="utf-8")
+    _peer_git(peer, "add", "-A")
+    _peer_git(peer, "commit", "-q", "--no-verify", "-m",
+              f"remember: {shown_id}\n\nMemory-Key: {shown_id}\nMemory-Action: create\nMemory-Type: note\n")
+    _peer_git(peer, "push", "-q", "origin", "main")
+    assert cli("--vault", str(mine), "sync").returncode == 0
+    head = git(mine, "rev-parse", "HEAD")
+
+    r = cli("--vault", str(mine), "undo", shown_id)
+    assert r.returncode == 1, r.stdout
+    assert f"--commit {shown_id}" in r.stderr and "key" in r.stderr, r.stderr
+    assert git(mine, "rev-parse", "HEAD") == head  # nothing undone
+    assert (mine / "notes" / f"{shown_id}.md").exists() and (mine / "facts" / "bad-write.md").exists()
+
+    r = cli("--vault", str(mine), "undo", "--commit", shown_id)
+    assert r.returncode == 0 and "undone: bad-write" in r.stdout, r.stderr
+    assert not (mine / "facts" / "bad-write.md").exists()
+    assert (mine / "notes" / f"{shown_id}.md").exists()
+
+
+def test_a_key_that_is_no_commit_id_still_undoes_its_last_write(tmp_path):
+    """Guard: a hex-looking key no commit's id starts with is the key, as before."""
+    mine, _ = person_and_peer(tmp_path)
+    for body in ("one", "two"):
+        assert cli("--vault", str(mine), "remember", "decafbad", "--type", "fact", "-d", "A decaf coffee place nearby",
+                   "--body", body).returncode == 0
+    r = cli("--vault", str(mine), "undo", "decafbad")
+    assert r.returncode == 0 and "undone: decafbad" in r.stdout, r.stderr
+    assert "one" in (mine / "facts" / "decafbad.md").read_text()
