@@ -1318,6 +1318,28 @@ def first_unsafe_entry(modes: dict[str, str | None], prefix: str,
     return None
 
 
+def prefix_twin(repo: GitRepo, commit: str, prefix: str) -> tuple[str, str] | None:
+    """(the top-level path ``commit`` holds, the folder on the way to the vault it differs from
+    only in case) for the first entry beside a folder of ``prefix`` (a project vault's
+    ``memory/``, ``docs/memory/``) that a case-insensitive file system takes for that folder, or
+    None. The vault's own checks read its folder alone, and a teammate's ``Memory/preferences/
+    rule.md`` beside ``memory/``, which a plain ``git pull`` brings and no check named, is
+    written by git on macOS and Windows into the vault's folder, where git shows it as no change
+    and no untracked file: the teammate's pinned text read as the person's own new memory. Reads
+    the trees on the way to the vault's folder (one for ``memory/``), never the vault's."""
+    parts = prefix.rstrip("/").split("/") if prefix else []
+    if not parts:
+        return None
+    held = held_beside(repo, commit, ["/".join(parts)])  # the folders on the way, not the vault's
+    for depth in range(1, len(parts) + 1):
+        folder = "/".join(parts[:depth])
+        twin = next((name for name in held if name.count("/") == depth - 1 and name != folder
+                     and fold(name) == fold(folder)), None)
+        if twin is not None:
+            return twin, folder
+    return None
+
+
 def earlier_versions(repo: GitRepo, head: str, path: str, depth: int = 100) -> dict[str, str]:
     """{blob id: commit id} of the versions ``path`` had before ``head``'s, from the last
     ``depth`` commits of ``head``'s history that changed it (``head``'s own version excluded)."""
