@@ -251,7 +251,10 @@ def memory_file(ws: Workspace, key: str, rev: str) -> tuple[str, str]:
     a branch), through the same secret gate as every read: a version holding a credential is
     refused, naming the file (history keeps what a scan must purge, never what a reader gets)."""
     validate_key(key)
-    commit = resolve_commit(ws.repo, rev)
+    # an id (hex digits, as `log` shows) is looked up among objects alone, as undo's: rev-parse
+    # takes a ref of that name first, and a peer's tag named like the id `log KEY` shows for the
+    # person's older version (a `git pull --tags` brings it) served the peer's text for it
+    commit = commit_by_id(ws.repo, rev) if _COMMIT_ID.fullmatch(rev) else resolve_commit(ws.repo, rev)
     if commit is None:
         raise UsageError(f"unknown revision '{mask_secrets(rev)[:80]}': use a commit id from "
                          f"`vault-mem log {key}`, HEAD, HEAD~N or a branch")
