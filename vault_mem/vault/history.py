@@ -21,7 +21,14 @@ from vault_mem.model.conflicts import CONFLICT_RE, copy_of, memory_key
 from vault_mem.model.names import shown
 from vault_mem.model.trailers import AGENT, MEMORY_ACTION, MEMORY_KEY, RESOLVES, REVERTS, parse_trailers, trailer
 from vault_mem.store.git import GitRepo
-from vault_mem.store.history import changed_paths, commit_by_id, commit_trailers, log_entries, resolve_commit
+from vault_mem.store.history import (
+    changed_paths,
+    commit_by_id,
+    commit_trailers,
+    log_entries,
+    resolve_commit,
+    shadowed_refs,
+)
 from vault_mem.store.workspace import Workspace
 from vault_mem.vault.transaction import WriteResult, WriteTransaction
 
@@ -255,6 +262,13 @@ def memory_file(ws: Workspace, key: str, rev: str) -> tuple[str, str]:
     # takes a ref of that name first, and a peer's tag named like the id `log KEY` shows for the
     # person's older version (a `git pull --tags` brings it) served the peer's text for it
     commit = commit_by_id(ws.repo, rev) if _COMMIT_ID.fullmatch(rev) else resolve_commit(ws.repo, rev)
+    shadowed = shadowed_refs(ws.repo, rev) if commit is not None and not _COMMIT_ID.fullmatch(rev) else []
+    if shadowed:
+        # a peer's tag named like the person's branch (`main`), which a plain pull follows, is
+        # what git would read: neither is taken
+        raise UsageError(f"'{mask_secrets(rev)[:80]}' names more than one ref ("
+                         f"{', '.join(shown(r) for r in shadowed[:3])}): name the one meant in full "
+                         f"(e.g. {key}@{next((r for r in shadowed if r.startswith('refs/heads/')), shadowed[0])})")
     if commit is None:
         raise UsageError(f"unknown revision '{mask_secrets(rev)[:80]}': use a commit id from "
                          f"`vault-mem log {key}`, HEAD, HEAD~N or a branch")
