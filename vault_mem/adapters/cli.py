@@ -523,7 +523,7 @@ def cmd_log(args) -> int:
 @command("undo")
 def cmd_undo(args) -> int:
     vault, target, label = open_for_key(args, args.target)
-    result = vault.undo(target)
+    result = vault.undo(target, commit=args.commit)
     for w in result.warnings:
         warn(f"warning: {w}")
     emit(args, {**result.to_dict(), **_named(args, vault)},

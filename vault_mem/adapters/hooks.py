@@ -235,7 +235,9 @@ def check_staged_file(vault: Vault, rel: str, mode: str, data: bytes) -> str | N
 
 def _only_deletions(folder: Path) -> bool:
     """Whether the commit being made changes nothing in the vault at ``folder`` but deletions,
-    read from git's index: a commit that writes no file."""
+    read from git's index: a commit that writes no file. One that changes nothing in a project
+    vault's folder counts when it changes nothing anywhere but deletions (the teammate's entry
+    refused may be beside the vault: a ``Memory/`` beside ``memory/``)."""
     from vault_mem.store import worktree
     from vault_mem.store.git import GitRepo
 
@@ -244,6 +246,8 @@ def _only_deletions(folder: Path) -> bool:
         prefix = os.path.relpath(folder, repo.toplevel)
         prefix = "" if prefix == "." else prefix.replace(os.sep, "/") + "/"
         changes = worktree.staged_changes(repo, prefix or ".")
+        if not changes and prefix:
+            changes = worktree.staged_changes(repo, ".")
     except (VaultMemError, OSError, ValueError):
         return False
     return bool(changes) and all(status == "D" for status, _, _path in changes)

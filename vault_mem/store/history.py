@@ -882,6 +882,27 @@ def resolve_commit(repo: GitRepo, rev: str) -> str | None:
     return (proc.stdout.decode().strip() or None) if proc.returncode == 0 else None
 
 
+def shadowed_refs(repo: GitRepo, rev: str) -> list[str]:
+    """The refs the name that ``rev`` starts with (``main`` of ``main~2``) stands for in more
+    than one of git's places (``refs/``, ``refs/tags/``, ``refs/heads/``, ``refs/remotes/``,
+    ``refs/remotes/NAME/HEAD``), in git's order, or [] when it names one at most, or a file of
+    the git folder (``HEAD``: git reads that first, and no fetch writes it). git takes the first
+    without a word (``rev-parse main^{commit}`` warns of nothing), and a plain ``git pull``
+    follows a peer's tags: a tag named ``main`` stood for the person's branch. One ``git
+    for-each-ref``; a full ``refs/...`` name is one ref."""
+    name = re.match(r"[^~^@:]*", rev).group(0)  # type: ignore[union-attr]
+    if not name or name.startswith("refs/"):
+        return []
+    if "/" not in name and os.path.isfile(os.path.join(repo.git_dir, name)):
+        return []  # HEAD, ORIG_HEAD ...
+    wanted = [f"refs/{name}", f"refs/tags/{name}", f"refs/heads/{name}", f"refs/remotes/{name}",
+              f"refs/remotes/{name}/HEAD"]
+    proc = repo.run("for-each-ref", "--format=%(refname)", "--", *wanted, check=False)
+    held = set(proc.stdout.decode("utf-8", "surrogateescape").split()) if proc.returncode == 0 else set()
+    found = [w for w in wanted if w in held]
+    return found if len(found) > 1 else []
+
+
 def commit_by_id(repo: GitRepo, prefix: str) -> str | None:
     """The one commit whose id starts with the hex ``prefix``, or None (none, or several):
     looked up among objects only. ``rev-parse PREFIX`` takes a ref of that name first, and a
@@ -1315,6 +1336,28 @@ def first_unsafe_entry(modes: dict[str, str | None], prefix: str,
     clash = case_collision(rels, [top[len(prefix):] for top in among if top.startswith(prefix)])
     if clash:
         return clash[1], f"a name that differs from '{shown(clash[0])}' only in case (one file on macOS and Windows)"
+    return None
+
+
+def prefix_twin(repo: GitRepo, commit: str, prefix: str) -> tuple[str, str] | None:
+    """(the top-level path ``commit`` holds, the folder on the way to the vault it differs from
+    only in case) for the first entry beside a folder of ``prefix`` (a project vault's
+    ``memory/``, ``docs/memory/``) that a case-insensitive file system takes for that folder, or
+    None. The vault's own checks read its folder alone, and a teammate's ``Memory/preferences/
+    rule.md`` beside ``memory/``, which a plain ``git pull`` brings and no check named, is
+    written by git on macOS and Windows into the vault's folder, where git shows it as no change
+    and no untracked file: the teammate's pinned text read as the person's own new memory. Reads
+    the trees on the way to the vault's folder (one for ``memory/``), never the vault's."""
+    parts = prefix.rstrip("/").split("/") if prefix else []
+    if not parts:
+        return None
+    held = held_beside(repo, commit, ["/".join(parts)])  # the folders on the way, not the vault's
+    for depth in range(1, len(parts) + 1):
+        folder = "/".join(parts[:depth])
+        twin = next((name for name in held if name.count("/") == depth - 1 and name != folder
+                     and fold(name) == fold(folder)), None)
+        if twin is not None:
+            return twin, folder
     return None
 
 
