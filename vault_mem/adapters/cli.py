@@ -457,8 +457,11 @@ def _get_text(view: dict) -> str:
     age = f"{view['age_days']} days old" if view["age_days"] is not None else "undated"
     where = f"{view['vault']} vault, " if view.get("vault") else ""
     when = f"updated {view['updated']}, {age}" if view.get("updated") else age  # no `updated:`: "undated"
+    # the author before the description: a peer's file is read as it is, and a description of
+    # 40,000 characters pushed a line naming it after that past a pager's first screen, `head`, or
+    # an agent's shell tool that keeps the start of a long output (atk23)
     lines = [f"{view['key']} ({where}{view['type']}, {view['path']}) {when}{flags}",
-             *_quoted(view["description"]), _by(view.get("author"), view.get("trusted", True))]
+             _by(view.get("author"), view.get("trusted", True)), *_quoted(view["description"])]
     for note in view.get("notes", []):
         lines.append(f"note: {note}")
     if view["body"].strip():
@@ -570,8 +573,8 @@ def cmd_recall(args) -> int:
         where = f"{hit['vault']} vault, " if hit.get("vault") else ""
         lines.append(f"{i}. {hit['key']} ({where}{hit['type']}, {hit['date'] or 'undated'}{age}){flags}  {hit['match']} match, "
                      f"score {hit['score']:.3f}")
+        lines.append(f"   {_by(hit.get('author'), hit.get('trusted', True))}")  # before its text: see _get_text
         lines.extend(_quoted(hit["description"], "   "))
-        lines.append(f"   {_by(hit.get('author'), hit.get('trusted', True))}")
         if hit["note"]:
             lines.append(f"   ({hit['note']})")
         if hit["body"].strip():
