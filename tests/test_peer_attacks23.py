@@ -31,10 +31,11 @@ def test_a_peers_mark_comes_before_any_text_the_peer_chose_so_no_length_pushes_i
     characters when written through vault-mem, but a peer's file is read as it is: 40,000
     characters of it put "from a peer not approved on this machine" 40 KB down the output, past
     what a pager's first screen, `head`, or an agent's shell tool that keeps the start of a long
-    output shows: the peer's order read as a memory no one was named for; 60 tags of 300
-    characters did the same to the author in the open marker. The author is now named before
-    any text its writer chose: on the CLI's line naming the memory, and right after the key and
-    type in the open marker."""
+    output shows: the peer's order read as a memory no one was named for; `--json` put `author`
+    and `trusted` after the description and the body; 60 tags of 300 characters did the same to
+    the author in the open marker. The author is now named before any text its writer chose: on
+    the line after the CLI's line naming the memory, right after the key and type in each JSON
+    object that says whether its writer is trusted, and in the open marker."""
     mine, peer = person_and_peer(tmp_path)
     _push_long_memory(peer)
     assert cli("--vault", str(mine), "sync").returncode == 0
@@ -42,6 +43,9 @@ def test_a_peers_mark_comes_before_any_text_the_peer_chose_so_no_length_pushes_i
         out = cli("--vault", str(mine), *args).stdout
         assert ORDER in out, out[:500]
         assert PEER_MARK in out[:out.index(ORDER)], out[:600]
+        # the JSON an agent reads the same way: whose it is before the text
+        out = cli("--vault", str(mine), *args, "--json").stdout
+        assert f'"author": "{PEER_EMAIL}", "trusted": false' in out[:out.index(ORDER)], out[:600]
 
     texts: dict[str, str] = {}
 
