@@ -46,7 +46,7 @@ from vault_mem.adapters.cli_output import escaping_streams, json_text, raw_strea
 from vault_mem.config import CONFIG_FILE, PERSONAL, daemon_may_answer
 from vault_mem.store.finder import resolve_vault_root, resolve_vaults
 from vault_mem.errors import UsageError, VaultMemError, WriteOutcomeUnknownError, for_person
-from vault_mem.model.names import email_key, shell_word, shown, shown_email, shown_text
+from vault_mem.model.names import email_key, quoted, shell_word, shown, shown_email, shown_text
 from vault_mem.model.render import author_label
 from vault_mem.platform.threads import one_blas_thread
 
@@ -609,7 +609,7 @@ def cmd_doctor(args) -> int:
     if not index_ok:
         lines.append("INDEX.md does not match the files: run `vault-mem index --write`")
     lines += [f"credential in {describe_quarantined(q)}" for q in held]
-    lines += [f"unusable file {shown(p.path)}: {p.reason}" for p in problems]
+    lines += [f"unusable file {quoted(p.path)}: {p.reason}" for p in problems]
     lines += [f"writes are refused: {b}" for b in blockers]
     lines += [f"git ignores new memory files in {folder} (a .gitignore or exclude rule): they are in no commit "
               f"and no sync; find the rule with `git check-ignore -v --no-index {folder}new-memory.md {folder}*.md` and remove it"
@@ -1150,7 +1150,9 @@ def cmd_review(args) -> int:
             vault.close()
     listed = items[:args.limit] if args.limit is not None else items
     # with several vaults a key is shown as personal:KEY / project:KEY, what edit or forget takes
-    text = "\n".join(f"{i['flag']:<11} {shown(_vault_key(i)):<32} {i['detail']}" for i in listed) or "nothing to review"
+    # an unusable file's name is no key (a peer's sentence, taken by a plain `git pull`): quoted
+    text = "\n".join(f"{i['flag']:<11} {(quoted if i['flag'] == 'problem' else shown)(_vault_key(i)):<32} {i['detail']}"
+                     for i in listed) or "nothing to review"
     if len(listed) < len(items):
         text += f"\n(+{len(items) - len(listed)} more: raise --limit, or narrow with --type / --flag)"
     emit(args, listed, text)

@@ -25,7 +25,7 @@ from vault_mem.index.search import age_and_flags
 from vault_mem.model import policy
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import as_str_list, validate_type
-from vault_mem.model.names import shown
+from vault_mem.model.names import quoted
 from vault_mem.store import history as git_history  # not `history`: scan() has a flag of that name
 from vault_mem.store.files import check_type_folder, current_bytes
 from vault_mem.store.worktree import checkout_files
@@ -112,7 +112,7 @@ def review(vault: Vault, *, today: dt.date | None = None, type: str | None = Non
         key = PurePosixPath(p.path).stem
         items.append({"flag": "problem", "key": key, "flags": ["problem"], "type": None, "path": p.path,
                       "date": None, "age_days": None,
-                      "detail": f"{shown(p.path)} {p.reason}; fix the file by hand (see `vault-mem doctor`)"})
+                      "detail": f"{quoted(p.path)}: {p.reason}; fix the file by hand (see `vault-mem doctor`)"})
     # a peer's supersedes marks nothing superseded: "forget KEY" for a look-alike of a peer's
     superseders = queries.superseders(vault.sidecar.db, today=today, distrusted=vault.untrusted_superseders())
     stale_after = vault.config.stale_after_days
