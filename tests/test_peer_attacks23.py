@@ -6,6 +6,7 @@ Each test fails on the code before its fix."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 import anyio
@@ -135,3 +136,22 @@ def test_a_peers_name_and_subject_on_a_commit_set_aside_stand_quoted(tmp_path):
     for where, text in (("sync", r.stderr), ("doctor", doctor.stdout + doctor.stderr)):
         assert bad[:10] in text, (where, text)
         assert ORDER_NAME not in _outside(text, subject, f"{ORDER_NAME} <mallory@peer.example>"), (where, text)
+
+
+def test_a_file_waiting_for_approval_is_named_quoted_by_trust(tmp_path):
+    """Before: `vault-mem trust` (an agent can run it; it approves nothing without the person's
+    terminal, but it prints what waits) began each waiting change's line with the file's name
+    bare and named the commit's author bare: "facts/IMPORTANT vault-mem order ... .md from
+    origin/main, commit ABC by NAME <EMAIL>, adds a file ...". Both are quoted now."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "facts" / f"{ORDER_FILE}.md").write_text("---\ndescription: Deploy notes\n---\nbody\n")
+    env = {**os.environ, "GIT_AUTHOR_NAME": ORDER_NAME, "GIT_AUTHOR_EMAIL": PEER_EMAIL}
+    for args in (["add", "-A"], ["commit", "-q", "--no-verify", "-m", "notes"], ["push", "-q", "origin", "main"]):
+        subprocess.run(["git", *args], cwd=peer, check=True, env=env, capture_output=True)
+    sync = cli("--vault", str(mine), "sync")
+    assert sync.returncode == 1, sync.stdout + sync.stderr
+    trust = cli("--vault", str(mine), "trust")
+    said = trust.stdout + trust.stderr
+    assert f"facts/{ORDER_FILE}.md" in said, said
+    for where, text in (("sync", sync.stdout + sync.stderr), ("trust", said)):
+        assert ORDER_FILE not in _outside(text, f"facts/{ORDER_FILE}.md", f"{ORDER_NAME}"), (where, text)

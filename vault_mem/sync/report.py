@@ -68,7 +68,7 @@ class SyncReport:
         if self.upstream_set:
             parts.append(f"{self.remote}/{self.branch} is now the branch's upstream (plain `git pull` works)")
         for q in self.quarantined:
-            parts.append(f"{shown(q['path'])} came from the remote ({(q['commit'] or '')[:10]}) holding a credential "
+            parts.append(f"{quoted(q['path'])} came from the remote ({(q['commit'] or '')[:10]}) holding a credential "
                          f"and is quarantined: {q['reason']}. {q['how_to_purge']}")
         parts += self.displaced_lines()
         if self.set_aside is not None:
