@@ -1178,7 +1178,9 @@ def cmd_check_refs(args) -> int:
 
     vault = open_vault(args)
     missing = check_refs(vault, Path(args.repo))
-    text = "\n".join(f"{m['key']}: {m['ref']} does not exist" for m in missing) or "every referenced path exists"
+    # the reference quoted and a peer's marked before it: text its writer chose, in our sentence (atk23)
+    text = "\n".join(f"{m['key']}: {_peer_lead(m)}{quoted(m['ref'])} does not exist"
+                     for m in missing) or "every referenced path exists"
     emit(args, missing, text)
     return 1 if missing else 0
 

@@ -336,7 +336,7 @@ def check_refs(vault: Vault, repo_dir: Path) -> list[dict[str, Any]]:
     are a heuristic (see :func:`body_paths`) and so judged leniently: one with a slash also counts
     as present when some path in the checkout ends with it, and a bare file name when a file of
     that name exists anywhere in it. Each item: ``key``, ``ref``, ``path`` (the memory's file),
-    ``source`` (``refs`` or ``body``).
+    ``source`` (``refs`` or ``body``), ``author`` and ``trusted`` (whose memory names it).
     """
     repo = Path(repo_dir).expanduser()
     if not repo.is_dir():
@@ -368,6 +368,10 @@ def check_refs(vault: Vault, repo_dir: Path) -> list[dict[str, Any]]:
             tree = tree or _Tree.load(repo)
             if not tree.has(clean):
                 missing.append({"key": key, "ref": token, "path": rel, "source": "body"})
+    # whose memory names it: a reference is text its writer chose, a peer's among them (atk23)
+    who = vault.authors(sorted({m["path"] for m in missing}), check_disk=False) if missing else {}
+    for m in missing:
+        m["author"], m["trusted"] = who[m["path"]].email, who[m["path"]].trusted
     return missing
 
 
