@@ -177,3 +177,31 @@ def test_a_peers_refs_are_quoted_and_marked_as_the_peers_by_check_refs(tmp_path)
 
     [item] = json.loads(cli("--vault", str(mine), "check-refs", "--repo", str(tmp_path), "--json").stdout)
     assert item["author"] == PEER_EMAIL and item["trusted"] is False, item
+
+
+def test_a_peers_many_memories_never_list_before_the_persons_own(tmp_path):
+    """Before: `list` ordered memories by type and key alone, so a peer's 200 facts keyed
+    `aaa-N` (3,000 made a 640 KB MCP result) stood before the person's own facts: the MCP `list`
+    an agent calls, and the CLI's an agent reads the start of, showed the peer's first and the
+    person's past what a client gives its model of one result. The memories of authors trusted
+    here now come first (the peer's after them, marked)."""
+    mine, peer = person_and_peer(tmp_path)
+    assert cli("--vault", str(mine), "remember", "release-process", "-d", "Releases are tagged").returncode == 0
+    for i in range(200):
+        (peer / "facts" / f"aaa-{i}.md").write_text(f"---\ndescription: Note {i} on the deploy process\n---\n")
+    push_as_peer(peer, "bulk")
+    assert cli("--vault", str(mine), "sync").returncode == 0
+    texts: dict[str, str] = {}
+
+    async def session():
+        from mcp import Client
+
+        async with Client(mcp_server_in(mine), read_timeout_seconds=60) as client:
+            texts["list"] = (await client.call_tool("list", {})).content[0].text
+    anyio.run(session)
+    _, memories = parse_fenced(texts["list"])
+    keys = [line.split('key="')[1].split('"')[0] for line, _ in memories]
+    assert keys[:2] == ["editor-choice", "release-process"] and len(keys) == 202, keys[:5]
+    listed = cli("--vault", str(mine), "list").stdout.splitlines()
+    assert [ln.split()[0] for ln in listed[:2]] == ["editor-choice", "release-process"], listed[:4]
+    assert all(PEER_MARK in ln for ln in listed[2:]), listed[2:4]
