@@ -46,7 +46,7 @@ from vault_mem.adapters.cli_output import escaping_streams, json_text, raw_strea
 from vault_mem.config import CONFIG_FILE, PERSONAL, daemon_may_answer
 from vault_mem.store.finder import resolve_vault_root, resolve_vaults
 from vault_mem.errors import UsageError, VaultMemError, WriteOutcomeUnknownError, for_person
-from vault_mem.model.names import email_key, shell_word, shown, shown_email, shown_text
+from vault_mem.model.names import email_key, quoted, shell_word, shown, shown_email, shown_text
 from vault_mem.model.render import author_label
 from vault_mem.platform.threads import one_blas_thread
 
@@ -457,8 +457,11 @@ def _get_text(view: dict) -> str:
     age = f"{view['age_days']} days old" if view["age_days"] is not None else "undated"
     where = f"{view['vault']} vault, " if view.get("vault") else ""
     when = f"updated {view['updated']}, {age}" if view.get("updated") else age  # no `updated:`: "undated"
+    # the author before the description: a peer's file is read as it is, and a description of
+    # 40,000 characters pushed a line naming it after that past a pager's first screen, `head`, or
+    # an agent's shell tool that keeps the start of a long output (atk23)
     lines = [f"{view['key']} ({where}{view['type']}, {view['path']}) {when}{flags}",
-             *_quoted(view["description"]), _by(view.get("author"), view.get("trusted", True))]
+             _by(view.get("author"), view.get("trusted", True)), *_quoted(view["description"])]
     for note in view.get("notes", []):
         lines.append(f"note: {note}")
     if view["body"].strip():
@@ -570,8 +573,8 @@ def cmd_recall(args) -> int:
         where = f"{hit['vault']} vault, " if hit.get("vault") else ""
         lines.append(f"{i}. {hit['key']} ({where}{hit['type']}, {hit['date'] or 'undated'}{age}){flags}  {hit['match']} match, "
                      f"score {hit['score']:.3f}")
+        lines.append(f"   {_by(hit.get('author'), hit.get('trusted', True))}")  # before its text: see _get_text
         lines.extend(_quoted(hit["description"], "   "))
-        lines.append(f"   {_by(hit.get('author'), hit.get('trusted', True))}")
         if hit["note"]:
             lines.append(f"   ({hit['note']})")
         if hit["body"].strip():
@@ -606,7 +609,7 @@ def cmd_doctor(args) -> int:
     if not index_ok:
         lines.append("INDEX.md does not match the files: run `vault-mem index --write`")
     lines += [f"credential in {describe_quarantined(q)}" for q in held]
-    lines += [f"unusable file {shown(p.path)}: {p.reason}" for p in problems]
+    lines += [f"unusable file {quoted(p.path)}: {p.reason}" for p in problems]
     lines += [f"writes are refused: {b}" for b in blockers]
     lines += [f"git ignores new memory files in {folder} (a .gitignore or exclude rule): they are in no commit "
               f"and no sync; find the rule with `git check-ignore -v --no-index {folder}new-memory.md {folder}*.md` and remove it"
@@ -1147,7 +1150,9 @@ def cmd_review(args) -> int:
             vault.close()
     listed = items[:args.limit] if args.limit is not None else items
     # with several vaults a key is shown as personal:KEY / project:KEY, what edit or forget takes
-    text = "\n".join(f"{i['flag']:<11} {shown(_vault_key(i)):<32} {i['detail']}" for i in listed) or "nothing to review"
+    # an unusable file's name is no key (a peer's sentence, taken by a plain `git pull`): quoted
+    text = "\n".join(f"{i['flag']:<11} {(quoted if i['flag'] == 'problem' else shown)(_vault_key(i)):<32} {i['detail']}"
+                     for i in listed) or "nothing to review"
     if len(listed) < len(items):
         text += f"\n(+{len(items) - len(listed)} more: raise --limit, or narrow with --type / --flag)"
     emit(args, listed, text)
@@ -1173,7 +1178,9 @@ def cmd_check_refs(args) -> int:
 
     vault = open_vault(args)
     missing = check_refs(vault, Path(args.repo))
-    text = "\n".join(f"{m['key']}: {m['ref']} does not exist" for m in missing) or "every referenced path exists"
+    # the reference quoted and a peer's marked before it: text its writer chose, in our sentence (atk23)
+    text = "\n".join(f"{m['key']}: {_peer_lead(m)}{quoted(m['ref'])} does not exist"
+                     for m in missing) or "every referenced path exists"
     emit(args, missing, text)
     return 1 if missing else 0
 

@@ -56,7 +56,7 @@ from vault_mem.errors import (
     for_person,
 )
 from vault_mem.store.finder import resolve_vault_root
-from vault_mem.model.names import shell_word, shown
+from vault_mem.model.names import quoted, shell_word, shown
 from vault_mem.adapters.hook_event import event_of
 from vault_mem.adapters.hook_names import CLAUDE_HOOKS, HOOK_NAMES, STOP_HOOK
 
@@ -330,7 +330,7 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
                           f"back by a git stash pop or an autostash?); put the committed version back with "
                           f"`git checkout HEAD -- {shell_word(path)}`, or edit it and add it again")
             if reason:
-                problems.append(f"  {shown(path)}: {reason}")
+                problems.append(f"  {quoted(path)}: {reason}")
         if problems:
             return 1, "", ("vault-mem: commit refused, these memory files cannot be committed as they are:\n" + "\n".join(problems)
                            + "\nFix them and `git add` them again (or commit with --no-verify to skip this check).\n")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from vault_mem.errors import VaultMemError
 from vault_mem.store.git import GitRepo
-from vault_mem.model.names import shown
+from vault_mem.model.names import quoted, shown
 from vault_mem.store.history import head_branch, who_wrote
 
 _OID = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
@@ -115,8 +115,9 @@ def _malformed_problem(repo: GitRepo, malformed: list[tuple[str, str, str]]) -> 
         lines = proc.stdout.decode().split() if proc.returncode == 0 else []
         commit = lines[-1] if lines else ""
     author, subject = who_wrote(repo, commit) if commit else ("", "")
-    named = (f"commit {commit[:10]}" + (f" \"{shown(subject)}\"" if subject else "")
-             + (f" by {shown(author)}" if author else "") if commit else f"{kind} {oid[:10]}")
+    # the subject and the author's name quoted: text whoever pushed it chose, in a sentence of ours
+    named = (f"commit {commit[:10]}" + (f" {quoted(subject)}" if subject else "")
+             + (f" by {quoted(author)}" if author else "") if commit else f"{kind} {oid[:10]}")
     holds = "" if kind == "commit" else f" (its {kind} {oid[:10]})"
     more = f" ({len(malformed)} such objects)" if len(malformed) > 1 else ""
     return (f"git history holds {named}{holds}, which git's check refuses ({shown(words)}){more}: no git "
