@@ -612,9 +612,11 @@ def m017_judge_log_lean(conn) -> None:
             ALTER TABLE judge_log_lean RENAME TO judge_log;
             """,
         )
-    # a path differs when the two blobs are not the same, or its row has none (never read)
+    # a path differs when the two blobs are not the same, or its row has none (never read); a
+    # files trigger's NEW row is the path's row (one subquery where the general test asks three)
     differs = ("((SELECT blob FROM files WHERE path = {p}) IS NOT (SELECT blob FROM committed WHERE path = {p})"
                " OR EXISTS (SELECT 1 FROM files WHERE path = {p} AND blob IS NULL))")
+    row_differs = "(NEW.blob IS NULL OR NEW.blob IS NOT (SELECT blob FROM committed WHERE path = NEW.path))"
     check = """
             DELETE FROM differs WHERE path = {p} AND NOT {cond};
             INSERT OR IGNORE INTO differs(path) SELECT {p} WHERE {cond};"""
@@ -622,17 +624,17 @@ def m017_judge_log_lean(conn) -> None:
     differs_triggers = "".join(
         f"""
         CREATE TRIGGER IF NOT EXISTS {name} AFTER {event} ON {table} {when} BEGIN{
-            check.format(p=f"{row}.path", cond=differs.format(p=f"{row}.path"))}
+            check.format(p=f"{row}.path", cond=cond or differs.format(p=f"{row}.path"))}
         END;"""
-        for name, event, table, when, row in (
-            ("files_differs_insert", "INSERT", "files", "", "NEW"),
+        for name, event, table, when, row, cond in (
+            ("files_differs_insert", "INSERT", "files", "", "NEW", row_differs),
             ("files_differs_update", "UPDATE OF blob, path", "files",
-             f"WHEN OLD.blob IS NOT NEW.blob OR {moved}", "NEW"),
-            ("files_differs_update_old", "UPDATE OF path", "files", f"WHEN {moved}", "OLD"),
-            ("files_differs_delete", "DELETE", "files", "", "OLD"),
-            ("committed_differs_insert", "INSERT", "committed", "", "NEW"),
-            ("committed_differs_update", "UPDATE", "committed", "", "NEW"),
-            ("committed_differs_delete", "DELETE", "committed", "", "OLD")))
+             f"WHEN OLD.blob IS NOT NEW.blob OR {moved}", "NEW", row_differs),
+            ("files_differs_update_old", "UPDATE OF path", "files", f"WHEN {moved}", "OLD", None),
+            ("files_differs_delete", "DELETE", "files", "", "OLD", None),
+            ("committed_differs_insert", "INSERT", "committed", "", "NEW", None),
+            ("committed_differs_update", "UPDATE", "committed", "", "NEW", None),
+            ("committed_differs_delete", "DELETE", "committed", "", "OLD", None)))
     log_path = "INSERT INTO judge_log(path) VALUES ({p})"
     log_blob = "INSERT INTO judge_log(blob) VALUES ({b})"
     judge_triggers = [
