@@ -397,7 +397,7 @@ def test_the_log_names_every_row_another_process_changed_and_says_when_it_no_lon
     by another process (its own connection) is named to this one; once more entries than it
     keeps came since a reader's last look, the reader is told it cannot know (and judges whole)."""
     from vault_mem.index import authors as rows
-    from vault_mem.index.db import JUDGE_LOG_KEPT
+    from vault_mem.index.db import JUDGE_LOG_KEPT, JUDGE_LOG_PRUNED_EVERY
 
     vault = new_vault(tmp_path / "v")
     try:
@@ -409,8 +409,11 @@ def test_the_log_names_every_row_another_process_changed_and_says_when_it_no_lon
         assert newest > seq and "facts/deploy-window.md" in paths
         assert rows.judge_log_since(db, newest) == (newest, set(), set())
         with db.write():
-            db.executemany("INSERT INTO judge_log(path) VALUES (?)", [(f"x{i}",) for i in range(JUDGE_LOG_KEPT + 1)])
+            db.executemany("INSERT INTO judge_log(path) VALUES (?)",
+                           [(f"x{i}",) for i in range(JUDGE_LOG_KEPT + JUDGE_LOG_PRUNED_EVERY)])
         assert rows.judge_log_since(db, newest) is None
-        assert db.execute("SELECT count(*) FROM judge_log").fetchone()[0] == JUDGE_LOG_KEPT
+        # the oldest go by the batch: the newest KEPT stay, and fewer than a batch more
+        kept = db.execute("SELECT count(*), max(seq) - min(seq) + 1 FROM judge_log").fetchone()
+        assert JUDGE_LOG_KEPT <= kept[0] == kept[1] < JUDGE_LOG_KEPT + JUDGE_LOG_PRUNED_EVERY
     finally:
         vault.close()

@@ -316,10 +316,11 @@ def _set_adoption_states(db: Database, states: dict[str, list]) -> None:
 
 
 def judge_log_head(db: Database) -> int:
-    """The newest entry of the judgement's log (``judge_log``, kept by triggers: ``m016``), 0
-    when none was ever written."""
-    row = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'judge_log'").fetchone()
-    return int(row[0]) if row else 0
+    """The newest entry of the judgement's log (``judge_log``, kept by triggers: ``m016``,
+    ``m017``), 0 when none was ever written (the newest entry is never dropped, so the head
+    never goes back)."""
+    row = db.execute("SELECT max(seq) FROM judge_log").fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
 
 
 def judge_log_since(db: Database, seq: int) -> tuple[int, set[str], set[str]] | None:

@@ -24,6 +24,7 @@ from vault_mem.store.arrivals import PER_WORKTREE, log_files, shared_log_files
 from vault_mem.store.git import GitRepo, files_in
 from vault_mem.store.gitobjects import STREAM_FROM
 from vault_mem.store.provenance import recorded, replayed_file, replayed_from
+from vault_mem.store.tree import tree_names
 
 __all__ = [
     "commits_by",
@@ -1053,8 +1054,8 @@ def entry_modes(repo: GitRepo, commit: str, paths: list[str]) -> dict[str, str]:
 #: (a large import) is integrated by hand with git, once.
 MAX_INCOMING_PATHS = 20_000
 
-#: a folder's mode in a tree object
-_TREE_MODE = b"40000"
+#: a folder's mode in a tree object (as :func:`~vault_mem.store.tree.tree_names` reads it)
+_TREE_MODE = "40000"
 #: the deepest folder a path of :data:`MAX_PATH_BYTES` can be in
 _DEEPEST = MAX_PATH_BYTES // 2
 
@@ -1069,26 +1070,15 @@ def changed_count(repo: GitRepo, old: str | None, new: str, stop: int) -> int:
     a third level runs until memory is gone). Each tree is read once, a subtree's path count
     kept by its id: the work grows with the distinct trees read, never with the paths. Folders
     nested deeper than any path may go (:data:`MAX_PATH_BYTES`: a name and a slash each) count
-    as past ``stop``."""
-    sizes: dict[str, int] = {}
-    width = len(new)
+    as past ``stop``. Within :func:`remembered` (a sync) the answer is kept, and the subtrees'
+    counts too: the sync's two checks (its own count from the local tip, the approval of git's
+    files' from the merge base) walk the trees they share once."""
+    memo = repo.history_memo
+    kept = _OID.fullmatch(new) is not None and (old is None or _OID.fullmatch(old) is not None)
+    sizes: dict[str, int] = memo.setdefault(("changed_count_sizes", stop), {}) if memo is not None and kept else {}
 
-    def entries(tree: str) -> dict[bytes, tuple[bytes, str]]:
-        """``{name: (mode, id)}`` of the tree object ``tree``."""
-        kind, raw = repo.read_object(tree)
-        if kind != "tree":
-            raise GitError(f"{tree} is a {kind}, not a tree")
-        found: dict[bytes, tuple[bytes, str]] = {}
-        at, n, idlen = 0, len(raw), width // 2
-        while at < n:
-            space = raw.find(b" ", at)
-            nul = raw.find(b"\0", space + 1) if space >= 0 else -1
-            if nul < 0 or nul + 1 + idlen > n:
-                raise GitError(f"cannot read tree {tree}; check it with `git fsck`")
-            # a folder's mode as an old tool wrote it ("040000") reads as git's own
-            found[raw[space + 1:nul]] = (raw[at:space].lstrip(b"0"), raw[nul + 1:nul + 1 + idlen].hex())
-            at = nul + 1 + idlen
-        return found
+    def entries(tree: str) -> dict[bytes, tuple[str, str]]:
+        return _tree_names(repo, tree, strict=True)
 
     def size(tree: str, depth: int) -> int:
         if depth > _DEEPEST:
@@ -1102,7 +1092,7 @@ def changed_count(repo: GitRepo, old: str | None, new: str, stop: int) -> int:
             sizes[tree] = min(total, stop + 1)
         return sizes[tree]
 
-    def one(entry: tuple[bytes, str] | None, depth: int) -> int:
+    def one(entry: tuple[str, str] | None, depth: int) -> int:
         if entry is None:
             return 0
         return size(entry[1], depth) if entry[0] == _TREE_MODE else 1
@@ -1130,7 +1120,8 @@ def changed_count(repo: GitRepo, old: str | None, new: str, stop: int) -> int:
                 return stop + 1
         return total
 
-    return min(differ(repo.commit_tree(old), repo.commit_tree(new)), stop + 1)
+    return _once(repo, ("changed_count", old, new, stop), (old, new),
+                 lambda: min(differ(repo.commit_tree(old), repo.commit_tree(new)), stop + 1))
 
 
 def changes_outside(repo: GitRepo, old: str | None, new: str, prefix: str, most: int = 3) -> list[str]:
@@ -1138,9 +1129,12 @@ def changes_outside(repo: GitRepo, old: str | None, new: str, prefix: str, most:
     in ``old`` changed against its first parent (a folder is named where a whole one came or
     went), read tree by tree along ``prefix``: each commit costs the trees on the way to the
     folder, never a listing of what it changed (git queues a commit's every path before it
-    prints one, and a peer's folder naming one folder many times holds any number of them)."""
+    prints one, and a peer's folder naming one folder many times holds any number of them).
+    Along a line of commits a commit's trees are its parent's child's: each is read once (the
+    last commit's are kept for the next)."""
     parts = [p.encode("utf-8", "surrogateescape") for p in prefix.strip("/").split("/")]
     found: list[str] = []
+    last: dict[str | None, dict[bytes, tuple[str, str]]] = {}  # the trees the last commit read
     for text in _records(repo.stream("rev-list", "--parents", new, *([f"^{old}"] if old else []),
                                      cwd=repo.toplevel), "\n"):
         for line in text.split("\n"):
@@ -1148,16 +1142,22 @@ def changes_outside(repo: GitRepo, old: str | None, new: str, prefix: str, most:
             if not ids:
                 continue
             a, b = (repo.commit_tree(ids[1]) if len(ids) > 1 else None), repo.commit_tree(ids[0])
+            read: dict[str | None, dict[bytes, tuple[str, str]]] = {}
             at = ""
             for part in parts:
-                olds, news = _tree_names(repo, a), _tree_names(repo, b)
+                for tree in (a, b):
+                    if tree not in read:
+                        read[tree] = last[tree] if tree in last else _tree_names(repo, tree)
+                olds, news = read[a], read[b]
                 found += [at + name.decode("utf-8", "replace") for name in sorted({*olds, *news})
                           if name != part and olds.get(name) != news.get(name)][:most - len(found)]
-                a, b, at = olds.get(part), news.get(part), at + part.decode("utf-8", "replace") + "/"
+                a, b, at = olds.get(part, (None, None))[1], news.get(part, (None, None))[1], \
+                    at + part.decode("utf-8", "replace") + "/"
                 if len(found) >= most or a == b:
                     break
             if len(found) >= most:
                 return found
+            last = read
     return found
 
 
@@ -1178,7 +1178,7 @@ def held_beside(repo: GitRepo, commit: str, paths: Iterable[str]) -> list[str]:
                 for raw, (mode, oid) in (_tree_names(repo, tree) if tree else {}).items():
                     name = folder + raw.decode("utf-8", "surrogateescape")
                     held.append(name)
-                    if mode == _TREE_MODE.decode():
+                    if mode == _TREE_MODE:
                         trees[name + "/"] = oid
             if part is None:
                 break
@@ -1186,25 +1186,20 @@ def held_beside(repo: GitRepo, commit: str, paths: Iterable[str]) -> list[str]:
     return held
 
 
-def _tree_names(repo: GitRepo, tree: str | None) -> dict[bytes, tuple[str, str]]:
-    """``{name: (mode, id)}`` of the tree object ``tree`` (None, or no tree: empty); a folder's
-    mode as an old tool wrote it (``040000``) reads as git's own."""
+def _tree_names(repo: GitRepo, tree: str | None, *, strict: bool = False) -> dict[bytes, tuple[str, str]]:
+    """``{name: (mode, id)}`` of the tree object ``tree`` (:func:`~vault_mem.store.tree.tree_names`);
+    None, or an object that is no tree: empty (``strict``: GitError)."""
     if tree is None:
         return {}
     kind, raw = repo.read_object(tree)
     if kind != "tree":
+        if strict:
+            raise GitError(f"{tree} is a {kind}, not a tree")
         return {}
-    found: dict[bytes, tuple[str, str]] = {}
-    at, n, idlen = 0, len(raw), len(tree) // 2
-    while at < n:
-        space = raw.find(b" ", at)
-        nul = raw.find(b"\0", space + 1) if space >= 0 else -1
-        if nul < 0 or nul + 1 + idlen > n:
-            raise GitError(f"cannot read tree {tree}; check it with `git fsck`")
-        found[raw[space + 1:nul]] = (raw[at:space].lstrip(b"0").decode("ascii", "replace"),
-                                     raw[nul + 1:nul + 1 + idlen].hex())
-        at = nul + 1 + idlen
-    return found
+    try:
+        return tree_names(raw, len(tree) // 2)
+    except ValueError:
+        raise GitError(f"cannot read tree {tree}; check it with `git fsck`") from None
 
 
 def changed_entries(repo: GitRepo, old: str | None, new: str, pathspec: str) -> dict[str, tuple[str, str] | None]:

@@ -631,7 +631,7 @@ class Workspace:
 
     def history_problem(self) -> str | None:
         """An object missing or corrupt in git history (``git fsck``), with its fix."""
-        return history_problem(self.repo)
+        return history_problem(self.repo, prefix=self.prefix)
 
     def check_not_dirty(self, rel: str) -> bytes:
         """Refuse to overwrite a person's uncommitted edit (it is in no commit, so it would be
