@@ -260,3 +260,24 @@ def test_a_read_of_an_adopted_memory_reads_no_text_from_git_once_its_state_is_ke
     with sqlite3.connect(mine / ".vault-mem" / "index.db") as db:
         row = db.execute("SELECT value FROM meta WHERE name = 'adoption_states'").fetchone()
     assert row is None or PINNED not in row[0], row
+
+
+def test_a_vault_whose_hooks_lack_prepare_commit_msg_is_told_to_install_it(tmp_path):
+    """Hooks installed by a vault-mem before prepare-commit-msg (its mark of a squash concluded
+    with --no-verify) are named by every command with the one fix, `vault-mem hooks install`,
+    not as a clone without hooks; after it, nothing is said and the squash is checked."""
+    mine, peer = person_and_peer(tmp_path)
+    (mine / ".git" / "hooks" / "prepare-commit-msg").unlink()
+    r = cli("list", "--vault", str(mine))
+    assert "lack prepare-commit-msg" in r.stderr and "vault-mem hooks install" in r.stderr, r.stderr
+    assert "git does not clone them" not in r.stderr, r.stderr
+    assert cli("hooks", "install", str(mine)).returncode == 0
+    r = cli("list", "--vault", str(mine))
+    assert "hooks" not in r.stderr, r.stderr
+    _peer_appends(peer)
+    _persons_edit(mine)
+    git(mine, "commit", "-q", "-am", "my editor")
+    git(mine, "fetch", "-q", "origin")
+    git(mine, "merge", "-q", "--squash", "origin/main")
+    git(mine, "commit", "-q", "--no-verify", "-m", "squashed")
+    assert MARK not in agent_hook(mine, "user-prompt-submit", prompt=PINNED_PROMPT)

@@ -384,6 +384,10 @@ def missing_hooks_notice(folder: Path, root: Path, toplevel: Path | None = None,
     absent = missing_hooks(folder)
     if not absent:
         return None
+    if len(absent) < len(HOOK_NAMES):  # ours installed by an older vault-mem (a hook added since: issue 23)
+        return (f"vault-mem's git hooks here lack {', '.join(absent)} (installed by an older vault-mem, or "
+                f"deleted from {folder}): install them with `vault-mem hooks install "
+                f"{shlex.quote(str(root))}`")
     return (f"no vault-mem git hooks here ({', '.join(absent)} missing from {folder}; git does not clone them), "
             "so a hand commit skips the check for credentials and broken memory files: install them with "
             f"`vault-mem init {shlex.quote(str(root))}` (what a fresh clone needs: the hooks, INDEX.md's merge "
