@@ -144,3 +144,26 @@ def test_the_persons_move_of_a_peers_memory_across_folders_stays_the_peers_until
     assert MARK not in agent_hook(mine, "user-prompt-submit", prompt="how do deploys go through the release script")
     assert at_terminal("trust", "--vault", str(mine), "--author", PEER_EMAIL).returncode == 0
     assert trusted_by_key(mine)["deploy"] is True
+
+
+def test_a_peers_commit_moving_more_than_the_bound_is_not_followed(tmp_path):
+    """A peer's commit that moves more memories than ``history.PEER_MOVE_FILES`` (its own and the
+    person's) is not paired text by text (each added text against each deleted one: a peer's
+    commit moving thousands would cost refresh their product): not followed, the safe side, so
+    the person's memory it moved stays the peer's after the person removes the peer's line."""
+    from vault_mem.store.history import PEER_MOVE_FILES
+
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "facts").mkdir(exist_ok=True)
+    for i in range(PEER_MOVE_FILES):
+        (peer / "facts" / f"note-{i}.md").write_text(f"---\ndescription: Peer note {i}\n---\n")
+    push_as_peer(peer, "notes")
+    (peer / "decisions").mkdir(exist_ok=True)
+    for i in range(PEER_MOVE_FILES):
+        git(peer, "mv", f"facts/note-{i}.md", f"decisions/note-{i}.md")
+    _peer_moves(peer, "facts/editor.md", extra=f"\n{LINE}\n")
+    _pull(mine)
+    assert trusted_by_key(mine)["editor"] is False
+    _person_removes(mine, "facts/editor.md", f"\n{LINE}\n")
+    assert trusted_by_key(mine)["editor"] is False
+    assert MARK not in agent_hook(mine, "user-prompt-submit", prompt=PROMPT)

@@ -443,6 +443,8 @@ def _last_authors_record(head: list[str], changes: list[_RawChange], tree: dict[
             added.append((c.path, c.new_blob))
         elif keep_moves and c.status[:1] == "D":
             deleted.append((c.path, c.old_blob))
+        if keep_moves and not mine and (len(added) > PEER_MOVE_FILES or len(deleted) > PEER_MOVE_FILES):
+            keep_moves, added, deleted = False, [], []  # a peer's commit moving more: not followed
     if moves is not None and (added and deleted if not mine else added or deleted):
         moves[who[0]] = (added, deleted)
         if not mine:
@@ -453,7 +455,11 @@ def _last_authors_record(head: list[str], changes: list[_RawChange], tree: dict[
 #: :func:`last_authors` keeps in ``moves``, the newest: memory stays bounded whatever a peer
 #: pushes, and a move older than that is not followed (its new path's history starts at the
 #: peer's commit: every line there the peer's, the safe side)
-PEER_MOVES_WALKED = 64
+PEER_MOVES_WALKED = 32
+#: a peer's commit that adds or deletes more files than this is not followed as a move (the safe
+#: side): what refresh pairs (each added text against each deleted one, by their lines) and the
+#: texts it reads stay bounded (at most 32 commits of 16 and 16 texts) whatever a peer pushes
+PEER_MOVE_FILES = 16
 
 
 def merge_changes(repo: GitRepo, merges: list[str], pathspec: str

@@ -312,7 +312,10 @@ def _moved(ws: Workspace, moves: dict[str, tuple[list[tuple[str, str]], list[tup
         olds = [(top[n:], blob) for top, blob in change[1] if top.startswith(ws.prefix) and is_memory_path(top[n:])]
         news = [(top[n:], blob) for top, blob in change[0] if top.startswith(ws.prefix) and is_memory_path(top[n:])]
         if commit not in local:
-            if olds and news:  # a peer's move, in one commit (see _peer_moves)
+            # a peer's move, in one commit or merge (_adopted: a move is no authorship), bounded as
+            # the walk bounds the commits it keeps (a merge's changes come apart: bounded here)
+            if (olds and news and len(olds) <= history.PEER_MOVE_FILES and len(news) <= history.PEER_MOVE_FILES
+                    and len(by_peers) < history.PEER_MOVES_WALKED):
                 by_peers.append((pos, commit, news, olds))
         elif olds or news:
             changes.append((pos, commit, news, olds))
@@ -356,15 +359,16 @@ def _moved(ws: Workspace, moves: dict[str, tuple[list[tuple[str, str]], list[tup
                                                     for b in (blob, *(ob for _p, ob, _g in olds))}))
     except VaultMemError:
         texts = {}
+    lines = {blob: _lines(text) for blob, text in texts.items()}  # each text's lines made once
     found: dict[str, tuple[str, str, str]] = {}
     by_peer: dict[str, tuple[str, str, str]] = {}
     for out, chosen, unread_followed in ((found, candidates, True), (by_peer, peer_candidates, False)):
         for rel, (commit, blob, olds) in sorted(chosen.items(), key=lambda item: where[item[1][0]]):
-            now = _lines(texts.get(blob))
-            best = max(olds, key=lambda old: (len(now & _lines(texts.get(old[1]))), old[2] == commit, old[0]))
+            now = lines.get(blob, frozenset())
+            best = max(olds, key=lambda old: (len(now & lines.get(old[1], frozenset())), old[2] == commit, old[0]))
             # a move made here whose text git cannot give is followed (the safe side); a peer's is not
             # (following it is what makes the lines it kept no contribution of the peer's)
-            if now & _lines(texts.get(best[1])) or (unread_followed and blob not in texts):
+            if now & lines.get(best[1], frozenset()) or (unread_followed and blob not in texts):
                 out[rel] = (commit, best[0], best[2])
     return found, deleted, by_peer
 
@@ -566,7 +570,8 @@ def _adopted(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, 
     person with that line alone. Not followed, the safe side (the new path's history starts at
     the peer's commit, every line there the peer's): a peer's move split over two commits, a
     copy (the old path kept), a move whose texts git cannot give, a move beyond the newest
-    :data:`~vault_mem.store.history.PEER_MOVES_WALKED` of one walk or once
+    :data:`~vault_mem.store.history.PEER_MOVES_WALKED` of one walk, a peer's commit adding or
+    deleting more than :data:`~vault_mem.store.history.PEER_MOVE_FILES` files, or once
     :func:`~vault_mem.index.authors.moved_from` names :data:`MOVES_FOLLOWED` paths (the oldest
     peer's move kept is forgotten first).
 
