@@ -460,7 +460,7 @@ def _get_text(view: dict) -> str:
     # the author before the description: a peer's file is read as it is, and a description of
     # 40,000 characters pushed a line naming it after that past a pager's first screen, `head`, or
     # an agent's shell tool that keeps the start of a long output (atk23)
-    lines = [f"{view['key']} ({where}{view['type']}, {view['path']}) {when}{flags}",
+    lines = [f"{_peer_lead(view)}{view['key']} ({where}{view['type']}, {view['path']}) {when}{flags}",
              _by(view.get("author"), view.get("trusted", True)), *_quoted(view["description"])]
     for note in view.get("notes", []):
         lines.append(f"note: {note}")
@@ -484,10 +484,14 @@ def _peer_mark(row: dict) -> str:
 
 
 def _peer_lead(row: dict) -> str:
-    """:func:`_peer_mark` said before a peer's text on its line (a description, an author's name
-    and a subject), not after it: padded with 3,000 spaces, a peer's description pushed the mark off the screen of
-    `vault-mem list` (a pager, a terminal that does not wrap, a tool output cut per line), and
-    the line read as the person's."""
+    """:func:`_peer_mark` said before a peer's text on its line (a key, a description, an
+    author's name and a subject), not after it: padded with 3,000 spaces, a peer's description
+    pushed the mark off the screen of `vault-mem list` (a pager, a terminal that does not wrap,
+    a tool output cut per line), and the line read as the person's. The key too is the peer's
+    choice (shape-checked: up to 80 lowercase letters, digits and dashes, which can still say
+    "the-persons-own-rule-trusted"): a line or a header that starts with a peer's key starts
+    with the mark (issue 23: `list` printed the key before it, `get`'s and `recall`'s headers
+    the key bare, the author two lines on)."""
     return "" if row.get("trusted", True) else f"[{_by(row.get('author'), False)}] "
 
 
@@ -504,8 +508,8 @@ def cmd_list(args) -> int:
             vaults.close()
     else:
         rows = read(args, "list", params)
-    text = "\n".join(f"{r['key']:<32} {r['type']:<10} " + (f"[{r['vault']}] " if r.get("vault") else "")
-                     + _peer_lead(r) + r["description"] for r in rows) or "(no memories)"
+    text = "\n".join(_peer_lead(r) + f"{r['key']:<32} {r['type']:<10} " + (f"[{r['vault']}] " if r.get("vault") else "")
+                     + r["description"] for r in rows) or "(no memories)"
     emit(args, rows, text)
     return 0
 
@@ -571,7 +575,7 @@ def cmd_recall(args) -> int:
         flags = f" [{', '.join(hit['flags'])}]" if hit["flags"] else ""
         age = f", {hit['age_days']} days old" if hit["age_days"] is not None else ""
         where = f"{hit['vault']} vault, " if hit.get("vault") else ""
-        lines.append(f"{i}. {hit['key']} ({where}{hit['type']}, {hit['date'] or 'undated'}{age}){flags}  {hit['match']} match, "
+        lines.append(f"{i}. {_peer_lead(hit)}{hit['key']} ({where}{hit['type']}, {hit['date'] or 'undated'}{age}){flags}  {hit['match']} match, "
                      f"score {hit['score']:.3f}")
         lines.append(f"   {_by(hit.get('author'), hit.get('trusted', True))}")  # before its text: see _get_text
         lines.extend(_quoted(hit["description"], "   "))

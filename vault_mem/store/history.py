@@ -339,7 +339,9 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
     over two); a merge of the range is named with ``None`` (git's walk diffs no merge:
     :func:`merge_changes` says what one added and deleted). ``local`` (the commits made here),
     when given, keeps both to what a caller asks of them: ``touched`` holds per path at most one
-    commit not in ``local`` (did one change it?), ``moves`` the commits in ``local`` and the merges.
+    commit not in ``local`` (did one change it?), ``moves`` the commits in ``local``, the merges,
+    and the newest :data:`PEER_MOVES_WALKED` commits not in ``local`` that both added and deleted
+    a file (a peer's move in one commit: its new path's history goes on at the old one's).
 
     Memory: git's output is read as it comes (:meth:`~vault_mem.store.git.GitRepo.stream`), and
     what is kept per path is kept for the files ``new`` holds (one ``git ls-tree``, at the first commit):
@@ -353,6 +355,7 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
     # that names one folder 600 times (then one deleting it: no tree checked out holds it) made
     # the next command after a sync list 360,000 paths (~600 MB)
     folder = len(paths) == 1 and (paths[0] == "." or paths[0].endswith("/"))
+    room = [PEER_MOVES_WALKED]  # the commits not in ``local`` whose changes ``moves`` may still keep
     for i in range(0, len(paths), 2000):
         if folder:
             # every commit, as with no pathspec (--full-history --sparse: none simplified away)
@@ -368,7 +371,7 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
             for text in _records(out, rs):
                 for head, changes in _raw_log(text, rs, fs, 4):
                     tree = _files_at(repo, new, paths) if tree is None else tree
-                    _last_authors_record(head, changes, tree, newest, by_blob, touched, moves, local)
+                    _last_authors_record(head, changes, tree, newest, by_blob, touched, moves, local, room)
         except HistoryDamagedError as exc:  # what git read before the damage stands (as _walk's)
             repo.answer_from_what_is_there(exc)
     if not newest or tree is None:
@@ -418,12 +421,13 @@ def _last_authors_record(head: list[str], changes: list[_RawChange], tree: dict[
                          newest: dict[str, tuple[str, str, str]], by_blob: dict[tuple[str, str], tuple[str, str, str]],
                          touched: dict[str, set[str]] | None,
                          moves: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]] | None] | None,
-                         local: frozenset[str] | None) -> None:
+                         local: frozenset[str] | None, room: list[int]) -> None:
     """One commit of :func:`last_authors`' walk (newest first) taken in."""
     who = (head[0], head[1].rstrip(" "), head[2].rstrip(" "))
     if moves is not None and len(head[3].split()) > 1:
         moves.setdefault(who[0], None)  # a merge: its changes are asked apart
-    keep_moves = moves is not None and (local is None or who[0] in local)
+    mine = local is None or who[0] in local
+    keep_moves = moves is not None and (mine or room[0] > 0)
     added: list[tuple[str, str]] = []
     deleted: list[tuple[str, str]] = []
     for c in changes:
@@ -440,8 +444,23 @@ def _last_authors_record(head: list[str], changes: list[_RawChange], tree: dict[
             added.append((c.path, c.new_blob))
         elif keep_moves and c.status[:1] == "D":
             deleted.append((c.path, c.old_blob))
-    if moves is not None and (added or deleted):
+        if keep_moves and not mine and (len(added) > PEER_MOVE_FILES or len(deleted) > PEER_MOVE_FILES):
+            keep_moves, added, deleted = False, [], []  # a peer's commit moving more: not followed
+    if moves is not None and (added and deleted if not mine else added or deleted):
         moves[who[0]] = (added, deleted)
+        if not mine:
+            room[0] -= 1
+
+
+#: how many commits not made here that both added and deleted a file (a peer's move) one walk of
+#: :func:`last_authors` keeps in ``moves``, the newest: memory stays bounded whatever a peer
+#: pushes, and a move older than that is not followed (its new path's history starts at the
+#: peer's commit: every line there the peer's, the safe side)
+PEER_MOVES_WALKED = 32
+#: a peer's commit that adds or deletes more files than this is not followed as a move (the safe
+#: side): what refresh pairs (each added text against each deleted one, by their lines) and the
+#: texts it reads stay bounded (at most 32 commits of 16 and 16 texts) whatever a peer pushes
+PEER_MOVE_FILES = 16
 
 
 def merge_changes(repo: GitRepo, merges: list[str], pathspec: str
