@@ -66,6 +66,7 @@ from vault_mem.errors import VaultMemError
 from vault_mem.platform import procs
 from vault_mem.store.arrivals import PER_WORKTREE
 from vault_mem.store.files import read_own
+from vault_mem.store.worktree import forget_config
 
 if TYPE_CHECKING:
     from vault_mem.store.git import GitRepo
@@ -654,7 +655,10 @@ def install(vault: RepoFolder) -> list[str]:
     common = Path(vault.repo.common_dir)
     if in_vault(target, toplevel / folder, common):
         own = common / "hooks"
-        vault.repo.run("config", "--local", "core.hooksPath", str(own))
+        try:
+            vault.repo.run("config", "--local", "core.hooksPath", str(own))
+        finally:
+            forget_config(vault.repo)
         vault.repo.hooks_dir = own
         for name in HOOK_NAMES:  # ours, left there by an earlier install: gone (a pull would trip on them)
             try:

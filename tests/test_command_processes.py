@@ -1,0 +1,188 @@
+"""How many git processes an everyday vault-mem command starts: contracts on the product, not
+timings (issues 28 and 29: each git start is ~1-3 ms of CPU and an exec, paid by every command
+and by the suite thousands of times).
+
+Counted through a ``git`` first on PATH that logs each start and runs the real one (every git
+vault-mem starts is found on PATH at its start: ``platform.programs.program``), as in
+tests/test_sync_processes.py. The answers that stopped costing a process are checked against
+git's own: an ancestry, a commit's files and the config read in process or from one reading give
+what git gives, for loose and packed objects alike. Real repositories, real git.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import cli, git
+
+from vault_mem.store import history
+from vault_mem.store.git import GitRepo
+from vault_mem.store.worktree import _bool_setting, config_value, config_values
+
+#: a new key remembered in one process: the repository found (one rev-parse), the memory files git
+#: ignores where a type folder changed in the last 2 s (one ls-files: the write before, moments
+#: ago), what differs from HEAD among the memory files (one status), git's index for the paths
+#: written (one update-index)
+REMEMBER = 4
+#: a recall after agent writes: the repository found, the ls-files above, the config read once
+#: (the person's email), the authors brought up to HEAD (one diff, one log: what the writes
+#: changed), the peers' check of the index and the work tree (diff-index, ls-files, status)
+RECALL_AFTER_WRITES = 8
+
+
+@pytest.fixture
+def logged_git(tmp_path, monkeypatch) -> Path:
+    """A ``git`` first on PATH that appends each start to the returned log and runs the real git."""
+    real = shutil.which("git")
+    assert real is not None
+    shim, log = tmp_path / "shim", tmp_path / "git-starts.log"
+    shim.mkdir()
+    (shim / "git").write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    (shim / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim}:{os.environ['PATH']}")
+    return log
+
+
+def starts(log: Path) -> list[str]:
+    lines = log.read_text().splitlines() if log.exists() else []
+    log.unlink(missing_ok=True)
+    return lines
+
+
+def command(line: str) -> str:
+    """The git command of a logged start, past git's own options (``-c x=y``, ``--literal-pathspecs``)."""
+    words = line.split()
+    i = 0
+    while i < len(words) and words[i].startswith("-"):
+        i += 2 if words[i] in ("-c", "-C") else 1
+    return " ".join(words[i:i + 3])
+
+
+def remember(root: Path, key: str, text: str) -> None:
+    done = cli("remember", key, "--type", "fact", "--description", text, "--body", f"{text}, in full",
+               "--vault", str(root))
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_remember_starts_a_few_git_processes(vault, logged_git):
+    remember(vault.root, "first-note", "the staging database restarts at noon")
+    starts(logged_git)
+    remember(vault.root, "second-note", "deploys wait for the nightly backup")
+    found = starts(logged_git)
+    assert len(found) <= REMEMBER, "\n".join(found)
+
+
+def test_a_read_after_agent_writes_asks_git_no_ancestry_and_lists_no_tree(vault, logged_git):
+    """The authors kept in the sidecar are brought up to HEAD after agent writes: whether the
+    commit they reflect is an ancestor, and the files HEAD holds where the writes changed them,
+    are read from the writes' own loose objects (it was a rev-parse, a merge-base and an
+    ls-tree of every memory file each time)."""
+    remember(vault.root, "first-note", "the staging database restarts at noon")
+    assert cli("recall", "staging database", "--vault", str(vault.root)).returncode == 0
+    remember(vault.root, "second-note", "deploys wait for the nightly backup")
+    remember(vault.root, "third-note", "the cache is flushed on Mondays")
+    starts(logged_git)
+    done = cli("recall", "nightly backup", "--vault", str(vault.root))
+    assert done.returncode == 0, done.stderr
+    found = starts(logged_git)
+    assert not [line for line in found if command(line).startswith(("merge-base", "ls-tree", "rev-parse -q --verify"))], found
+    assert len(found) <= RECALL_AFTER_WRITES, "\n".join(found)
+
+
+def test_doctor_reads_git_config_once(vault, logged_git):
+    starts(logged_git)
+    cli("doctor", "--vault", str(vault.root))
+    found = starts(logged_git)
+    assert sum(command(line).startswith("config") for line in found) <= 1, "\n".join(found)
+
+
+# -- the answers without a process are git's answers ---------------------------------------------
+def _commits(root: Path) -> list[str]:
+    return git(root, "rev-list", "--all").split()
+
+
+def test_ancestry_and_commits_read_in_process_are_gits_loose_or_packed(vault):
+    for i in range(4):
+        vault.remember(f"note-{i}", f"note number {i} about the build", f"body {i}")
+    git(vault.root, "branch", "side", "HEAD~2")
+    git(vault.root, "checkout", "-q", "side")
+    vault.remember("side-note", "a note on the side branch", "side body")
+    git(vault.root, "checkout", "-q", "main")
+    for packed in (False, True):
+        if packed:
+            git(vault.root, "repack", "-q", "-a", "-d")
+            git(vault.root, "prune-packed")
+        with GitRepo(vault.root) as repo:
+            commits = _commits(vault.root)
+            assert len(commits) >= 6
+            for a in commits:
+                assert history.resolve_commit(repo, a) == a
+                for b in commits:
+                    said = subprocess.run(["git", "merge-base", "--is-ancestor", a, b], cwd=vault.root).returncode == 0
+                    assert history.is_ancestor(repo, a, b) == said, (packed, a, b)
+            blob = git(vault.root, "rev-parse", "HEAD:facts/note-0.md").strip()
+            assert history.resolve_commit(repo, blob) is None  # a blob is no commit
+
+
+def test_ancestry_in_a_shallow_clone_is_gits(tmp_path, vault):
+    """A shallow clone's first commit has no parents to git (its ``shallow`` file): git answers."""
+    for i in range(3):
+        vault.remember(f"note-{i}", f"note number {i} about the build", f"body {i}")
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "2", f"file://{vault.root}", str(clone))
+    commits = _commits(clone)
+    with GitRepo(clone) as repo:
+        for a in commits:
+            for b in commits:
+                said = subprocess.run(["git", "merge-base", "--is-ancestor", a, b], cwd=clone).returncode == 0
+                assert history.is_ancestor(repo, a, b) == said
+
+
+def test_a_commits_authors_read_from_loose_objects_are_those_git_lists(vault):
+    """The walk's files of the tip, read from the loose objects of agent writes, give the same
+    answer as git's listing of every file (the same commits once packed)."""
+    for i in range(3):
+        vault.remember(f"note-{i}", f"note number {i} about the build", f"body {i}")
+    base = git(vault.root, "rev-parse", "HEAD").strip()
+    vault.remember("note-1", "note number 1 about the build, again", "body 1 changed")
+    vault.forget("note-2")
+    vault.remember("link-note", "a fresh note", "fresh body")
+    head = git(vault.root, "rev-parse", "HEAD").strip()
+    answers = []
+    for packed in (False, True):
+        if packed:
+            git(vault.root, "repack", "-q", "-a", "-d")
+            git(vault.root, "prune-packed")
+        with GitRepo(vault.root) as repo:
+            touched: dict = {}
+            moves: dict = {}
+            answers.append((history.last_authors(repo, head, base, ["."], given_only=True, touched=touched, moves=moves),
+                            touched, moves, history.last_authors(repo, head, None, ["facts/"])))
+    assert answers[0] == answers[1]
+    assert {"facts/note-1.md", "facts/link-note.md"} <= set(answers[0][0]) and "facts/note-2.md" not in answers[0][0]
+
+
+def test_config_read_once_answers_as_git_config_get(vault):
+    root = vault.root
+    for args in (("user.email", "first@example.invalid"), ("--add", "user.email", "second@example.invalid"),
+                 ("Branch.Feature-X.remote", "origin"), ("core.splitIndex", "yes"), ("feature.manyFiles", "0"),
+                 ("index.version", "4"), ("vault-mem.someNumber", "0x10"), ("vault-mem.notBool", "maybe")):
+        git(root, "config", *args)
+    (root / ".git" / "config").write_text((root / ".git" / "config").read_text() + "[vault-mem]\n\tbare\n")
+    names = ["user.email", "USER.Email", "branch.Feature-X.remote", "branch.feature-x.remote", "core.splitIndex",
+             "feature.manyFiles", "index.version", "vault-mem.bare", "vault-mem.someNumber", "vault-mem.notBool",
+             "not.set"]
+    with GitRepo(root) as repo:
+        for name in names:
+            got = subprocess.run(["git", "config", "--get", name], cwd=root, capture_output=True, text=True)
+            assert config_value(repo, name) == (got.stdout.strip() if got.returncode == 0 else ""), name
+            as_bool = subprocess.run(["git", "config", "--bool", "--get", name], cwd=root, capture_output=True, text=True)
+            assert _bool_setting(repo, name) == (as_bool.returncode == 0 and as_bool.stdout.strip() == "true"), name
+        assert config_values(repo, "user.email", "not.set") == {"user.email": "second@example.invalid", "not.set": ""}
+        git(root, "config", "user.email", "changed@example.invalid", "--replace-all")
+        # a config file changed: read again (its version moved, and within the settle time nothing is kept)
+        assert config_value(repo, "user.email") == "changed@example.invalid"
