@@ -32,18 +32,32 @@ REMEMBER = 4
 #: (the person's email), the authors brought up to HEAD (one diff, one log: what the writes
 #: changed), the peers' check of the index and the work tree (diff-index, ls-files, status)
 RECALL_AFTER_WRITES = 8
+#: a person's ``git commit`` of a new memory in a new vault: the commit (and git's own
+#: ``maintenance run --auto``); pre-commit's shell (one rev-parse: the top folder and the git
+#: folder) and its Python (the repository found, the ignored files of a type folder changed
+#: moments ago, the staged files read, the new HEAD's tree checked, INDEX.md staged: 9);
+#: post-commit's shell (one rev-parse: the folders, HEAD and its parents; the reflog's last
+#: line). It was 18 (four rev-parses more in the hooks' shell).
+PERSON_COMMIT = 14
 
 
 @pytest.fixture
 def logged_git(tmp_path, monkeypatch) -> Path:
-    """A ``git`` first on PATH that appends each start to the returned log and runs the real git."""
+    """A ``git`` first on PATH that appends each start to the returned log and runs the real git;
+    also first in git's own folder of programs (``GIT_EXEC_PATH``, the rest of it linked), which
+    git puts first on its hooks' PATH: the gits a hook starts are logged too."""
     real = shutil.which("git")
     assert real is not None
     shim, log = tmp_path / "shim", tmp_path / "git-starts.log"
     shim.mkdir()
     (shim / "git").write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{real}" "$@"\n')
     (shim / "git").chmod(0o755)
+    own = Path(subprocess.run([real, "--exec-path"], capture_output=True, text=True, check=True).stdout.strip())
+    for program in own.iterdir():
+        if program.name != "git":
+            (shim / program.name).symlink_to(program)
     monkeypatch.setenv("PATH", f"{shim}:{os.environ['PATH']}")
+    monkeypatch.setenv("GIT_EXEC_PATH", str(shim))
     return log
 
 
@@ -91,6 +105,19 @@ def test_a_read_after_agent_writes_asks_git_no_ancestry_and_lists_no_tree(vault,
     found = starts(logged_git)
     assert not [line for line in found if command(line).startswith(("merge-base", "ls-tree", "rev-parse -q --verify"))], found
     assert len(found) <= RECALL_AFTER_WRITES, "\n".join(found)
+
+
+def test_a_persons_commit_starts_few_git_processes_in_vault_mems_hooks(vault, logged_git):
+    root = vault.root
+    (root / "facts" / "by-hand.md").write_text("---\ndescription: By hand\n---\nA note.\n")
+    git(root, "add", "facts/by-hand.md")
+    starts(logged_git)
+    git(root, "commit", "-q", "-m", "by hand")
+    found = starts(logged_git)
+    assert len(found) <= PERSON_COMMIT, "\n".join(found)
+    assert sum(command(line).startswith("rev-parse") for line in found) <= 3, "\n".join(found)
+    common = root / ".git"
+    assert git(root, "rev-parse", "HEAD").strip() in (common / "vault-mem" / "local-commits").read_text().split()
 
 
 def test_doctor_reads_git_config_once(vault, logged_git):
@@ -142,28 +169,38 @@ def test_ancestry_in_a_shallow_clone_is_gits(tmp_path, vault):
                 assert history.is_ancestor(repo, a, b) == said
 
 
-def test_a_commits_authors_read_from_loose_objects_are_those_git_lists(vault):
+@pytest.mark.parametrize("where", ["standalone", "project"])
+def test_a_commits_authors_read_from_loose_objects_are_those_git_lists(where, vault, project):
     """The walk's files of the tip, read from the loose objects of agent writes, give the same
-    answer as git's listing of every file (the same commits once packed)."""
+    answer as git's listing of every file (the same commits once packed), for a vault that is
+    its repository and one in a project's folder (``memory/``)."""
+    from vault_mem import Vault
+
+    mine = vault if where == "standalone" else Vault(project[0] / "memory")
+    top, spec = (mine.root, ".") if where == "standalone" else (project[0], "memory/")
     for i in range(3):
-        vault.remember(f"note-{i}", f"note number {i} about the build", f"body {i}")
-    base = git(vault.root, "rev-parse", "HEAD").strip()
-    vault.remember("note-1", "note number 1 about the build, again", "body 1 changed")
-    vault.forget("note-2")
-    vault.remember("link-note", "a fresh note", "fresh body")
-    head = git(vault.root, "rev-parse", "HEAD").strip()
+        mine.remember(f"note-{i}", f"note number {i} about the build", f"body {i}")
+    base = git(top, "rev-parse", "HEAD").strip()
+    mine.remember("note-1", "note number 1 about the build, again", "body 1 changed")
+    mine.forget("note-2")
+    mine.remember("link-note", "a fresh note", "fresh body")
+    head = git(top, "rev-parse", "HEAD").strip()
     answers = []
     for packed in (False, True):
         if packed:
-            git(vault.root, "repack", "-q", "-a", "-d")
-            git(vault.root, "prune-packed")
-        with GitRepo(vault.root) as repo:
+            git(top, "repack", "-q", "-a", "-d")
+            git(top, "prune-packed")
+        with GitRepo(top) as repo:
             touched: dict = {}
             moves: dict = {}
-            answers.append((history.last_authors(repo, head, base, ["."], given_only=True, touched=touched, moves=moves),
-                            touched, moves, history.last_authors(repo, head, None, ["facts/"])))
+            answers.append((history.last_authors(repo, head, base, [spec], given_only=True, touched=touched, moves=moves),
+                            touched, moves, history.last_authors(repo, head, None, [spec])))
+    if mine is not vault:
+        mine.close()
     assert answers[0] == answers[1]
-    assert {"facts/note-1.md", "facts/link-note.md"} <= set(answers[0][0]) and "facts/note-2.md" not in answers[0][0]
+    at = "" if spec == "." else spec
+    assert {f"{at}facts/note-1.md", f"{at}facts/link-note.md"} <= set(answers[0][0])
+    assert f"{at}facts/note-2.md" not in answers[0][0] and f"{at}facts/note-0.md" in answers[0][3]
 
 
 def test_config_read_once_answers_as_git_config_get(vault):

@@ -389,7 +389,8 @@ class _FilesAt:
 
     def __init__(self, repo: GitRepo, commit: str, paths: list[str]) -> None:
         self.repo, self.commit, self.paths = repo, commit, paths
-        self.wanted = set(paths)
+        # a folder as git's pathspec names it ("memory/") is the folder _under finds ("memory")
+        self.wanted = {p.rstrip("/") or "." for p in paths}
         self.asked: dict[str, str | None] = {}
         self.every: dict[str, str] | None = None
 
