@@ -38,6 +38,7 @@ import argparse
 import collections
 import json
 import os
+import random
 import resource
 import shutil
 import statistics
@@ -54,6 +55,12 @@ sys.path.insert(0, str(HERE))
 import bench_suite_procs  # noqa: E402
 
 
+_WORDS = ("amber basalt cobalt dune ember fjord glacier harbor iris jasper kelp lagoon marble nectar "
+          "onyx prairie quartz reef sierra tundra umber valley willow xenon yarrow zephyr anchor beacon "
+          "canyon delta estuary falcon grove heron inlet juniper kestrel lantern meadow nimbus orchid "
+          "pebble quiver raven summit thistle").split()
+
+
 def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -68,6 +75,7 @@ class Runner:
                     "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
                     "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}
         self.n = 0
+        self.rng = random.Random(label)
 
     def vm(self, *args: str) -> list[str]:
         return [sys.executable, "-m", "vault_mem", "--vault", str(self.vault), *args]
@@ -75,6 +83,10 @@ class Runner:
     def key(self) -> str:
         self.n += 1
         return f"bench-calls-{self.label}-{os.getpid()}-{self.n}-{time.time_ns() % 10**9}"
+
+    def words(self) -> str:
+        """A text unlike the vault's others (no near duplicate to warn about: the common write)."""
+        return " ".join(self.rng.sample(_WORDS, 7))
 
     def commands(self) -> dict[str, tuple]:
         """name -> (set-up callable or None, argv callable, stdin bytes or None)."""
@@ -104,7 +116,7 @@ class Runner:
         git = shutil.which("git") or "git"
         return {
             "remember": (None, lambda: self.vm("remember", self.key(), "--type", "fact",
-                                               "--description", "a bench fact", "--body", "the body"), None),
+                                               "--description", self.words(), "--body", self.words()), None),
             "recall": (None, lambda: self.vm("recall", "editor settings"), None),
             "get": (None, lambda: self.vm("get", sorted((self.vault / "facts").glob("*.md"))[1].stem), None),
             "list": (None, lambda: self.vm("list"), None),

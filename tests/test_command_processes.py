@@ -223,3 +223,32 @@ def test_config_read_once_answers_as_git_config_get(vault):
         git(root, "config", "user.email", "changed@example.invalid", "--replace-all")
         # a config file changed: read again (its version moved, and within the settle time nothing is kept)
         assert config_value(repo, "user.email") == "changed@example.invalid"
+
+
+# -- git's discovery, once for a command's opens ---------------------------------------------------
+def test_opening_a_vault_again_in_one_process_asks_git_once(vault, logged_git):
+    from vault_mem import Vault
+
+    starts(logged_git)
+    for _ in range(3):
+        Vault(vault.root).close()
+    found = [line for line in starts(logged_git) if command(line).startswith("rev-parse --show-toplevel")]
+    assert len(found) == 1, found
+
+
+def test_a_repository_made_or_changed_meanwhile_is_found_again(tmp_path):
+    """What git's discovery reads changed: the kept answer is not used."""
+    outer = tmp_path / "outer"
+    (outer / "inner" / "deep").mkdir(parents=True)
+    git(outer, "init", "-q")
+    assert GitRepo(outer / "inner" / "deep").toplevel == outer
+    git(outer / "inner", "init", "-q")  # a repository below: git finds it first now
+    repo = GitRepo(outer / "inner" / "deep")
+    assert repo.toplevel == outer / "inner"
+    hooks = outer / "inner" / "my-hooks"
+    git(outer / "inner", "config", "core.hooksPath", str(hooks))  # the config changed
+    assert GitRepo(outer / "inner" / "deep").hooks_dir == hooks
+    shutil.rmtree(outer / "inner" / ".git")
+    assert GitRepo(outer / "inner" / "deep").toplevel == outer  # gone again
+    (outer / "inner" / ".git").write_text(f"gitdir: {outer / '.git'}\n")  # a link file in its place
+    assert GitRepo(outer / "inner" / "deep").toplevel == outer / "inner"
