@@ -17,7 +17,8 @@ its wall time and the CPU of it and every process it waited for (``RUSAGE_CHILDR
 the rounds after the first. The commands, as a person or agent runs them, keyword-only
 (``VAULT_MEM_EMBEDDER=none``) and without a daemon (``VAULT_MEM_DAEMON=off``):
 
-``remember`` (a new key each time), ``recall``, ``get``, ``list``, ``log``, ``forget`` (of a key
+``remember`` (a new key each time, a text unlike the others), ``recall``, ``recall`` after a
+``remember`` (outside the count: the sidecar's authors then come up to the new HEAD), ``get``, ``list``, ``log``, ``forget`` (of a key
 remembered just before, outside the count), ``sync`` with nothing to do, ``doctor``, a person's
 ``git commit`` of a memory edit (pre-commit + post-commit hooks), ``git checkout`` of another
 branch and back (post-checkout, twice), ``git pull`` with nothing new (post-merge),
@@ -27,7 +28,9 @@ in a new Python (``Vault(root)``; the Python's own start-up counted in its wall/
 
 ``--old``: a checkout of the code to compare with (``git archive main | tar -x -C OLD``); its
 commands run on a ``cp -a`` copy of the vault (``BASE/vm-N-old``) with its ``vault_mem`` first
-on ``PYTHONPATH``, each command's rounds alternating with this checkout's. Prints per command
+on ``PYTHONPATH``, each command's rounds alternating with this checkout's; both checkouts are
+byte-compiled first. The copy's git hooks stay the ones this checkout installed (an older
+``hooks install`` leaves them), so the git-command rows compare the Python part alone. Prints per command
 and checkout: git processes, every process started, wall p50, CPU p50; the git kinds; the load
 average at the start and end. Asserts nothing.
 """
@@ -75,7 +78,7 @@ class Runner:
                     "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
                     "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}
         self.n = 0
-        self.rng = random.Random(label)
+        self.rng = random.Random(28)  # the same texts for both checkouts
 
     def vm(self, *args: str) -> list[str]:
         return [sys.executable, "-m", "vault_mem", "--vault", str(self.vault), *args]
@@ -118,6 +121,9 @@ class Runner:
             "remember": (None, lambda: self.vm("remember", self.key(), "--type", "fact",
                                                "--description", self.words(), "--body", self.words()), None),
             "recall": (None, lambda: self.vm("recall", "editor settings"), None),
+            "recall after a remember": (lambda: self.run(self.vm("remember", self.key(), "--type", "fact", "--description",
+                                                                 self.words(), "--body", self.words())),
+                                        lambda: self.vm("recall", "editor settings"), None),
             "get": (None, lambda: self.vm("get", sorted((self.vault / "facts").glob("*.md"))[1].stem), None),
             "list": (None, lambda: self.vm("list"), None),
             "log": (None, lambda: self.vm("log"), None),
@@ -203,6 +209,10 @@ def main() -> None:
     if not shutil.which("strace"):
         raise SystemExit("bench_git_calls: needs strace")
     args.base.mkdir(parents=True, exist_ok=True)
+    # both checkouts byte-compiled alike (PYTHONDONTWRITEBYTECODE would leave one compiling its
+    # modules in every command)
+    for code in (CODE, *([args.old] if args.old else [])):
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(code / "vault_mem")], check=True)
     print(f"load at start: {load()} ({os.cpu_count()} CPUs)", flush=True)
     for n in (int(x) for x in args.sizes.split(",")):
         vault = prepare(args.base, n)
