@@ -45,7 +45,7 @@ def test_what_is_wrong_is_found_and_the_command_prints_it(vault):
     shown = json.loads(r.stdout)
     assert {k: shown[k] for k in data} == data
     text = cli("--vault", str(vault.root), "doctor").stdout
-    assert "unusable file facts/broken.md" in text and "INDEX.md does not match the files" in text
+    assert "unusable file 'facts/broken.md'" in text and "INDEX.md does not match the files" in text
 
 
 @pytest.mark.parametrize("settings, made_by, said", [

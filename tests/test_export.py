@@ -80,7 +80,7 @@ def test_a_file_holding_a_credential_is_not_exported_and_is_named(vdir):
     r = cli("--vault", str(vdir), "export")
     assert r.returncode == 0
     assert AWS_KEY not in r.stdout and "leak" not in r.stdout
-    assert "not exported: facts/leak.md" in r.stderr
+    assert "not exported: 'facts/leak.md'" in r.stderr
 
 
 def test_json_and_jsonl_together_is_a_usage_error(vdir):

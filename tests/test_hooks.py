@@ -99,7 +99,7 @@ def test_prompt_gets_the_relevant_memories(filled):
                input=claude_event("UserPromptSubmit", filled.root, prompt="Open this file in my Helix editor"))
     context = check_output(proc, "UserPromptSubmit")
     _, memories = parse_fenced(context)
-    assert len(memories) == 1 and 'key="editor-choice" type="preference" updated="' in memories[0][0]
+    assert len(memories) == 1 and 'key="editor-choice" type="preference" author="agent@vault-mem.local" updated="' in memories[0][0]
     assert 'age_days="0"' in memories[0][0] and memories[0][1].startswith("Uses Helix")
     assert "release-steps" not in context
 

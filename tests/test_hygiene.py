@@ -302,7 +302,7 @@ def test_cli_check_refs_exit_codes(tmp_path, checkout):
     assert r.returncode == 0 and "every referenced path exists" in r.stdout
     write_memory(root, "gone", "Missing", "Lives in `src/removed.py`.")
     r = cli("--vault", str(root), "check-refs", "--repo", str(checkout))
-    assert r.returncode == 1 and "gone: src/removed.py does not exist" in r.stdout
+    assert r.returncode == 1 and "gone: 'src/removed.py' does not exist" in r.stdout
     r = cli("--vault", str(root), "check-refs", "--repo", str(tmp_path / "nope"))
     assert r.returncode == 2 and "Traceback" not in r.stderr
 

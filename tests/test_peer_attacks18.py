@@ -295,5 +295,5 @@ def test_a_teammates_committed_search_index_is_never_read_after_the_person_takes
     assert proc.returncode == 0, proc.stderr
     listed = cli("--vault", str(mine), "list")
     assert listed.returncode == 0, listed.stderr
-    line = next(x for x in listed.stdout.splitlines() if x.startswith("deploy "))
-    assert "from a peer" in line, line
+    line = next(x for x in listed.stdout.splitlines() if " deploy " in f" {x} ")
+    assert line.startswith("[from a peer"), line  # the mark before the peer's key

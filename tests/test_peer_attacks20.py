@@ -250,3 +250,31 @@ def test_a_tree_bomb_added_and_taken_out_again_costs_a_warm_reads_judgement_no_m
     how, peak = proc.stdout.split()
     assert how == "changed", proc.stdout  # the judgement brought along, not made whole
     assert int(peak) < 100, f"the warm read's git took {peak} MB"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="peak RSS from getrusage")
+def test_doctor_names_the_commit_of_a_malformed_tree_beside_a_fetched_tree_bomb_bounded(tmp_path):
+    """Before: a peer's memory folder git's check refuses (a tree naming a file twice, written by
+    hand) holding the bomb, fetched by a plain `git fetch`, made `vault-mem doctor` look for the
+    commit holding it with `git log --all --find-object` over every path of every commit: the
+    bomb's 360,000 paths listed (~130 MB; a level deeper, until memory is gone). It now looks
+    among the vault's top files and memory folders' two levels (history.memory_pathspecs), and
+    still names the commit."""
+    mine, peer = person_and_peer(tmp_path)
+    _push_tree_bomb(peer, _WIDTH, 2)
+    blob = _git_in(peer, "hash-object", "-w", "--stdin", data=b"---\ndescription: Twice\n---\nx\n")
+    entries = b""
+    for line in _git_in(peer, "ls-tree", "main:notes").splitlines():
+        mode, _kind, rest = line.split(" ", 2)
+        oid, name = rest.split("\t")
+        entries += mode.lstrip("0").encode() + b" " + name.encode() + b"\0" + bytes.fromhex(oid)
+    entries += (b"100644 twice.md\0" + bytes.fromhex(blob)) * 2  # after ".gitkeep" and "bomb": sorted
+    odd = subprocess.run(["git", "hash-object", "-t", "tree", "-w", "--literally", "--stdin"], cwd=peer,
+                         input=entries, capture_output=True, check=True).stdout.decode().strip()
+    _commit_tree(peer, _tree_with(peer, _git_in(peer, "rev-parse", "main^{tree}"), "notes", f"040000 tree {odd}"),
+                 "notes named twice")
+    git(mine, "fetch", "-q", "origin")
+    code, peak, out = _measured(mine, "doctor")
+    assert code == 1, out
+    assert "which git's check refuses" in out and "notes named twice" in out, out
+    assert peak < 100, f"doctor took {peak} MB to name the commit of a malformed tree"

@@ -99,8 +99,8 @@ def test_a_peers_description_never_prints_as_a_line_of_ours_nor_pushes_its_mark_
         assert not any(line.strip() == FORGED_DESCRIPTION for line in out.splitlines()), out
     mark = f"from a peer not approved on this machine: {PEER_EMAIL}"
     listed = cli("--vault", str(mine), "list").stdout.splitlines()
-    line = next(ln for ln in listed if ln.startswith("helix-main "))
-    assert mark in line[:120], line[:200]
+    line = next(ln for ln in listed if "helix-main " in ln)
+    assert line.startswith(f"[{mark}] helix-main "), line[:200]  # the mark before the peer's key too
     logged = cli("--vault", str(mine), "log").stdout.splitlines()
     line = next(ln for ln in logged if "Uses Helix  " in ln)
     assert mark in line[:100], line[:200]

@@ -226,14 +226,15 @@ def test_a_recall_that_makes_room_for_the_persons_memories_still_gives_at_most_k
     memories found then take the places of the lowest of the peer's. The two searches rank apart
     (fused ranks move when the peer's hits leave the lists), so a memory of the person's in the
     first top ``k`` may be missing from the second's: the answer still holds at most ``k`` hits
-    (before: the person's from both, 4 for ``-k 3``), the best of them, none of the peer's left."""
+    (before: the person's from both, 4 for ``-k 3``), the best of them; the peer's best keeps
+    ``k // 2`` of the places it won (``model/fusion.keep_trusted``), the person's take the rest."""
     from vault_mem.index.search import RecallResult
     from vault_mem.vault.core import _trusted_kept
 
     first = RecallResult(hits=[_hit("p1", 0.9, False), _hit("t1", 0.8, True), _hit("p2", 0.7, False)])
     again = [_hit("t2", 0.95, True), _hit("t3", 0.85, True), _hit("t4", 0.6, True)]
     kept = _trusted_kept(first, again, 3)
-    assert [h.key for h in kept.hits] == ["t2", "t3", "t1"]
+    assert [h.key for h in kept.hits] == ["t2", "p1", "t1"]
     first = RecallResult(hits=[_hit("p1", 0.9, False), _hit("t1", 0.8, True), _hit("p2", 0.7, False)])
     kept = _trusted_kept(first, [_hit("t1", 0.9, True), _hit("t2", 0.5, True)], 3)
     assert [h.key for h in kept.hits] == ["p1", "t1", "t2"]  # room made by the lowest of the peer's

@@ -9,7 +9,8 @@ The changes are the real ones: agent writes (this process's vault and another's)
 hand edits (whole rewrites, a line added to a peer's text, deletions, moves, a copy of a peer's
 text), the person's commits through git with vault-mem's hooks, a file staged alone, git's index
 changed alone (``git rm --cached``, ``git update-index --assume-unchanged``), a peer's
-pushes (new memories, edits, deletions, a copy of the person's text) taken by ``vault-mem sync``
+pushes (new memories, edits, deletions, a copy of the person's text, a move of the person's
+memory or its own, across type folders, with or without a change) taken by ``vault-mem sync``
 and by a plain ``git pull``, ``vault-mem forget`` and ``undo``, the person's ``git revert``, a
 peer's force-push taken by ``git reset --hard``, and approvals given and withdrawn
 (``vault-mem trust --author``: the whole judgement again, by design). Real git, a real bare
@@ -80,6 +81,7 @@ class World:
         self.warm = Vault(self.root)
         self.n = 0
         self.approved = False
+        self.peer_moved = False
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -201,7 +203,8 @@ class World:
         run(self.peer, "pull", "-q", "--rebase", "origin", "main", env=PEER_ENV)
         mine = self.memories(self.peer)
         for _ in range(self.rng.randint(1, 3)):
-            what = self.rng.choice(["new", "edit", "delete", "copy"])
+            what = self.rng.choice(["new", "edit", "delete", "copy", "move"]) if self.peer_moved else "move"
+            self.peer_moved = True  # a peer's move in every sequence (its first push)
             if what == "new" or not mine:
                 (self.peer / "facts" / f"peer-new-{self.key()}.md").write_text(
                     memory(f"Deploys need the peer's approval {self.n}", f"Ask the peer {self.n}."), encoding="utf-8")
@@ -214,6 +217,18 @@ class World:
                 rel = self.rng.choice(mine)
                 (self.peer / rel).unlink()
                 mine.remove(rel)
+            elif what == "move":  # a move (the person's text or a peer's), to another type folder too,
+                # its text kept or changed in the same commit: the walk follows a peer's move (issue 23)
+                rel = self.rng.choice(mine)
+                folder = self.rng.choice(["facts", "preferences", "decisions"])
+                new = f"{folder}/peer-moved-{self.key()}.md"
+                (self.peer / folder).mkdir(exist_ok=True)
+                os.replace(self.peer / rel, self.peer / new)
+                if self.rng.random() < 0.5:
+                    with open(self.peer / new, "a", encoding="utf-8") as fh:
+                        fh.write(f"The peer's line with its move {self.n}.\n")
+                mine.remove(rel)
+                mine.append(new)
             else:  # a copy of a text (the person's, or another peer's memory) under a new key
                 rel = self.rng.choice(mine)
                 (self.peer / "facts" / f"peer-copy-{self.key()}.md").write_bytes((self.peer / rel).read_bytes())
@@ -397,7 +412,7 @@ def test_the_log_names_every_row_another_process_changed_and_says_when_it_no_lon
     by another process (its own connection) is named to this one; once more entries than it
     keeps came since a reader's last look, the reader is told it cannot know (and judges whole)."""
     from vault_mem.index import authors as rows
-    from vault_mem.index.db import JUDGE_LOG_KEPT
+    from vault_mem.index.db import JUDGE_LOG_KEPT, JUDGE_LOG_PRUNED_EVERY
 
     vault = new_vault(tmp_path / "v")
     try:
@@ -409,8 +424,11 @@ def test_the_log_names_every_row_another_process_changed_and_says_when_it_no_lon
         assert newest > seq and "facts/deploy-window.md" in paths
         assert rows.judge_log_since(db, newest) == (newest, set(), set())
         with db.write():
-            db.executemany("INSERT INTO judge_log(path) VALUES (?)", [(f"x{i}",) for i in range(JUDGE_LOG_KEPT + 1)])
+            db.executemany("INSERT INTO judge_log(path) VALUES (?)",
+                           [(f"x{i}",) for i in range(JUDGE_LOG_KEPT + JUDGE_LOG_PRUNED_EVERY)])
         assert rows.judge_log_since(db, newest) is None
-        assert db.execute("SELECT count(*) FROM judge_log").fetchone()[0] == JUDGE_LOG_KEPT
+        # the oldest go by the batch: the newest KEPT stay, and fewer than a batch more
+        kept = db.execute("SELECT count(*), max(seq) - min(seq) + 1 FROM judge_log").fetchone()
+        assert JUDGE_LOG_KEPT <= kept[0] == kept[1] < JUDGE_LOG_KEPT + JUDGE_LOG_PRUNED_EVERY
     finally:
         vault.close()

@@ -284,7 +284,7 @@ def test_every_message_names_the_file_and_kind_never_the_value(vault, caplog):
     with caplog.at_level("INFO"):
         vault.reconcile()
     logged = "\n".join(r.getMessage() for r in caplog.records)
-    assert "facts/bot.md quarantined" in logged and "GitHub token" in logged and secret not in logged
+    assert "'facts/bot.md': quarantined" in logged and "GitHub token" in logged and secret not in logged
     [p] = vault.sidecar.problems()
     assert p.quarantined and secret not in p.reason
     with pytest.raises(VaultMemError) as err:

@@ -179,10 +179,10 @@ def test_doctor_fails_on_a_broken_memory_file(root, record_property):
     _fault(record_property, "broken memory files")
     proc = cli("doctor", root=root)
     assert proc.returncode == 1, proc.stdout
-    assert "unusable file facts/broken.md:" in proc.stdout
-    assert "unusable file facts/folder.md: is a folder, not a memory file" in proc.stdout, proc.stdout
-    assert "unusable file facts/latin.md: is not UTF-8 text" in proc.stdout and "re-save it as UTF-8" in proc.stdout
-    assert "unusable file facts/linked.md: is a symlink" in proc.stdout
+    assert "unusable file 'facts/broken.md':" in proc.stdout
+    assert "unusable file 'facts/folder.md': is a folder, not a memory file" in proc.stdout, proc.stdout
+    assert "unusable file 'facts/latin.md': is not UTF-8 text" in proc.stdout and "re-save it as UTF-8" in proc.stdout
+    assert "unusable file 'facts/linked.md': is a symlink" in proc.stdout
     assert "Traceback" not in proc.stderr
     for name in ("broken", "latin", "linked"):
         (root / f"facts/{name}.md").unlink()

@@ -586,7 +586,7 @@ def test_yaml_tricks_in_hand_edited_files_are_reported_safely(setup, record_prop
     doctor = cli("doctor", root=root, text=True)
     assert "Traceback" not in doctor.stderr, doctor.stderr
     for name in EVIL_FILES:
-        assert f"unusable file facts/{name}.md" in doctor.stdout, (name, doctor.stdout)
+        assert f"unusable file 'facts/{name}.md'" in doctor.stdout, (name, doctor.stdout)
         assert f"\n{name} " not in "\n" + listed.stdout
     vault.reconcile(force=True)
     for name in EVIL_FILES:

@@ -47,7 +47,7 @@ def test_trust_asks_about_each_pending_change_and_approves_only_those_answered_y
     for n, name in enumerate(["vault.toml", ".claude/settings.json", ".gitattributes", "docs/notes.txt"], 1):
         assert f"approve {name} for this vault on this machine? [y/N]" in asked.stdout
         block = asked.stdout.split(f"[{n}/4] ")[1].split("[y/N]")[0]
-        assert block.startswith(name) and f"by Mallory <{PEER_EMAIL}>" in block, block
+        assert block.startswith((name, f"'{name}'")) and f"by 'Mallory' <{PEER_EMAIL}>" in block, block
     assert "[recall] k: 5 -> 9" in asked.stdout
     said = asked.stdout.split("approved for ")[1]
     assert ".gitattributes" in said and "docs/notes.txt" in said
@@ -88,7 +88,7 @@ def test_without_the_persons_terminal_trust_lists_each_change_and_approves_none(
     for args in ([], ["--all"], [".gitattributes"]):
         r = cli("trust", "--vault", str(mine), *args)  # an agent's shell: no terminal
         assert r.returncode == 0 and "not approved" in r.stdout, r.stdout
-        assert r.stdout.count(f"by Mallory <{PEER_EMAIL}>") == (1 if args == [".gitattributes"] else 4), r.stdout
+        assert r.stdout.count(f"by 'Mallory' <{PEER_EMAIL}>") == (1 if args == [".gitattributes"] else 4), r.stdout
     no = at_terminal("trust", "--vault", str(mine), answer="n")
     assert no.stdout.count("[y/N]") == 4 and "not approved" in no.stdout, no.stdout
     assert len(_waiting(mine)) == 4

@@ -46,7 +46,7 @@ from vault_mem.adapters.cli_output import escaping_streams, json_text, raw_strea
 from vault_mem.config import CONFIG_FILE, PERSONAL, daemon_may_answer
 from vault_mem.store.finder import resolve_vault_root, resolve_vaults
 from vault_mem.errors import UsageError, VaultMemError, WriteOutcomeUnknownError, for_person
-from vault_mem.model.names import email_key, shell_word, shown, shown_email, shown_text
+from vault_mem.model.names import email_key, quoted, shell_word, shown, shown_email, shown_text
 from vault_mem.model.render import author_label
 from vault_mem.platform.threads import one_blas_thread
 
@@ -457,8 +457,11 @@ def _get_text(view: dict) -> str:
     age = f"{view['age_days']} days old" if view["age_days"] is not None else "undated"
     where = f"{view['vault']} vault, " if view.get("vault") else ""
     when = f"updated {view['updated']}, {age}" if view.get("updated") else age  # no `updated:`: "undated"
-    lines = [f"{view['key']} ({where}{view['type']}, {view['path']}) {when}{flags}",
-             *_quoted(view["description"]), _by(view.get("author"), view.get("trusted", True))]
+    # the author before the description: a peer's file is read as it is, and a description of
+    # 40,000 characters pushed a line naming it after that past a pager's first screen, `head`, or
+    # an agent's shell tool that keeps the start of a long output (atk23)
+    lines = [f"{_peer_lead(view)}{view['key']} ({where}{view['type']}, {view['path']}) {when}{flags}",
+             _by(view.get("author"), view.get("trusted", True)), *_quoted(view["description"])]
     for note in view.get("notes", []):
         lines.append(f"note: {note}")
     if view["body"].strip():
@@ -481,10 +484,14 @@ def _peer_mark(row: dict) -> str:
 
 
 def _peer_lead(row: dict) -> str:
-    """:func:`_peer_mark` said before a peer's text on its line (a description, an author's name
-    and a subject), not after it: padded with 3,000 spaces, a peer's description pushed the mark off the screen of
-    `vault-mem list` (a pager, a terminal that does not wrap, a tool output cut per line), and
-    the line read as the person's."""
+    """:func:`_peer_mark` said before a peer's text on its line (a key, a description, an
+    author's name and a subject), not after it: padded with 3,000 spaces, a peer's description
+    pushed the mark off the screen of `vault-mem list` (a pager, a terminal that does not wrap,
+    a tool output cut per line), and the line read as the person's. The key too is the peer's
+    choice (shape-checked: up to 80 lowercase letters, digits and dashes, which can still say
+    "the-persons-own-rule-trusted"): a line or a header that starts with a peer's key starts
+    with the mark (issue 23: `list` printed the key before it, `get`'s and `recall`'s headers
+    the key bare, the author two lines on)."""
     return "" if row.get("trusted", True) else f"[{_by(row.get('author'), False)}] "
 
 
@@ -501,8 +508,8 @@ def cmd_list(args) -> int:
             vaults.close()
     else:
         rows = read(args, "list", params)
-    text = "\n".join(f"{r['key']:<32} {r['type']:<10} " + (f"[{r['vault']}] " if r.get("vault") else "")
-                     + _peer_lead(r) + r["description"] for r in rows) or "(no memories)"
+    text = "\n".join(_peer_lead(r) + f"{r['key']:<32} {r['type']:<10} " + (f"[{r['vault']}] " if r.get("vault") else "")
+                     + r["description"] for r in rows) or "(no memories)"
     emit(args, rows, text)
     return 0
 
@@ -523,7 +530,7 @@ def cmd_log(args) -> int:
 @command("undo")
 def cmd_undo(args) -> int:
     vault, target, label = open_for_key(args, args.target)
-    result = vault.undo(target)
+    result = vault.undo(target, commit=args.commit)
     for w in result.warnings:
         warn(f"warning: {w}")
     emit(args, {**result.to_dict(), **_named(args, vault)},
@@ -568,10 +575,10 @@ def cmd_recall(args) -> int:
         flags = f" [{', '.join(hit['flags'])}]" if hit["flags"] else ""
         age = f", {hit['age_days']} days old" if hit["age_days"] is not None else ""
         where = f"{hit['vault']} vault, " if hit.get("vault") else ""
-        lines.append(f"{i}. {hit['key']} ({where}{hit['type']}, {hit['date'] or 'undated'}{age}){flags}  {hit['match']} match, "
+        lines.append(f"{i}. {_peer_lead(hit)}{hit['key']} ({where}{hit['type']}, {hit['date'] or 'undated'}{age}){flags}  {hit['match']} match, "
                      f"score {hit['score']:.3f}")
+        lines.append(f"   {_by(hit.get('author'), hit.get('trusted', True))}")  # before its text: see _get_text
         lines.extend(_quoted(hit["description"], "   "))
-        lines.append(f"   {_by(hit.get('author'), hit.get('trusted', True))}")
         if hit["note"]:
             lines.append(f"   ({hit['note']})")
         if hit["body"].strip():
@@ -606,7 +613,7 @@ def cmd_doctor(args) -> int:
     if not index_ok:
         lines.append("INDEX.md does not match the files: run `vault-mem index --write`")
     lines += [f"credential in {describe_quarantined(q)}" for q in held]
-    lines += [f"unusable file {shown(p.path)}: {p.reason}" for p in problems]
+    lines += [f"unusable file {quoted(p.path)}: {p.reason}" for p in problems]
     lines += [f"writes are refused: {b}" for b in blockers]
     lines += [f"git ignores new memory files in {folder} (a .gitignore or exclude rule): they are in no commit "
               f"and no sync; find the rule with `git check-ignore -v --no-index {folder}new-memory.md {folder}*.md` and remove it"
@@ -1147,7 +1154,9 @@ def cmd_review(args) -> int:
             vault.close()
     listed = items[:args.limit] if args.limit is not None else items
     # with several vaults a key is shown as personal:KEY / project:KEY, what edit or forget takes
-    text = "\n".join(f"{i['flag']:<11} {shown(_vault_key(i)):<32} {i['detail']}" for i in listed) or "nothing to review"
+    # an unusable file's name is no key (a peer's sentence, taken by a plain `git pull`): quoted
+    text = "\n".join(f"{i['flag']:<11} {(quoted if i['flag'] == 'problem' else shown)(_vault_key(i)):<32} {i['detail']}"
+                     for i in listed) or "nothing to review"
     if len(listed) < len(items):
         text += f"\n(+{len(items) - len(listed)} more: raise --limit, or narrow with --type / --flag)"
     emit(args, listed, text)
@@ -1173,7 +1182,9 @@ def cmd_check_refs(args) -> int:
 
     vault = open_vault(args)
     missing = check_refs(vault, Path(args.repo))
-    text = "\n".join(f"{m['key']}: {m['ref']} does not exist" for m in missing) or "every referenced path exists"
+    # the reference quoted and a peer's marked before it: text its writer chose, in our sentence (atk23)
+    text = "\n".join(f"{m['key']}: {_peer_lead(m)}{quoted(m['ref'])} does not exist"
+                     for m in missing) or "every referenced path exists"
     emit(args, missing, text)
     return 1 if missing else 0
 

@@ -28,8 +28,30 @@ __all__ = ["escaping_streams", "json_text", "raw_stream"]
 
 def json_text(data: Any, *, indent: int | None = None) -> str:
     """``data`` as JSON (non-ASCII text kept readable) with every character that could drive a
-    terminal written as a JSON ``\\uNNNN`` escape: the same data for a JSON reader."""
-    return visible_json(json.dumps(data, ensure_ascii=False, indent=indent, default=str))
+    terminal written as a JSON ``\\uNNNN`` escape: the same data for a JSON reader. Whose each
+    memory or commit is comes first in its object (:func:`_whose_first`)."""
+    return visible_json(json.dumps(_whose_first(data), ensure_ascii=False, indent=indent, default=str))
+
+
+#: the fields that name who wrote a memory or a commit, and what that makes them here
+_WHOSE = ("author", "email", "trusted")
+
+
+def _whose_first(data: Any) -> Any:
+    """``data`` with each object that says whether its writer is ``trusted`` here holding
+    :data:`_WHOSE` right after its ``key`` and ``type``, before any text its writer chose (a
+    description, a body, a subject, fields a file adds). Last, after a peer's description of
+    40,000 characters and a body, they stood past what `head` or an agent's shell tool that keeps
+    the start of a long output shows: the peer's text read as no one's (atk23). The same data."""
+    if isinstance(data, list):
+        return [_whose_first(item) for item in data]
+    if not isinstance(data, dict):
+        return data
+    data = {k: _whose_first(v) for k, v in data.items()}
+    if "trusted" not in data:
+        return data
+    lead = [k for k in ("key", "type", *_WHOSE) if k in data]
+    return {**{k: data[k] for k in lead}, **{k: v for k, v in data.items() if k not in lead}}
 
 
 class _Escaping:

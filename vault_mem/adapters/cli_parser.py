@@ -165,6 +165,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--limit", "-n", type=int, default=20)
     p = add("undo", "revert the last agent commit for a key, or a given commit")
     p.add_argument("target", help="a key or a commit id")
+    p.add_argument("--commit", action="store_true",
+                   help="TARGET is a commit id, never a key (where a key is named like a commit's id)")
     p = add("index", "print INDEX.md as generated from the files (--write to update the file)")
     p.add_argument("--write", action="store_true")
     p = add("recall", "search memories by meaning and words")

@@ -56,7 +56,7 @@ from vault_mem.errors import (
     for_person,
 )
 from vault_mem.store.finder import resolve_vault_root
-from vault_mem.model.names import shell_word, shown
+from vault_mem.model.names import quoted, shell_word, shown
 from vault_mem.adapters.hook_event import event_of
 from vault_mem.adapters.hook_names import CLAUDE_HOOKS, HOOK_NAMES, STOP_HOOK
 
@@ -235,7 +235,9 @@ def check_staged_file(vault: Vault, rel: str, mode: str, data: bytes) -> str | N
 
 def _only_deletions(folder: Path) -> bool:
     """Whether the commit being made changes nothing in the vault at ``folder`` but deletions,
-    read from git's index: a commit that writes no file."""
+    read from git's index: a commit that writes no file. One that changes nothing in a project
+    vault's folder counts when it changes nothing anywhere but deletions (the teammate's entry
+    refused may be beside the vault: a ``Memory/`` beside ``memory/``)."""
     from vault_mem.store import worktree
     from vault_mem.store.git import GitRepo
 
@@ -244,6 +246,8 @@ def _only_deletions(folder: Path) -> bool:
         prefix = os.path.relpath(folder, repo.toplevel)
         prefix = "" if prefix == "." else prefix.replace(os.sep, "/") + "/"
         changes = worktree.staged_changes(repo, prefix or ".")
+        if not changes and prefix:
+            changes = worktree.staged_changes(repo, ".")
     except (VaultMemError, OSError, ValueError):
         return False
     return bool(changes) and all(status == "D" for status, _, _path in changes)
@@ -326,7 +330,7 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
                           f"back by a git stash pop or an autostash?); put the committed version back with "
                           f"`git checkout HEAD -- {shell_word(path)}`, or edit it and add it again")
             if reason:
-                problems.append(f"  {shown(path)}: {reason}")
+                problems.append(f"  {quoted(path)}: {reason}")
         if problems:
             return 1, "", ("vault-mem: commit refused, these memory files cannot be committed as they are:\n" + "\n".join(problems)
                            + "\nFix them and `git add` them again (or commit with --no-verify to skip this check).\n")

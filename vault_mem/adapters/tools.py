@@ -297,12 +297,14 @@ def get_text(view: dict[str, Any]) -> str:
 def list_rows(vault: Vault, *, type: str | None = None, tags: list[str] | None = None) -> list[dict[str, Any]]:
     """``list`` as every reader shows it (tools, MCP, ``list --json``): each row with its
     ``author`` and whether that author is ``trusted`` here (the committed author: a listing
-    reads no file)."""
+    reads no file). The memories of authors trusted here come first, each part by type and
+    key: a peer's 3,000 facts keyed ``aaa-N`` came before the person's own facts, 640 KB of
+    them ahead in the MCP result, past what a client gives its model of one (atk23)."""
     rows = vault.list(type=type, tags=tags)
     who = vault.authors([r["path"] for r in rows], check_disk=False)
     for r in rows:
         r["author"], r["trusted"] = who[r["path"]].email, who[r["path"]].trusted
-    return rows
+    return sorted(rows, key=lambda r: not r["trusted"])  # stable: type and key within each part
 
 
 def list_text(data: dict[str, Any]) -> str:

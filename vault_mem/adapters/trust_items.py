@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from vault_mem.config import CONFIG_FILE
 from vault_mem.errors import UsageError, VaultMemError
-from vault_mem.model.names import shell_word, shown, shown_email, shown_text
+from vault_mem.model.names import quoted, shell_word, shown, shown_email, shown_text
 
 if TYPE_CHECKING:
     from vault_mem.store.git import GitRepo
@@ -58,7 +58,7 @@ def change_by(repo: GitRepo, rev: str, top: str) -> tuple[str, str, str] | None:
     if got is None:
         return None
     commit, name, email = got
-    return commit, email, f"commit {commit[:10]} by {shown(name)} <{shown_email(email)}>"
+    return commit, email, f"commit {commit[:10]} by {quoted(name)} <{shown_email(email)}>"
 
 
 def pending_items(ws: Workspace, s, files, texts: list[str]) -> list[dict[str, Any]]:
@@ -84,7 +84,8 @@ def pending_items(ws: Workspace, s, files, texts: list[str]) -> list[dict[str, A
         verb = "deletes" if f.theirs is None else "adds" if f.ours is None else "changes"
         kind = "a file git itself interprets" if is_git_file(f.path) else f"a file vault-mem does not read{OTHERS}"
         what = f"{verb} {kind}"
-        head = f"{shown(f.path)} from {shown(ref)}, {by}, {what} ({(f.theirs or 'deleted')[:10]}):"
+        # the name quoted: a file name is text a peer chose, here at the head of our line (atk23)
+        head = f"{quoted(f.path)} from {shown(ref)}, {by}, {what} ({(f.theirs or 'deleted')[:10]}):"
         items.append({"name": f.path, "kind": "git file", "index": index, "remote": ref, "commit": commit,
                       "author": email, "what": what, "check": f"git log -p {shell_word(ref)} -- {shell_word(f.path)}",
                       "head": head, "text": f"{head}\n{indented(text)}"})

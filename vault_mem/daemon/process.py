@@ -50,7 +50,7 @@ from vault_mem.daemon.serve import Handler, NotStarted, ReadServer
 from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher, settle_time
 from vault_mem.errors import ConcurrentEditError, ConfigError, IdentityError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
-from vault_mem.model.names import shown
+from vault_mem.model.names import quoted, shown
 from vault_mem.store.daemon_socket import FENCE_OP
 from vault_mem.store.files import PRIVATE_FILE, atomic_write, checkpoint, read_own
 from vault_mem.store.git import GitRepo
@@ -541,9 +541,9 @@ class Daemon:
         for path, reason in sorted(now.items()):
             if self._problems.get(path) != reason:
                 log.warning("vault-mem: unusable file %s: %s (left as it is; `vault-mem doctor` lists it)",
-                            shown(path), reason)
+                            quoted(path), reason)
         for path in sorted(self._problems.keys() - now.keys()):
-            log.info("vault-mem: %s is usable again (or gone)", shown(path))
+            log.info("vault-mem: %s is usable again (or gone)", quoted(path))
         self._problems = now
         self._status["problems"] = len(now)
 

@@ -34,27 +34,33 @@ def _set_head(db: Database, head: str) -> None:
 
 def replace(db: Database, head: str, rows: dict[str, tuple[str, str, str, str]], lineage: set[str] = frozenset(),
             moved: dict[str, tuple[str, str, str]] | None = None,
-            deleted: dict[str, tuple[str, str]] | None = None) -> None:
+            deleted: dict[str, tuple[str, str]] | None = None, *,
+            peer_moved: dict[str, tuple[str, str, str]] | None = None, moves_at_most: int = 64) -> None:
     """All rows anew for ``head``: ``{vault-relative path: (commit, email, name, blob)}``;
-    ``lineage``: the paths :func:`lineage_paths` names, anew; ``moved``: :func:`moved_from`, anew;
-    ``deleted``: :func:`deleted_here`, anew."""
+    ``lineage``: the paths :func:`lineage_paths` names, anew; ``moved``: :func:`moved_from`'s
+    moves made here, anew; ``peer_moved``: its moves by peers, newest first, anew (kept while
+    :func:`moved_from` names at most ``moves_at_most``); ``deleted``: :func:`deleted_here`, anew."""
     with db.write():
         db.execute("DELETE FROM authors")
         db.executemany("INSERT INTO authors(path, commit_id, email, name, blob) VALUES (?, ?, ?, ?, ?)",
                        [(p, *who) for p, who in rows.items()])
         _set_head(db, head)
         _set_lineage(db, set(lineage))
-        _set_moved(db, dict(moved or {}))
+        own = dict(moved or {})
+        _set_moved(db, own)
+        _set_peer_moved(db, {}, own, peer_moved or {}, moves_at_most)
         _set_deleted(db, deleted or {})
 
 
 def update(db: Database, head: str, rows: dict[str, tuple[str, str, str, str]], gone: list[str],
            lineage: set[str] = frozenset(), moved: dict[str, tuple[str, str, str]] | None = None,
-           deleted: dict[str, tuple[str, str]] | None = None) -> None:
+           deleted: dict[str, tuple[str, str]] | None = None, *,
+           peer_moved: dict[str, tuple[str, str, str]] | None = None, moves_at_most: int = 64) -> None:
     """Rows for the paths the commits since :func:`stored_head` changed, now at ``head``;
     ``gone``: paths those commits deleted; ``lineage``: paths to add to :func:`lineage_paths`;
-    ``moved``: entries to add to :func:`moved_from`; ``deleted``: :func:`deleted_here` anew (None:
-    as it was)."""
+    ``moved``: entries made here to add to :func:`moved_from`; ``peer_moved``: moves by peers to
+    add, newest first (see :func:`replace`); ``deleted``: :func:`deleted_here` anew (None: as it
+    was)."""
     with db.write():
         db.executemany("DELETE FROM authors WHERE path = ?", [(p,) for p in gone])
         db.executemany("INSERT OR REPLACE INTO authors(path, commit_id, email, name, blob) VALUES (?, ?, ?, ?, ?)",
@@ -63,8 +69,11 @@ def update(db: Database, head: str, rows: dict[str, tuple[str, str, str, str]], 
         kept = lineage_paths(db)
         if lineage - kept or kept & set(gone):
             _set_lineage(db, (kept | lineage) - set(gone))
-        if moved:  # kept when the path is gone: a later move from it follows on through it
-            _set_moved(db, {**moved_from(db), **moved})
+        if moved or peer_moved:  # kept when the path is gone: a later move from it follows on through it
+            # one entry a path: the newest move to it (a peer's move to a path replaces one made here)
+            own = {p: m for p, m in {**_moves(db, MOVED), **(moved or {})}.items() if p not in (peer_moved or {})}
+            _set_moved(db, own)
+            _set_peer_moved(db, _moves(db, PEER_MOVED), own, peer_moved or {}, moves_at_most)
         if deleted is not None and deleted != deleted_here(db):
             _set_deleted(db, deleted)
         if gone and (states := adoption_states(db)) and states.keys() & set(gone):
@@ -89,14 +98,25 @@ def lineage_paths(db: Database) -> set[str]:
 MOVED = "peer_moved_from"
 
 
+#: the ``meta`` row of :func:`moved_from`'s moves by peers (a JSON object, oldest first; absent: none)
+PEER_MOVED = "peer_moves_by_peers"
+
+
 def moved_from(db: Database) -> dict[str, tuple[str, str, str]]:
     """``{vault-relative path: (commit, vault-relative path, commit)}``: the memories a commit
     made here moved from a path whose history holds a commit not made here (the first commit
     added the path; the last, the same or an earlier one made here, deleted the other, whose
-    text shares lines with it): the adoption walk follows the path's history on at the other,
-    from before that deletion (:func:`vault_mem.vault.authors._adopted`). An entry kept before
-    moves split over two commits were followed names one commit: both."""
-    found = _kept(db, MOVED)
+    text shares lines with it), and the memories a peer's commit moved from another path (both
+    commits that one: :func:`vault_mem.vault.authors._moved`): the adoption walk follows the
+    path's history on at the other, from before that deletion
+    (:func:`vault_mem.vault.authors._adopted`). An entry kept before moves split over two
+    commits were followed names one commit: both."""
+    own = _moves(db, MOVED)
+    return {**own, **{p: m for p, m in _moves(db, PEER_MOVED).items() if p not in own}}
+
+
+def _moves(db: Database, name: str) -> dict[str, tuple[str, str, str]]:
+    found = _kept(db, name)
     if not isinstance(found, dict):
         return {}
     return {p: (str(m[0]), str(m[1]), str(m[-1] if len(m) == 3 else m[0])) for p, m in found.items()
@@ -105,6 +125,18 @@ def moved_from(db: Database) -> dict[str, tuple[str, str, str]]:
 
 def _set_moved(db: Database, moved: dict[str, tuple[str, ...]]) -> None:
     db.set_meta(MOVED, json.dumps({p: list(m) for p, m in sorted(moved.items())}) if moved else None)
+
+
+def _set_peer_moved(db: Database, kept: dict[str, tuple[str, str, str]], own: dict[str, tuple[str, str, str]],
+                    new: dict[str, tuple[str, str, str]], at_most: int) -> None:
+    """The moves by peers kept: ``kept`` (oldest first) then ``new`` (newest first), none to a
+    path ``own`` names, the newest while :func:`moved_from` names at most ``at_most`` paths (an
+    older one forgotten: its path's history starts at the peer's move again, the safe side)."""
+    order = [p for p in kept if p not in own and p not in new] + [p for p in reversed(list(new)) if p not in own]
+    entries = {**kept, **new}
+    room = max(0, at_most - len(own))
+    order = order[len(order) - room:] if room else []
+    db.set_meta(PEER_MOVED, json.dumps({p: list(entries[p]) for p in order}) if order else None)
 
 
 #: the ``meta`` row of :func:`deleted_here` (a JSON object, in order; absent: none)
@@ -316,10 +348,11 @@ def _set_adoption_states(db: Database, states: dict[str, list]) -> None:
 
 
 def judge_log_head(db: Database) -> int:
-    """The newest entry of the judgement's log (``judge_log``, kept by triggers: ``m016``), 0
-    when none was ever written."""
-    row = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'judge_log'").fetchone()
-    return int(row[0]) if row else 0
+    """The newest entry of the judgement's log (``judge_log``, kept by triggers: ``m016``,
+    ``m017``), 0 when none was ever written (the newest entry is never dropped, so the head
+    never goes back)."""
+    row = db.execute("SELECT max(seq) FROM judge_log").fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
 
 
 def judge_log_since(db: Database, seq: int) -> tuple[int, set[str], set[str]] | None:

@@ -523,8 +523,9 @@ def m015_origins(conn) -> None:
     )
 
 
-#: how many entries :func:`m016_judge_log`'s log keeps (older ones are dropped as new ones come):
-#: a reader that last looked further back than that judges anew
+#: how many entries :func:`m016_judge_log`'s log keeps at least (older ones are dropped as new
+#: ones come, by the batch since m017: :data:`JUDGE_LOG_PRUNED_EVERY`): a reader that last looked
+#: further back than that judges anew
 JUDGE_LOG_KEPT = 20000
 
 
@@ -567,11 +568,102 @@ def m016_judge_log(conn) -> None:
     )
 
 
+#: the judgement's log drops its oldest entries once per this many new ones (a batch), not one
+#: per entry: it holds :data:`JUDGE_LOG_KEPT` entries and at most this many more
+JUDGE_LOG_PRUNED_EVERY = 1024
+
+#: the triggers m016 made that m017 makes again leaner (or drops: the two update triggers)
+_M016_TRIGGERS = ("files_judge_insert", "files_judge_delete", "files_judge_update", "authors_judge_insert",
+                  "authors_judge_delete", "authors_judge_update", "differs_judge_insert", "differs_judge_delete",
+                  "foreign_judge_insert", "foreign_judge_delete", "origins_judge_insert", "origins_judge_delete",
+                  "origins_judge_update", "judge_log_prune")
+_M012_TRIGGERS = ("files_differs_insert", "files_differs_update", "files_differs_update_old", "files_differs_delete",
+                  "committed_differs_insert", "committed_differs_update", "committed_differs_delete")
+
+
+def m017_judge_log_lean(conn) -> None:
+    """The judgement's log (m016) and the ``differs`` triggers (m012) at a write's cost in
+    proportion to what changed (review of issue 29): the log is a plain rowid table (no
+    ``AUTOINCREMENT``: its ``sqlite_sequence`` row was written with every entry; the newest entry
+    is never dropped, so a ``seq`` is never given twice); the oldest entries go by the batch
+    (:data:`JUDGE_LOG_PRUNED_EVERY`), not one ``DELETE`` per entry; a ``files`` row whose path did
+    not move names it once, not as both ``OLD`` and ``NEW``; ``differs`` keeps a row that still
+    differs instead of deleting and inserting it again (which logged it twice), and its ``files``
+    triggers run only when the row's blob or path changed (a re-read that found the same bytes
+    rechecked it). The ``authors`` and ``origins`` update triggers are gone: those tables are
+    written by ``INSERT OR REPLACE``/``INSERT OR IGNORE`` and ``DELETE`` alone (a replacement's
+    delete fires no trigger: ``recursive_triggers`` is off; its insert names the path). The
+    entries already logged are kept, with their ``seq``. Derived state; safe to run again."""
+    for name in (*_M016_TRIGGERS, *_M012_TRIGGERS):
+        conn.execute(f"DROP TRIGGER IF EXISTS {name}")
+    autoincrement = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE name = 'judge_log' AND sql LIKE '%AUTOINCREMENT%'").fetchone()
+    if autoincrement:
+        _run_script(
+            conn,
+            """
+            CREATE TABLE judge_log_lean (seq INTEGER PRIMARY KEY, path TEXT, blob TEXT);
+            INSERT INTO judge_log_lean(seq, path, blob) SELECT seq, path, blob FROM judge_log;
+            -- the newest seq given, kept as an empty entry where the log holds none (its reader's
+            -- head must not go back)
+            INSERT INTO judge_log_lean(seq) SELECT seq FROM sqlite_sequence
+                WHERE name = 'judge_log' AND seq > (SELECT coalesce(max(seq), 0) FROM judge_log);
+            DROP TABLE judge_log;
+            ALTER TABLE judge_log_lean RENAME TO judge_log;
+            """,
+        )
+    # a path differs when the two blobs are not the same, or its row has none (never read); a
+    # files trigger's NEW row is the path's row (one subquery where the general test asks three)
+    differs = ("((SELECT blob FROM files WHERE path = {p}) IS NOT (SELECT blob FROM committed WHERE path = {p})"
+               " OR EXISTS (SELECT 1 FROM files WHERE path = {p} AND blob IS NULL))")
+    row_differs = "(NEW.blob IS NULL OR NEW.blob IS NOT (SELECT blob FROM committed WHERE path = NEW.path))"
+    check = """
+            DELETE FROM differs WHERE path = {p} AND NOT {cond};
+            INSERT OR IGNORE INTO differs(path) SELECT {p} WHERE {cond};"""
+    moved = "OLD.path IS NOT NEW.path"
+    differs_triggers = "".join(
+        f"""
+        CREATE TRIGGER IF NOT EXISTS {name} AFTER {event} ON {table} {when} BEGIN{
+            check.format(p=f"{row}.path", cond=cond or differs.format(p=f"{row}.path"))}
+        END;"""
+        for name, event, table, when, row, cond in (
+            ("files_differs_insert", "INSERT", "files", "", "NEW", row_differs),
+            ("files_differs_update", "UPDATE OF blob, path", "files",
+             f"WHEN OLD.blob IS NOT NEW.blob OR {moved}", "NEW", row_differs),
+            ("files_differs_update_old", "UPDATE OF path", "files", f"WHEN {moved}", "OLD", None),
+            ("files_differs_delete", "DELETE", "files", "", "OLD", None),
+            ("committed_differs_insert", "INSERT", "committed", "", "NEW", None),
+            ("committed_differs_update", "UPDATE", "committed", "", "NEW", None),
+            ("committed_differs_delete", "DELETE", "committed", "", "OLD", None)))
+    log_path = "INSERT INTO judge_log(path) VALUES ({p})"
+    log_blob = "INSERT INTO judge_log(blob) VALUES ({b})"
+    judge_triggers = [
+        ("files_judge_insert", "AFTER INSERT ON files", "", log_path.format(p="NEW.path")),
+        ("files_judge_delete", "AFTER DELETE ON files", "", log_path.format(p="OLD.path")),
+        ("files_judge_update", "AFTER UPDATE OF path, blob, usable ON files",
+         f"WHEN {moved} OR OLD.blob IS NOT NEW.blob OR OLD.usable IS NOT NEW.usable",
+         log_path.format(p="NEW.path") + f"; INSERT INTO judge_log(path) SELECT OLD.path WHERE {moved}"),
+        ("authors_judge_insert", "AFTER INSERT ON authors", "", log_path.format(p="NEW.path")),
+        ("authors_judge_delete", "AFTER DELETE ON authors", "", log_path.format(p="OLD.path")),
+        ("differs_judge_insert", "AFTER INSERT ON differs", "", log_path.format(p="NEW.path")),
+        ("differs_judge_delete", "AFTER DELETE ON differs", "", log_path.format(p="OLD.path")),
+        ("foreign_judge_insert", "AFTER INSERT ON foreign_texts", "", log_path.format(p="NEW.path")),
+        ("foreign_judge_delete", "AFTER DELETE ON foreign_texts", "", log_path.format(p="OLD.path")),
+        ("origins_judge_insert", "AFTER INSERT ON origins", "", log_blob.format(b="NEW.blob")),
+        ("origins_judge_delete", "AFTER DELETE ON origins", "", log_blob.format(b="OLD.blob")),
+        ("judge_log_prune", "AFTER INSERT ON judge_log", f"WHEN NEW.seq % {JUDGE_LOG_PRUNED_EVERY} = 0",
+         f"DELETE FROM judge_log WHERE seq <= NEW.seq - {JUDGE_LOG_KEPT}"),
+    ]
+    _run_script(conn, differs_triggers + "".join(f"""
+        CREATE TRIGGER IF NOT EXISTS {name} {event} {when} BEGIN {action}; END;"""
+                                                  for name, event, when, action in judge_triggers))
+
+
 MIGRATIONS: list[Callable] = [m001_initial, m002_vectors, m003_covering_indexes, m004_conflict_of, m005_sqlite_vec,
                               m006_embed_cache_rowid, m007_index_counter, m008_floor_calibration,
                               m009_index_counter_by_type, m010_change_dates, m011_authors,
                               m012_committed_view, m013_missing_blobs_index, m014_scan_generation,
-                              m015_origins, m016_judge_log]
+                              m015_origins, m016_judge_log, m017_judge_log_lean]
 SCHEMA_VERSION = len(MIGRATIONS)
 _BASE_TABLES = {"meta", "files", "tags", "supersedes", "embed_cache", "fts"}
 #: tables a schema version must have, from that version on (a file missing them is damaged)

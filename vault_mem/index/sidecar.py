@@ -43,7 +43,7 @@ from vault_mem.index.vectors import DEFAULT, VectorStore
 from vault_mem.model import terms
 from vault_mem.model.indexmd import SECTIONS, IndexEntry, render_index
 from vault_mem.model.memory import is_memory_path, iso
-from vault_mem.model.names import shown
+from vault_mem.model.names import quoted
 from vault_mem.model.policy import QUARANTINE_MARK, WritePolicy
 from vault_mem.platform.logs import Logger
 
@@ -225,7 +225,7 @@ class Sidecar:
                 if st.quarantined and row["has_content"]:
                     self._forget_content(row["id"])
             if row is None or row["problem"] != st.problem:
-                log.warning("vault-mem: %s %s", shown(st.path), st.problem)
+                log.warning("vault-mem: %s: %s", quoted(st.path), st.problem)
             return
         if row is not None and row["has_content"] and row["content_sha256"] == st.sha256:
             # Same bytes as the indexed version (a touch, or a broken file restored).
@@ -332,7 +332,7 @@ class Sidecar:
                 if (r["duplicate_of"], r["usable"]) != (dup, usable):
                     self.db.execute("UPDATE files SET duplicate_of = ?, usable = ? WHERE id = ?", (dup, usable, r["id"]))
                     if dup:
-                        log.warning("vault-mem: %s duplicates key '%s' of %s", shown(r["path"]), key, shown(dup))
+                        log.warning("vault-mem: %s duplicates key '%s' of %s", quoted(r["path"]), key, quoted(dup))
 
     # -- reconcile -------------------------------------------------------------------------
 

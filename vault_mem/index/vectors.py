@@ -1185,13 +1185,18 @@ class VectorStore:
         """The bars recall uses with ``embedder`` (see :mod:`vault_mem.index.floor`): vault.toml's
         ``[recall] min_similarity``, else the embedder's own, else the model's prior while the
         vault has too few vectors for its own sample (``floor.CALIBRATION_MIN_VECTORS``), else this
-        vault's calibration (measured now if missing or due), else the prior."""
+        vault's calibration (measured now if missing or due) unless it counted no vector (every
+        memory a peer's: ``uncounted``), else the prior."""
         from vault_mem.index import floor as floormod  # lazy: a write imports no search
 
         model = str(getattr(embedder, "model_id", ""))
         cal = self.calibration(embedder)
         if cal is not None and cal.vectors < floormod.CALIBRATION_MIN_VECTORS and floormod.known_prior(model):
             cal = None  # a few memories: the model's prior, not their erratic sample
+        if cal is not None and not cal.vectors:
+            # none counted (every memory a peer's not approved here: a fresh clone of a team's
+            # vault): its sample is every probe's -1, so every hit of any model was strong
+            cal = None
         spread = cal.spread if cal is not None else floormod.prior_spread(model)
         override = self.min_similarity
         if override is not None:

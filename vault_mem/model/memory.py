@@ -61,7 +61,9 @@ def validate_key(key: object) -> str:
     elif key.endswith(".md"):
         problem = "must not end in '.md' (the file extension is added for you)"
     if problem:
-        shown = key[:100].encode("unicode_escape").decode("ascii")
+        # escaped whole, its quotes too: a file name (a peer's sentence) is quoted here, and a
+        # quote in it ended the quotation early (atk23)
+        shown = key[:100].encode("unicode_escape").decode("ascii").replace("'", "\\'")
         raise InvalidKeyError(f"invalid key '{shown}': it {problem}; try '{suggest_key(key.replace(chr(0), ''))}'")
     return key
 

@@ -102,12 +102,15 @@ def author_label(email: str | None, trusted: bool) -> str:
 
 def memory_quote(*, key: str, type_: str, text: str, author: str | None, trusted: bool,
                  **attrs: object) -> Quote:
-    """One memory as a :class:`Quote`: key, type, the other attributes given (None and empty
-    ones left out), then its author last."""
-    pairs = [("key", key), ("type", type_)]
+    """One memory as a :class:`Quote`: key, type, its author, then the other attributes given
+    (None and empty ones left out). The author comes before every attribute whose value a
+    memory's writer chose but the key (tags: 64 of any length, which a peer's file holds as it
+    likes): named last, after 60 tags of 300 characters, it stood 18 KB along the open marker's
+    line (atk23)."""
+    pairs = [("key", key), ("type", type_), ("author", author_label(author, trusted))]
     pairs += [(k, ", ".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v))
               for k, v in attrs.items() if v not in (None, "", [], ())]
-    return Quote(text, (*pairs, ("author", author_label(author, trusted))))
+    return Quote(text, tuple(pairs))
 
 
 def new_nonce(quoted: str, attempt: int = 0) -> str:

@@ -25,7 +25,7 @@ from vault_mem.index.search import age_and_flags
 from vault_mem.model import policy
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import as_str_list, validate_type
-from vault_mem.model.names import shown
+from vault_mem.model.names import quoted
 from vault_mem.store import history as git_history  # not `history`: scan() has a flag of that name
 from vault_mem.store.files import check_type_folder, current_bytes
 from vault_mem.store.worktree import checkout_files
@@ -112,7 +112,7 @@ def review(vault: Vault, *, today: dt.date | None = None, type: str | None = Non
         key = PurePosixPath(p.path).stem
         items.append({"flag": "problem", "key": key, "flags": ["problem"], "type": None, "path": p.path,
                       "date": None, "age_days": None,
-                      "detail": f"{shown(p.path)} {p.reason}; fix the file by hand (see `vault-mem doctor`)"})
+                      "detail": f"{quoted(p.path)}: {p.reason}; fix the file by hand (see `vault-mem doctor`)"})
     # a peer's supersedes marks nothing superseded: "forget KEY" for a look-alike of a peer's
     superseders = queries.superseders(vault.sidecar.db, today=today, distrusted=vault.untrusted_superseders())
     stale_after = vault.config.stale_after_days
@@ -336,7 +336,7 @@ def check_refs(vault: Vault, repo_dir: Path) -> list[dict[str, Any]]:
     are a heuristic (see :func:`body_paths`) and so judged leniently: one with a slash also counts
     as present when some path in the checkout ends with it, and a bare file name when a file of
     that name exists anywhere in it. Each item: ``key``, ``ref``, ``path`` (the memory's file),
-    ``source`` (``refs`` or ``body``).
+    ``source`` (``refs`` or ``body``), ``author`` and ``trusted`` (whose memory names it).
     """
     repo = Path(repo_dir).expanduser()
     if not repo.is_dir():
@@ -368,6 +368,10 @@ def check_refs(vault: Vault, repo_dir: Path) -> list[dict[str, Any]]:
             tree = tree or _Tree.load(repo)
             if not tree.has(clean):
                 missing.append({"key": key, "ref": token, "path": rel, "source": "body"})
+    # whose memory names it: a reference is text its writer chose, a peer's among them (atk23)
+    who = vault.authors(sorted({m["path"] for m in missing}), check_disk=False) if missing else {}
+    for m in missing:
+        m["author"], m["trusted"] = who[m["path"]].email, who[m["path"]].trusted
     return missing
 
 

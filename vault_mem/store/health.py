@@ -20,8 +20,8 @@ from pathlib import Path
 
 from vault_mem.errors import VaultMemError
 from vault_mem.store.git import GitRepo
-from vault_mem.model.names import shown
-from vault_mem.store.history import head_branch, who_wrote
+from vault_mem.model.names import quoted, shown
+from vault_mem.store.history import head_branch, memory_pathspecs, who_wrote
 
 _OID = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 #: the smallest index entry git writes (version 2: 62 bytes of fields plus a 1-char name, padded)
@@ -63,13 +63,13 @@ def repository_problem(repo: GitRepo) -> str | None:
 FSCK_TIMEOUT_S = 120.0
 
 
-def history_problem(repo: GitRepo, timeout: float = FSCK_TIMEOUT_S) -> str | None:
+def history_problem(repo: GitRepo, timeout: float = FSCK_TIMEOUT_S, *, prefix: str = "") -> str | None:
     """What ``git fsck`` finds missing or corrupt in the history the refs, the reflogs and the
     index name (an acknowledged commit, an object one needs, a loose object or pack entry that
     no longer reads back), with the fix; None when the history is whole. Every object is read,
     not only linked (``--connectivity-only`` never reads a blob, so a corrupt older version of a
     memory passed: 0.08 -> 0.47 s of CPU at 10k memories). Bounded by ``timeout`` (then it says
-    it could not tell)."""
+    it could not tell). ``prefix``: the vault's folder in the repository (``sub/``, or "")."""
     try:
         proc = repo.run("fsck", "--no-dangling", "--no-progress", check=False, timeout=timeout, cwd=repo.toplevel)
     except VaultMemError as exc:
@@ -79,7 +79,7 @@ def history_problem(repo: GitRepo, timeout: float = FSCK_TIMEOUT_S) -> str | Non
     said = (proc.stdout + proc.stderr).decode("utf-8", "replace").strip().splitlines()
     malformed = malformed_objects(said)
     if malformed:
-        return _malformed_problem(repo, malformed)
+        return _malformed_problem(repo, malformed, prefix)
     found = [line for line in said if any(w in line for w in ("missing", "invalid", "broken", "corrupt"))] or said
     return (f"git history is not whole ({len(found)} problem(s), first: {found[0] if found else '?'}): "
             "an object of a commit is missing or corrupt (a `git gc --prune=now` while something wrote? a disk "
@@ -103,20 +103,25 @@ def malformed_objects(said: list[str]) -> list[tuple[str, str, str]]:
     return [(m.group(1), m.group(2), f"{m.group(3)}: {m.group(4)}"[:300]) for m in found]
 
 
-def _malformed_problem(repo: GitRepo, malformed: list[tuple[str, str, str]]) -> str:
+def _malformed_problem(repo: GitRepo, malformed: list[tuple[str, str, str]], prefix: str) -> str:
     """A peer's object git's check refuses, taken by a plain ``git pull`` or clone (git's own
     fetch checks nothing by default): nothing is lost or damaged, and no clone or backup fixes
-    it (every clone holds it). The commit named (the one holding it, for a tree or a blob),
-    who wrote it, and the fix."""
+    it (every clone holds it). The commit named (the one holding it, for a tree or a blob, when
+    it is among the vault's top files and memory folders: git is asked of those two levels alone,
+    :func:`~vault_mem.store.history.memory_pathspecs`, as a listing of a peer's commit always is:
+    a folder naming one folder many times holds any number of paths), who wrote it, and the fix;
+    elsewhere the object alone is named."""
     kind, oid, words = malformed[0]
     commit = oid
     if kind != "commit":
-        proc = repo.run("log", "--all", "--format=%H", f"--find-object={oid}", check=False, timeout=FSCK_TIMEOUT_S)
+        proc = repo.run("log", "--all", "--format=%H", f"--find-object={oid}", "--", *memory_pathspecs(prefix),
+                        check=False, timeout=FSCK_TIMEOUT_S, cwd=repo.toplevel)
         lines = proc.stdout.decode().split() if proc.returncode == 0 else []
         commit = lines[-1] if lines else ""
     author, subject = who_wrote(repo, commit) if commit else ("", "")
-    named = (f"commit {commit[:10]}" + (f" \"{shown(subject)}\"" if subject else "")
-             + (f" by {shown(author)}" if author else "") if commit else f"{kind} {oid[:10]}")
+    # the subject and the author's name quoted: text whoever pushed it chose, in a sentence of ours
+    named = (f"commit {commit[:10]}" + (f" {quoted(subject)}" if subject else "")
+             + (f" by {quoted(author)}" if author else "") if commit else f"{kind} {oid[:10]}")
     holds = "" if kind == "commit" else f" (its {kind} {oid[:10]})"
     more = f" ({len(malformed)} such objects)" if len(malformed) > 1 else ""
     return (f"git history holds {named}{holds}, which git's check refuses ({shown(words)}){more}: no git "

@@ -24,6 +24,7 @@ from vault_mem.store.arrivals import PER_WORKTREE, log_files, shared_log_files
 from vault_mem.store.git import GitRepo, files_in
 from vault_mem.store.gitobjects import STREAM_FROM
 from vault_mem.store.provenance import recorded, replayed_file, replayed_from
+from vault_mem.store.tree import tree_names
 
 __all__ = [
     "commits_by",
@@ -338,7 +339,9 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
     over two); a merge of the range is named with ``None`` (git's walk diffs no merge:
     :func:`merge_changes` says what one added and deleted). ``local`` (the commits made here),
     when given, keeps both to what a caller asks of them: ``touched`` holds per path at most one
-    commit not in ``local`` (did one change it?), ``moves`` the commits in ``local`` and the merges.
+    commit not in ``local`` (did one change it?), ``moves`` the commits in ``local``, the merges,
+    and the newest :data:`PEER_MOVES_WALKED` commits not in ``local`` that both added and deleted
+    a file (a peer's move in one commit: its new path's history goes on at the old one's).
 
     Memory: git's output is read as it comes (:meth:`~vault_mem.store.git.GitRepo.stream`), and
     what is kept per path is kept for the files ``new`` holds (one ``git ls-tree``, at the first commit):
@@ -352,6 +355,7 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
     # that names one folder 600 times (then one deleting it: no tree checked out holds it) made
     # the next command after a sync list 360,000 paths (~600 MB)
     folder = len(paths) == 1 and (paths[0] == "." or paths[0].endswith("/"))
+    room = [PEER_MOVES_WALKED]  # the commits not in ``local`` whose changes ``moves`` may still keep
     for i in range(0, len(paths), 2000):
         if folder:
             # every commit, as with no pathspec (--full-history --sparse: none simplified away)
@@ -367,7 +371,7 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
             for text in _records(out, rs):
                 for head, changes in _raw_log(text, rs, fs, 4):
                     tree = _FilesAt(repo, new, paths) if tree is None else tree
-                    _last_authors_record(head, changes, tree, newest, by_blob, touched, moves, local)
+                    _last_authors_record(head, changes, tree, newest, by_blob, touched, moves, local, room)
         except HistoryDamagedError as exc:  # what git read before the damage stands (as _walk's)
             repo.answer_from_what_is_there(exc)
     if not newest or tree is None:
@@ -455,12 +459,13 @@ def _last_authors_record(head: list[str], changes: list[_RawChange], tree: _File
                          newest: dict[str, tuple[str, str, str]], by_blob: dict[tuple[str, str], tuple[str, str, str]],
                          touched: dict[str, set[str]] | None,
                          moves: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]] | None] | None,
-                         local: frozenset[str] | None) -> None:
+                         local: frozenset[str] | None, room: list[int]) -> None:
     """One commit of :func:`last_authors`' walk (newest first) taken in."""
     who = (head[0], head[1].rstrip(" "), head[2].rstrip(" "))
     if moves is not None and len(head[3].split()) > 1:
         moves.setdefault(who[0], None)  # a merge: its changes are asked apart
-    keep_moves = moves is not None and (local is None or who[0] in local)
+    mine = local is None or who[0] in local
+    keep_moves = moves is not None and (mine or room[0] > 0)
     added: list[tuple[str, str]] = []
     deleted: list[tuple[str, str]] = []
     for c in changes:
@@ -477,8 +482,23 @@ def _last_authors_record(head: list[str], changes: list[_RawChange], tree: _File
             added.append((c.path, c.new_blob))
         elif keep_moves and c.status[:1] == "D":
             deleted.append((c.path, c.old_blob))
-    if moves is not None and (added or deleted):
+        if keep_moves and not mine and (len(added) > PEER_MOVE_FILES or len(deleted) > PEER_MOVE_FILES):
+            keep_moves, added, deleted = False, [], []  # a peer's commit moving more: not followed
+    if moves is not None and (added and deleted if not mine else added or deleted):
         moves[who[0]] = (added, deleted)
+        if not mine:
+            room[0] -= 1
+
+
+#: how many commits not made here that both added and deleted a file (a peer's move) one walk of
+#: :func:`last_authors` keeps in ``moves``, the newest: memory stays bounded whatever a peer
+#: pushes, and a move older than that is not followed (its new path's history starts at the
+#: peer's commit: every line there the peer's, the safe side)
+PEER_MOVES_WALKED = 32
+#: a peer's commit that adds or deletes more files than this is not followed as a move (the safe
+#: side): what refresh pairs (each added text against each deleted one, by their lines) and the
+#: texts it reads stay bounded (at most 32 commits of 16 and 16 texts) whatever a peer pushes
+PEER_MOVE_FILES = 16
 
 
 def merge_changes(repo: GitRepo, merges: list[str], pathspec: str
@@ -953,6 +973,27 @@ def resolve_commit(repo: GitRepo, rev: str) -> str | None:
     return (proc.stdout.decode().strip() or None) if proc.returncode == 0 else None
 
 
+def shadowed_refs(repo: GitRepo, rev: str) -> list[str]:
+    """The refs the name that ``rev`` starts with (``main`` of ``main~2``) stands for in more
+    than one of git's places (``refs/``, ``refs/tags/``, ``refs/heads/``, ``refs/remotes/``,
+    ``refs/remotes/NAME/HEAD``), in git's order, or [] when it names one at most, or a file of
+    the git folder (``HEAD``: git reads that first, and no fetch writes it). git takes the first
+    without a word (``rev-parse main^{commit}`` warns of nothing), and a plain ``git pull``
+    follows a peer's tags: a tag named ``main`` stood for the person's branch. One ``git
+    for-each-ref``; a full ``refs/...`` name is one ref."""
+    name = re.match(r"[^~^@:]*", rev).group(0)  # type: ignore[union-attr]
+    if not name or name.startswith("refs/"):
+        return []
+    if "/" not in name and os.path.isfile(os.path.join(repo.git_dir, name)):
+        return []  # HEAD, ORIG_HEAD ...
+    wanted = [f"refs/{name}", f"refs/tags/{name}", f"refs/heads/{name}", f"refs/remotes/{name}",
+              f"refs/remotes/{name}/HEAD"]
+    proc = repo.run("for-each-ref", "--format=%(refname)", "--", *wanted, check=False)
+    held = set(proc.stdout.decode("utf-8", "surrogateescape").split()) if proc.returncode == 0 else set()
+    found = [w for w in wanted if w in held]
+    return found if len(found) > 1 else []
+
+
 def commit_by_id(repo: GitRepo, prefix: str) -> str | None:
     """The one commit whose id starts with the hex ``prefix``, or None (none, or several):
     looked up among objects only. ``rev-parse PREFIX`` takes a ref of that name first, and a
@@ -1103,8 +1144,8 @@ def entry_modes(repo: GitRepo, commit: str, paths: list[str]) -> dict[str, str]:
 #: (a large import) is integrated by hand with git, once.
 MAX_INCOMING_PATHS = 20_000
 
-#: a folder's mode in a tree object
-_TREE_MODE = b"40000"
+#: a folder's mode in a tree object (as :func:`~vault_mem.store.tree.tree_names` reads it)
+_TREE_MODE = "40000"
 #: the deepest folder a path of :data:`MAX_PATH_BYTES` can be in
 _DEEPEST = MAX_PATH_BYTES // 2
 
@@ -1119,26 +1160,15 @@ def changed_count(repo: GitRepo, old: str | None, new: str, stop: int) -> int:
     a third level runs until memory is gone). Each tree is read once, a subtree's path count
     kept by its id: the work grows with the distinct trees read, never with the paths. Folders
     nested deeper than any path may go (:data:`MAX_PATH_BYTES`: a name and a slash each) count
-    as past ``stop``."""
-    sizes: dict[str, int] = {}
-    width = len(new)
+    as past ``stop``. Within :func:`remembered` (a sync) the answer is kept, and the subtrees'
+    counts too: the sync's two checks (its own count from the local tip, the approval of git's
+    files' from the merge base) walk the trees they share once."""
+    memo = repo.history_memo
+    kept = _OID.fullmatch(new) is not None and (old is None or _OID.fullmatch(old) is not None)
+    sizes: dict[str, int] = memo.setdefault(("changed_count_sizes", stop), {}) if memo is not None and kept else {}
 
-    def entries(tree: str) -> dict[bytes, tuple[bytes, str]]:
-        """``{name: (mode, id)}`` of the tree object ``tree``."""
-        kind, raw = repo.read_object(tree)
-        if kind != "tree":
-            raise GitError(f"{tree} is a {kind}, not a tree")
-        found: dict[bytes, tuple[bytes, str]] = {}
-        at, n, idlen = 0, len(raw), width // 2
-        while at < n:
-            space = raw.find(b" ", at)
-            nul = raw.find(b"\0", space + 1) if space >= 0 else -1
-            if nul < 0 or nul + 1 + idlen > n:
-                raise GitError(f"cannot read tree {tree}; check it with `git fsck`")
-            # a folder's mode as an old tool wrote it ("040000") reads as git's own
-            found[raw[space + 1:nul]] = (raw[at:space].lstrip(b"0"), raw[nul + 1:nul + 1 + idlen].hex())
-            at = nul + 1 + idlen
-        return found
+    def entries(tree: str) -> dict[bytes, tuple[str, str]]:
+        return _tree_names(repo, tree, strict=True)
 
     def size(tree: str, depth: int) -> int:
         if depth > _DEEPEST:
@@ -1152,7 +1182,7 @@ def changed_count(repo: GitRepo, old: str | None, new: str, stop: int) -> int:
             sizes[tree] = min(total, stop + 1)
         return sizes[tree]
 
-    def one(entry: tuple[bytes, str] | None, depth: int) -> int:
+    def one(entry: tuple[str, str] | None, depth: int) -> int:
         if entry is None:
             return 0
         return size(entry[1], depth) if entry[0] == _TREE_MODE else 1
@@ -1180,7 +1210,8 @@ def changed_count(repo: GitRepo, old: str | None, new: str, stop: int) -> int:
                 return stop + 1
         return total
 
-    return min(differ(repo.commit_tree(old), repo.commit_tree(new)), stop + 1)
+    return _once(repo, ("changed_count", old, new, stop), (old, new),
+                 lambda: min(differ(repo.commit_tree(old), repo.commit_tree(new)), stop + 1))
 
 
 def changes_outside(repo: GitRepo, old: str | None, new: str, prefix: str, most: int = 3) -> list[str]:
@@ -1188,9 +1219,12 @@ def changes_outside(repo: GitRepo, old: str | None, new: str, prefix: str, most:
     in ``old`` changed against its first parent (a folder is named where a whole one came or
     went), read tree by tree along ``prefix``: each commit costs the trees on the way to the
     folder, never a listing of what it changed (git queues a commit's every path before it
-    prints one, and a peer's folder naming one folder many times holds any number of them)."""
+    prints one, and a peer's folder naming one folder many times holds any number of them).
+    Along a line of commits a commit's trees are its parent's child's: each is read once (the
+    last commit's are kept for the next)."""
     parts = [p.encode("utf-8", "surrogateescape") for p in prefix.strip("/").split("/")]
     found: list[str] = []
+    last: dict[str | None, dict[bytes, tuple[str, str]]] = {}  # the trees the last commit read
     for text in _records(repo.stream("rev-list", "--parents", new, *([f"^{old}"] if old else []),
                                      cwd=repo.toplevel), "\n"):
         for line in text.split("\n"):
@@ -1198,16 +1232,22 @@ def changes_outside(repo: GitRepo, old: str | None, new: str, prefix: str, most:
             if not ids:
                 continue
             a, b = (repo.commit_tree(ids[1]) if len(ids) > 1 else None), repo.commit_tree(ids[0])
+            read: dict[str | None, dict[bytes, tuple[str, str]]] = {}
             at = ""
             for part in parts:
-                olds, news = _tree_names(repo, a), _tree_names(repo, b)
+                for tree in (a, b):
+                    if tree not in read:
+                        read[tree] = last[tree] if tree in last else _tree_names(repo, tree)
+                olds, news = read[a], read[b]
                 found += [at + name.decode("utf-8", "replace") for name in sorted({*olds, *news})
                           if name != part and olds.get(name) != news.get(name)][:most - len(found)]
-                a, b, at = olds.get(part), news.get(part), at + part.decode("utf-8", "replace") + "/"
+                a, b, at = olds.get(part, (None, None))[1], news.get(part, (None, None))[1], \
+                    at + part.decode("utf-8", "replace") + "/"
                 if len(found) >= most or a == b:
                     break
             if len(found) >= most:
                 return found
+            last = read
     return found
 
 
@@ -1228,7 +1268,7 @@ def held_beside(repo: GitRepo, commit: str, paths: Iterable[str]) -> list[str]:
                 for raw, (mode, oid) in (_tree_names(repo, tree) if tree else {}).items():
                     name = folder + raw.decode("utf-8", "surrogateescape")
                     held.append(name)
-                    if mode == _TREE_MODE.decode():
+                    if mode == _TREE_MODE:
                         trees[name + "/"] = oid
             if part is None:
                 break
@@ -1236,25 +1276,20 @@ def held_beside(repo: GitRepo, commit: str, paths: Iterable[str]) -> list[str]:
     return held
 
 
-def _tree_names(repo: GitRepo, tree: str | None) -> dict[bytes, tuple[str, str]]:
-    """``{name: (mode, id)}`` of the tree object ``tree`` (None, or no tree: empty); a folder's
-    mode as an old tool wrote it (``040000``) reads as git's own."""
+def _tree_names(repo: GitRepo, tree: str | None, *, strict: bool = False) -> dict[bytes, tuple[str, str]]:
+    """``{name: (mode, id)}`` of the tree object ``tree`` (:func:`~vault_mem.store.tree.tree_names`);
+    None, or an object that is no tree: empty (``strict``: GitError)."""
     if tree is None:
         return {}
     kind, raw = repo.read_object(tree)
     if kind != "tree":
+        if strict:
+            raise GitError(f"{tree} is a {kind}, not a tree")
         return {}
-    found: dict[bytes, tuple[str, str]] = {}
-    at, n, idlen = 0, len(raw), len(tree) // 2
-    while at < n:
-        space = raw.find(b" ", at)
-        nul = raw.find(b"\0", space + 1) if space >= 0 else -1
-        if nul < 0 or nul + 1 + idlen > n:
-            raise GitError(f"cannot read tree {tree}; check it with `git fsck`")
-        found[raw[space + 1:nul]] = (raw[at:space].lstrip(b"0").decode("ascii", "replace"),
-                                     raw[nul + 1:nul + 1 + idlen].hex())
-        at = nul + 1 + idlen
-    return found
+    try:
+        return tree_names(raw, len(tree) // 2)
+    except ValueError:
+        raise GitError(f"cannot read tree {tree}; check it with `git fsck`") from None
 
 
 def changed_entries(repo: GitRepo, old: str | None, new: str, pathspec: str) -> dict[str, tuple[str, str] | None]:
@@ -1386,6 +1421,28 @@ def first_unsafe_entry(modes: dict[str, str | None], prefix: str,
     clash = case_collision(rels, [top[len(prefix):] for top in among if top.startswith(prefix)])
     if clash:
         return clash[1], f"a name that differs from '{shown(clash[0])}' only in case (one file on macOS and Windows)"
+    return None
+
+
+def prefix_twin(repo: GitRepo, commit: str, prefix: str) -> tuple[str, str] | None:
+    """(the top-level path ``commit`` holds, the folder on the way to the vault it differs from
+    only in case) for the first entry beside a folder of ``prefix`` (a project vault's
+    ``memory/``, ``docs/memory/``) that a case-insensitive file system takes for that folder, or
+    None. The vault's own checks read its folder alone, and a teammate's ``Memory/preferences/
+    rule.md`` beside ``memory/``, which a plain ``git pull`` brings and no check named, is
+    written by git on macOS and Windows into the vault's folder, where git shows it as no change
+    and no untracked file: the teammate's pinned text read as the person's own new memory. Reads
+    the trees on the way to the vault's folder (one for ``memory/``), never the vault's."""
+    parts = prefix.rstrip("/").split("/") if prefix else []
+    if not parts:
+        return None
+    held = held_beside(repo, commit, ["/".join(parts)])  # the folders on the way, not the vault's
+    for depth in range(1, len(parts) + 1):
+        folder = "/".join(parts[:depth])
+        twin = next((name for name in held if name.count("/") == depth - 1 and name != folder
+                     and fold(name) == fold(folder)), None)
+        if twin is not None:
+            return twin, folder
     return None
 
 

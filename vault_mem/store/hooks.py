@@ -76,6 +76,8 @@ MARKER = "# vault-mem hook:"
 HOOK_PURPOSES = {
     "pre-commit": "refuses broken memory files (file and reason) and regenerates and stages INDEX.md\n"
                   "# (`git commit --no-verify` skips it once)",
+    "prepare-commit-msg": "marks a commit that concludes a squash, cherry-pick or revert for post-commit's\n"
+                          "# check (git runs it even for `git commit --no-verify`, which skips pre-commit)",
     "post-commit": "records the commit as made on this machine, so that its author counts as this\n"
                    "# machine's person (a commit fetched from elsewhere counts only if its author is approved)",
     "post-merge": "brings the search index and INDEX.md up to date after a merge or pull",
@@ -86,7 +88,7 @@ HOOK_PURPOSES = {
 HOOK_NAMES = tuple(HOOK_PURPOSES)
 #: The hooks that are plain shell alone (recording a commit costs a person's ``git commit`` no
 #: Python): their script ends with their record (:data:`RECORD`) and never starts vault-mem.
-SHELL_ONLY = frozenset({"post-commit"})
+SHELL_ONLY = frozenset({"prepare-commit-msg", "post-commit"})
 #: The hooks that start ``vault-mem hook NAME``: the git names that command handles
 #: (:data:`vault_mem.adapters.hook_names.HOOK_NAMES`).
 LAUNCHED = tuple(name for name in HOOK_NAMES if name not in SHELL_ONLY)
@@ -230,22 +232,32 @@ _CHECKS = ("image() { git -c core.quotePath=false diff-tree -r --no-commit-id --
            '        rm -f "$G/vault-mem-replay"\n'
            '    fi\n'
            '}\n')
+#: What a commit that concludes a squash, pick or revert leaves for post-commit (git removes its
+#: trace before post-commit runs): left by pre-commit and again by prepare-commit-msg, which git
+#: runs for every ``git commit``, ``--no-verify`` too (a squash of a peer's branch committed with
+#: ``--no-verify`` left no mark: post-commit recorded the merged text, the peer's line in it, as
+#: made here, and the peer's commit is in no history of its path: issue 23)
+_MARKS_WORK = ('{ rm -f "$G/vault-mem-squash" "$G/vault-mem-replay"\n'
+          '# a squash: its tip, the first "commit ID" line of SQUASH_MSG (commit messages are indented there)\n'
+          'if [ -f "$G/SQUASH_MSG" ]; then { echo "$PPID"\n'
+          '    sed -n "s/^commit \\([0-9a-f]\\{40,64\\}\\)\\$/\\1/p" "$G/SQUASH_MSG" | head -n 1; } > "$G/vault-mem-squash"\n'
+          'fi\n'
+          '# a cherry-pick or revert this commit concludes (git removes its trace before post-commit)\n'
+          'if [ ! -d "$G/rebase-merge" ] && [ ! -d "$G/rebase-apply" ] && { [ -f "$G/CHERRY_PICK_HEAD" ] || '
+          '[ -f "$G/REVERT_HEAD" ] || [ -d "$G/sequencer" ] || { [ -f "$G/MERGE_MSG" ] && [ ! -f "$G/MERGE_HEAD" ]; }; }; then\n'
+          '    echo "$PPID" > "$G/vault-mem-replay"\n'
+          'fi; } 2>/dev/null')
+_MARKS = 'G=$(git rev-parse --git-dir 2>/dev/null) && ' + _MARKS_WORK
 RECORD = {
+    # pre-commit asks its top folder (for the template, which then asks no more) with its git
+    # folder: one git, not two
     "pre-commit": ('G=; O=$(git rev-parse --show-toplevel --git-dir 2>/dev/null) && '
                    '{ IFS= read -r TOP; IFS= read -r G; } <<EOF\n'
                    '$O\n'
                    'EOF\n'
                    '[ -n "$G" ] || G=$(git rev-parse --git-dir 2>/dev/null)\n'
-                   '[ -n "$G" ] && { rm -f "$G/vault-mem-squash" "$G/vault-mem-replay"\n'
-                   '# a squash: its tip, the first "commit ID" line of SQUASH_MSG (commit messages are indented there)\n'
-                   'if [ -f "$G/SQUASH_MSG" ]; then { echo "$PPID"\n'
-                   '    sed -n "s/^commit \\([0-9a-f]\\{40,64\\}\\)\\$/\\1/p" "$G/SQUASH_MSG" | head -n 1; } > "$G/vault-mem-squash"\n'
-                   'fi\n'
-                   '# a cherry-pick or revert this commit concludes (git removes its trace before post-commit)\n'
-                   'if [ ! -d "$G/rebase-merge" ] && [ ! -d "$G/rebase-apply" ] && { [ -f "$G/CHERRY_PICK_HEAD" ] || '
-                   '[ -f "$G/REVERT_HEAD" ] || [ -d "$G/sequencer" ] || { [ -f "$G/MERGE_MSG" ] && [ ! -f "$G/MERGE_HEAD" ]; }; }; then\n'
-                   '    echo "$PPID" > "$G/vault-mem-replay"\n'
-                   'fi; } 2>/dev/null'),
+                   '[ -n "$G" ] && ' + _MARKS_WORK),
+    "prepare-commit-msg": _MARKS + "\nexit 0",
     "post-commit": (_CHECKS +
                     '# one git for the folders, HEAD and its parents (one each was four git processes a commit)\n'
                     'S=; X=; G=; K=; H=; P1=; P2=\n'
@@ -386,6 +398,10 @@ def missing_hooks_notice(folder: Path, root: Path, toplevel: Path | None = None,
     absent = missing_hooks(folder)
     if not absent:
         return None
+    if len(absent) < len(HOOK_NAMES):  # ours installed by an older vault-mem (a hook added since: issue 23)
+        return (f"vault-mem's git hooks here lack {', '.join(absent)} (installed by an older vault-mem, or "
+                f"deleted from {folder}): install them with `vault-mem hooks install "
+                f"{shlex.quote(str(root))}`")
     return (f"no vault-mem git hooks here ({', '.join(absent)} missing from {folder}; git does not clone them), "
             "so a hand commit skips the check for credentials and broken memory files: install them with "
             f"`vault-mem init {shlex.quote(str(root))}` (what a fresh clone needs: the hooks, INDEX.md's merge "

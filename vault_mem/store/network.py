@@ -70,15 +70,35 @@ _BOUNDED_FETCH = ("-c", f"core.bigFileThreshold={FETCH_STREAM_OVER}", "-c", "pac
 _LET_PASS = ("hasDot", "hasDotdot", "hasDotgit", "emptyName", "fullPathname", "largePathname",
              "duplicateEntries", "treeNotSorted", "badDateOverflow")
 _CHECKED_FETCH = ("-c", "fetch.fsckObjects=true", *(a for msg in _LET_PASS for a in ("-c", f"fetch.fsck.{msg}=ignore")))
-#: the message ids of :data:`_LET_PASS` this machine's git does not know (an older git has no
-#: ``largePathname``): a fetch skips such a setting with a warning, ``index-pack`` stops on it
-_UNKNOWN_TO_GIT: set[str] = set()
+#: per git program, the message ids of :data:`_LET_PASS` it knows (an older git has no
+#: ``largePathname``: a fetch skips such a setting with a warning, ``index-pack`` stops on it)
+_KNOWN_TO_GIT: dict[str, tuple[str, ...]] = {}
 
 
 def _checked_pack() -> str:
     """The same check as ``index-pack`` makes it for a checked fetch (``fetch-pack`` passes it
-    so): ``--strict=`` with the ids of :data:`_LET_PASS` this git knows."""
-    return "--strict=" + ",".join(f"{msg}=ignore" for msg in _LET_PASS if msg.lower() not in _UNKNOWN_TO_GIT)
+    so): ``--strict=`` with the ids of :data:`_LET_PASS` this git knows (:func:`_known_ids`)."""
+    return "--strict=" + ",".join(f"{msg}=ignore" for msg in _known_ids())
+
+
+def _known_ids() -> tuple[str, ...]:
+    """The ids of :data:`_LET_PASS` this machine's git knows, asked of it once per process:
+    ``git index-pack --strict=IDS`` with no pack reads nothing, and stops on the first id it
+    does not know (``Unhandled message id``) before it says how it is used; asked again
+    without that id until it names none (git has no list of its ids to ask for)."""
+    git = program("git")
+    known = _KNOWN_TO_GIT.get(git)
+    if known is None:
+        ids = list(_LET_PASS)
+        for _ in range(len(_LET_PASS) + 1):
+            probe = subprocess.run([git, "index-pack", "--strict=" + ",".join(f"{m}=ignore" for m in ids)],
+                                   stdin=subprocess.DEVNULL, capture_output=True, env=program_env(), check=False)
+            unknown = re.search(r"Unhandled message id: (\w+)", probe.stderr.decode("utf-8", "replace"))
+            if unknown is None:
+                break
+            ids = [m for m in ids if m.lower() != unknown.group(1).lower()]
+        known = _KNOWN_TO_GIT[git] = tuple(ids)
+    return known
 
 
 def refused_object(err: str) -> str | None:
@@ -149,33 +169,58 @@ def run_remote(repo: GitRepo, timeout_s: float, *args: str, refs: tuple[str, ...
     environment (a :class:`FetchQuarantine`'s). ``checked=False``: a fetch without git's check of
     the objects (:data:`_CHECKED_FETCH`), only into a quarantine that is never landed as it is
     (:func:`checked_part`)."""
-    env = program_env({**os.environ, "GIT_TERMINAL_PROMPT": "0", **(env or {})})
     started = time.time()
     try:
         argv = [program("git"), *_KEEP_FETCHED_PACKS, *args]
-        if args and args[0] == "fetch":
-            argv = with_data_limit([argv[0], *_BOUNDED_FETCH, *(_CHECKED_FETCH if checked else ()), *argv[1:]],
-                                   FETCH_MEMORY_BYTES)
-        proc = subprocess.Popen(argv, cwd=repo.toplevel, env=env,
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True, **_OWN_GROUP)
     except FileNotFoundError as exc:
         raise GitError("git is not installed or not on PATH; install git and retry") from exc
-    try:
-        out, err = proc.communicate(timeout=timeout_s)
-    except BaseException as exc:  # the time-out, or an interrupt: nothing of git's may go on
-        group = procs.group_pids(proc.pid) if remote_refs is not None and _OWN_GROUP else set()
-        _stop(proc)
+    if args and args[0] == "fetch":
+        argv = with_data_limit([argv[0], *_BOUNDED_FETCH, *(_CHECKED_FETCH if checked else ()), *argv[1:]],
+                               FETCH_MEMORY_BYTES)
+
+    def stopped(pid: int, group: set[int]) -> None:
         if args and args[0] == "fetch":
-            _drop_stopped_fetch_keep(repo, proc.pid)
+            _drop_stopped_fetch_keep(repo, pid)
         _drop_stopped_ref_locks(repo, refs, started)
         if remote_refs is not None:
             _drop_stopped_push_leftovers(remote_refs[0], remote_refs[1], group, started)
-        if isinstance(exc, subprocess.TimeoutExpired):
-            check = ("the network and the remote" if args[0] in ("fetch", "push") else
-                     "this repository's git hooks (a reference-transaction hook may hold a ref update)")
-            raise SyncError("unreachable", f"git {args[0]} gave no answer in {timeout_s:.0f} s; check {check}, "
-                            "then sync again (nothing local changed)") from exc
+
+    try:
+        return _run_git(repo, argv, env or {}, timeout_s, stopped=stopped, text=True,
+                        group_wanted=remote_refs is not None)
+    except subprocess.TimeoutExpired as exc:
+        check = ("the network and the remote" if args[0] in ("fetch", "push") else
+                 "this repository's git hooks (a reference-transaction hook may hold a ref update)")
+        raise SyncError("unreachable", f"git {args[0]} gave no answer in {timeout_s:.0f} s; check {check}, "
+                        "then sync again (nothing local changed)") from exc
+
+
+def _run_git(repo: GitRepo, argv: list[str], env: dict[str, str], timeout_s: float, *,
+             stopped: Callable[[int, set[int]], None] | None = None, stdin=None, stdout=subprocess.PIPE,
+             text: bool = False, group_wanted: bool = False) -> subprocess.CompletedProcess:
+    """The one runner of a git that talks to, or checks what came from, another repository:
+    ``argv`` at the repository's top level with ``env`` added to git's environment, in a
+    process group of its own; returns the finished process whatever its exit code. On the
+    time-out (``subprocess.TimeoutExpired`` raised) or an interrupt the whole group is stopped
+    (:func:`_stop`: a fetch's ``index-pack``, a local remote's ``upload-pack``, a hook, an
+    alias's shell, none goes on after git is gone), then ``stopped(pid, group)`` cleans what it
+    left (``group``: the group's process ids before the stop, when ``group_wanted``).
+    ``stdin``: bytes to write, an open file, or None (nothing)."""
+    run_env = program_env({**os.environ, "GIT_TERMINAL_PROMPT": "0", **env})
+    data = stdin if isinstance(stdin, bytes) else None
+    try:
+        proc = subprocess.Popen(argv, cwd=repo.toplevel, env=run_env,
+                                stdin=subprocess.PIPE if data is not None else (stdin or subprocess.DEVNULL),
+                                stdout=stdout, stderr=subprocess.PIPE, text=text, **_OWN_GROUP)
+    except FileNotFoundError as exc:
+        raise GitError("git is not installed or not on PATH; install git and retry") from exc
+    try:
+        out, err = proc.communicate(input=data, timeout=timeout_s)
+    except BaseException:  # the time-out, or an interrupt: nothing of git's may go on
+        group = procs.group_pids(proc.pid) if group_wanted and _OWN_GROUP else set()
+        _stop(proc)
+        if stopped is not None:
+            stopped(proc.pid, group)
         raise
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
@@ -524,13 +569,9 @@ def _passes(repo: GitRepo, source: FetchQuarantine, commit: str, known: list[str
         with open(pack, "wb") as out:
             made = _bounded(repo, ["pack-objects", "--revs", "--stdout", "-q"], source.env, until,
                             stdin="".join([f"{commit}\n", *(f"^{oid}\n" for oid in known)]).encode(), stdout=out)
-        for _ in range(len(_LET_PASS) + 1) if made.returncode == 0 else ():
+        if made.returncode == 0:
             with open(pack, "rb") as into:
                 made = _bounded(repo, ["index-pack", _checked_pack(), "--stdin"], target.env, until, stdin=into)
-            unknown = re.search(r"Unhandled message id: (\w+)", made.stderr.decode("utf-8", "replace"))
-            if made.returncode == 0 or unknown is None or unknown.group(1).lower() in _UNKNOWN_TO_GIT:
-                break
-            _UNKNOWN_TO_GIT.add(unknown.group(1).lower())  # and again without it
         pack.unlink(missing_ok=True)
         if made.returncode == 0:
             return target, ""
@@ -543,19 +584,16 @@ def _passes(repo: GitRepo, source: FetchQuarantine, commit: str, known: list[str
 
 def _bounded(repo: GitRepo, args: list[str], env: dict[str, str], until: float, *, stdin, stdout=subprocess.PIPE
              ) -> subprocess.CompletedProcess:
-    """``git ARGS`` under a fetch's bounds (its memory, big blobs streamed, the time left)."""
+    """``git ARGS`` under a fetch's bounds (its memory, big blobs streamed, the time left), run
+    as every git that checks a peer's objects is (:func:`_run_git`: its whole process group
+    stopped at the time-out)."""
     argv = with_data_limit([program("git"), *_BOUNDED_FETCH, *args], FETCH_MEMORY_BYTES)
-    run_env = program_env({**os.environ, "GIT_TERMINAL_PROMPT": "0", **env})
     left = until - time.monotonic()
     if left <= 0:
         raise SyncError("unreachable", "checking the remote's commits took longer than the fetch's time-out; "
                         "nothing local changed: sync again")
     try:
-        if isinstance(stdin, bytes):
-            return subprocess.run(argv, cwd=repo.toplevel, env=run_env, input=stdin, stdout=stdout,
-                                  stderr=subprocess.PIPE, timeout=left, check=False)
-        return subprocess.run(argv, cwd=repo.toplevel, env=run_env, stdin=stdin, stdout=stdout,
-                              stderr=subprocess.PIPE, timeout=left, check=False)
+        return _run_git(repo, argv, env, left, stdin=stdin, stdout=stdout)
     except subprocess.TimeoutExpired:
         raise SyncError("unreachable", "checking the remote's commits took longer than the fetch's time-out; "
                         "nothing local changed: sync again") from None

@@ -7,7 +7,8 @@ Parsing and serialising are GitPython's (``tree_entries_from_data``, ``tree_to_s
 any entry whose name or mode its checks must see; an entry with a plain name (every memory
 file's) and a mode as git writes it is parsed and serialised here, to the same bytes, so a
 write or a read imports no GitPython (issue 29: ~170 ms CPU of a one-shot command).
-Used only by :mod:`vault_mem.store.gitobjects`.
+Used by :mod:`vault_mem.store.gitobjects`; :func:`tree_names`, a reader of any tree's
+entries as written, by :mod:`vault_mem.store.history`.
 """
 
 from __future__ import annotations
@@ -340,6 +341,27 @@ def _entries(raw: bytes) -> list:
             append((raw[end + 1:end + 21], mode, name.decode("ascii")))
         offset = end + 21
     return out
+
+
+def tree_names(raw: bytes, id_bytes: int = 20) -> dict[bytes, tuple[str, str]]:
+    """``{name: (mode, object id in hex)}`` of the tree object bytes ``raw`` whose ids are
+    ``id_bytes`` long (20: SHA-1, 32: SHA-256), any name and mode as they were written (a peer's
+    tree is read to be judged, never taken: no check refuses it here); a folder's mode as an old
+    tool wrote it (``040000``) reads as git's own (``40000``). ValueError when the bytes do not
+    split into whole entries. The history's readers' one parser
+    (:mod:`vault_mem.store.history`: the count of what a peer's commits change, a commit's
+    changes outside the vault's folder, the entries beside a path)."""
+    found: dict[bytes, tuple[str, str]] = {}
+    find, at, n = raw.find, 0, len(raw)
+    while at < n:
+        space = find(b" ", at)
+        nul = find(b"\0", space + 1) if space >= 0 else -1
+        if nul < 0 or nul + 1 + id_bytes > n:
+            raise ValueError("tree bytes do not split into whole entries")
+        found[raw[space + 1:nul]] = (raw[at:space].lstrip(b"0").decode("ascii", "replace"),
+                                     raw[nul + 1:nul + 1 + id_bytes].hex())
+        at = nul + 1 + id_bytes
+    return found
 
 
 def _common_prefix(a: bytes, b: bytes) -> int:

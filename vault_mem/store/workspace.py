@@ -72,6 +72,7 @@ from vault_mem.store.history import (
     first_unsafe_entry,
     held_beside,
     head_branch,
+    prefix_twin,
     tree_entries,
 )
 from vault_mem.store.hooks import unsafe_hooks_notice
@@ -394,6 +395,15 @@ class Workspace:
                 f"takes only regular files inside the vault from a commit; inspect it (git show --stat "
                 f"{head[:10]}) and remove that entry with git (git rm -r --cached -- {named(held, REFUSED, word=True)}, "
                 f"delete it, git commit), then retry{said}")
+        twin = prefix_twin(self.repo, head, self.prefix) if self.prefix else None
+        if twin:
+            other, folder = twin
+            raise UnsafeTreeError(
+                f"the commit checked out in {self.repo.toplevel} ({head[:10]}) holds {named(other, REFUSED)} beside "
+                f"the vault's folder {shown(folder)}, a name that differs from it only in case: on macOS and "
+                f"Windows git writes what it holds into the vault, where it passes for this machine's own "
+                f"files. Inspect it (git show --stat {head[:10]}) and remove it with git (git rm -r --cached -- "
+                f"{named(other, REFUSED, word=True)}, delete it, git commit), then retry; nothing was changed")
         self._checked_head = head
         self._record_checked_head(head, durable=True)
 
@@ -621,7 +631,7 @@ class Workspace:
 
     def history_problem(self) -> str | None:
         """An object missing or corrupt in git history (``git fsck``), with its fix."""
-        return history_problem(self.repo)
+        return history_problem(self.repo, prefix=self.prefix)
 
     def check_not_dirty(self, rel: str) -> bytes:
         """Refuse to overwrite a person's uncommitted edit (it is in no commit, so it would be

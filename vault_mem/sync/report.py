@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from vault_mem.model.names import shell_word, shown, shown_email
+from vault_mem.model.names import quoted, shell_word, shown, shown_email
 
 __all__ = ["SyncReport"]
 
@@ -68,7 +68,7 @@ class SyncReport:
         if self.upstream_set:
             parts.append(f"{self.remote}/{self.branch} is now the branch's upstream (plain `git pull` works)")
         for q in self.quarantined:
-            parts.append(f"{shown(q['path'])} came from the remote ({(q['commit'] or '')[:10]}) holding a credential "
+            parts.append(f"{quoted(q['path'])} came from the remote ({(q['commit'] or '')[:10]}) holding a credential "
                          f"and is quarantined: {q['reason']}. {q['how_to_purge']}")
         parts += self.displaced_lines()
         if self.set_aside is not None:
@@ -102,8 +102,9 @@ def set_aside_line(remote: str, branch: str, a: dict[str, Any]) -> str:
     """The sentence that names the remote's commit a sync set aside (git's check refuses an
     object of it), what that holds back, and the fix."""
     c, after = a["commit"][:10], a["count"] - 1
-    who = f"by {shown(a['author'])}" if a["author"] else "naming no author"
-    subject = f" \"{shown(a['subject'])}\"" if a["subject"] else ""
+    # the author's name and the subject quoted: text the peer chose, in a sentence of ours (atk23)
+    who = f"by {quoted(a['author'])}" if a["author"] else "naming no author"
+    subject = f" {quoted(a['subject'])}" if a["subject"] else ""
     held = (f"your {a['unpushed']} commit(s) stay committed here and are not pushed" if a["unpushed"] else
             "nothing of yours waits to be pushed, and nothing can be")
     return (f"the remote's commit {c}{subject} ({who}) holds an object git's check refuses ({shown(a['refused'])}): "

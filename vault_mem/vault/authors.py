@@ -207,8 +207,9 @@ def _refresh(ws: Workspace, sidecar: Sidecar, head: str, stored: str | None, dam
         if not damaged():
             found = _vault_relative(ws, found)
             lineage = _lineage(ws, found, touched, local, {}, set())
-            moved, deleted = _moved(ws, moves, touched, local, lambda rel: False, {})
-            rows.replace(db, head, found, lineage | (moved.keys() & found.keys()), moved, deleted)
+            moved, deleted, by_peers = _moved(ws, moves, touched, local, lambda rel: False, {})
+            rows.replace(db, head, found, lineage | (moved.keys() & found.keys()), moved, deleted,
+                         peer_moved=by_peers, moves_at_most=MOVES_FOLLOWED)
         return
     changed = history.changed_paths(repo, stored, head, spec)  # what differs from what the rows reflect
     found = history.last_authors(repo, head, base, [spec], given_only=True, touched=touched, moves=moves, local=local)
@@ -234,11 +235,11 @@ def _refresh(ws: Workspace, sidecar: Sidecar, head: str, stored: str | None, dam
             def peers_before(rel: str) -> bool:
                 return (rel in kept_lineage or rel in kept_moved or rel in foreign
                         or (rel in olds and olds[rel][0] not in local))
-            moved, deleted = _moved(ws, moves, touched, local, peers_before, rows.deleted_here(db))
+            moved, deleted, by_peers = _moved(ws, moves, touched, local, peers_before, rows.deleted_here(db))
             lineage |= moved.keys() & found.keys()
         else:
-            moved = {}
-        rows.update(db, head, found, gone, lineage, moved, deleted)
+            moved, by_peers = {}, {}
+        rows.update(db, head, found, gone, lineage, moved, deleted, peer_moved=by_peers, moves_at_most=MOVES_FOLLOWED)
 
 
 def _merged(ws: Workspace, head: str, moves: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]] | None],
@@ -282,7 +283,7 @@ def _lineage(ws: Workspace, found: dict[str, tuple[str, str, str, str]], touched
 def _moved(ws: Workspace, moves: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]] | None],
            touched: dict[str, set[str]], local: frozenset[str], peers_before: Callable[[str], bool],
            kept_deleted: dict[str, tuple[str, str]]
-           ) -> tuple[dict[str, tuple[str, str, str]], dict[str, tuple[str, str]]]:
+           ) -> tuple[dict[str, tuple[str, str, str]], dict[str, tuple[str, str]], dict[str, tuple[str, str, str]]]:
     """Of the commits of the range that added or deleted memory files (``moves``, from the walk
     the rows came from, newest first; a merge's against its first parent, :func:`_merged`), those made here that moved a memory whose history holds a commit
     not made here (one of ``touched``'s, or ``peers_before`` says the rows said so): ``({new
@@ -294,18 +295,29 @@ def _moved(ws: Workspace, moves: dict[str, tuple[list[tuple[str, str]], list[tup
     new path's history started at the add, and the peer's merged line reached the prompt hook as
     the person's). ``kept_deleted``: such deletions of earlier ranges (:func:`~vault_mem.index.
     authors.deleted_here`); the second value is the list to keep, the newest
-    :data:`_DELETIONS_KEPT`. Why: a path's history starts at the commit that added it. One ``git
-    cat-file`` for the texts, only when such a commit is there."""
+    :data:`_DELETIONS_KEPT`. The third: the moves by peers, newest first, in the first's form: a
+    commit not made here (or a peer's merge, against its first parent) that deleted a memory and
+    added one whose text shares counted lines with it, in that commit only, whatever the history
+    of the old path (:func:`_adopted`: a move is no authorship); a peer's move to a path stands
+    where it is newer than a move made here to it. Why: a path's history starts at the commit
+    that added it. One ``git cat-file`` for the texts, only when such a commit is there."""
     n = len(ws.prefix)
     order = list(moves)  # newest first
     changes: list[tuple[int, str, list[tuple[str, str]], list[tuple[str, str]]]] = []
+    by_peers: list[tuple[int, str, list[tuple[str, str]], list[tuple[str, str]]]] = []
     for pos, commit in enumerate(order):
         change = moves[commit]
-        if commit not in local or not change:
-            continue  # a peer's move: the new path's history starts at a peer's change already
+        if not change:
+            continue
         olds = [(top[n:], blob) for top, blob in change[1] if top.startswith(ws.prefix) and is_memory_path(top[n:])]
         news = [(top[n:], blob) for top, blob in change[0] if top.startswith(ws.prefix) and is_memory_path(top[n:])]
-        if olds or news:
+        if commit not in local:
+            # a peer's move, in one commit or merge (_adopted: a move is no authorship), bounded as
+            # the walk bounds the commits it keeps (a merge's changes come apart: bounded here)
+            if (olds and news and len(olds) <= history.PEER_MOVE_FILES and len(news) <= history.PEER_MOVE_FILES
+                    and len(by_peers) < history.PEER_MOVES_WALKED):
+                by_peers.append((pos, commit, news, olds))
+        elif olds or news:
             changes.append((pos, commit, news, olds))
     peers = {rel for _p, _c, _news, olds in changes for rel, _b in olds
              if any(c not in local for c in touched.get(ws.prefix + rel, ())) or peers_before(rel)} | set(kept_deleted)
@@ -331,20 +343,34 @@ def _moved(ws: Workspace, moves: dict[str, tuple[list[tuple[str, str]], list[tup
                 deleted.pop(rel, None)
                 deleted[rel] = (c, blob)
     deleted = dict(list(deleted.items())[-_DELETIONS_KEPT:])
-    if not candidates:
-        return {}, deleted
+    where = {commit: pos for pos, commit in enumerate(order)}
+    # a peer's move to a path stands where it is newer than every move made here to that path
+    peer_candidates: dict[str, tuple[str, str, list[tuple[str, str, str]]]] = {}
+    for pos, commit, news, olds in by_peers:  # newest first: the newest move to a path stands
+        for rel, blob in news:
+            if rel not in peer_candidates and (rel not in candidates or where[candidates[rel][0]] > pos):
+                peer_candidates[rel] = (commit, blob, [(old, ob, commit) for old, ob in olds])
+    for rel in peer_candidates:
+        candidates.pop(rel, None)
+    if not candidates and not peer_candidates:
+        return {}, deleted, {}
     try:
-        texts = history.read_blobs(ws.repo, sorted({b for _c, blob, olds in candidates.values()
+        texts = history.read_blobs(ws.repo, sorted({b for _c, blob, olds in [*candidates.values(), *peer_candidates.values()]
                                                     for b in (blob, *(ob for _p, ob, _g in olds))}))
     except VaultMemError:
         texts = {}
-    found = {}
-    for rel, (commit, blob, olds) in candidates.items():
-        now = _lines(texts.get(blob))
-        best = max(olds, key=lambda old: (len(now & _lines(texts.get(old[1]))), old[2] == commit, old[0]))
-        if now & _lines(texts.get(best[1])) or blob not in texts:  # unread: followed, the safe side
-            found[rel] = (commit, best[0], best[2])
-    return found, deleted
+    lines = {blob: _lines(text) for blob, text in texts.items()}  # each text's lines made once
+    found: dict[str, tuple[str, str, str]] = {}
+    by_peer: dict[str, tuple[str, str, str]] = {}
+    for out, chosen, unread_followed in ((found, candidates, True), (by_peer, peer_candidates, False)):
+        for rel, (commit, blob, olds) in sorted(chosen.items(), key=lambda item: where[item[1][0]]):
+            now = lines.get(blob, frozenset())
+            best = max(olds, key=lambda old: (len(now & lines.get(old[1], frozenset())), old[2] == commit, old[0]))
+            # a move made here whose text git cannot give is followed (the safe side); a peer's is not
+            # (following it is what makes the lines it kept no contribution of the peer's)
+            if now & lines.get(best[1], frozenset()) or (unread_followed and blob not in texts):
+                out[rel] = (commit, best[0], best[2])
+    return found, deleted, by_peer
 
 
 #: how many deletions made here of memories whose history holds a peer's change a later add is
@@ -525,6 +551,29 @@ def _adopted(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, 
     text first seen in a peer's commit (:class:`Origins`) counts as that peer's change wherever
     it is committed again. A peer's change that only removes lines adds none: nothing of it
     needs to survive.
+
+    **A move is no authorship** (issue 23). A commit that deletes one memory and adds another
+    whose text shares counted lines with it moved it (:func:`_moved`; git's rename guess plays
+    no part): the new path's history goes on at the old one's, from before that deletion. For a
+    move made here, so that a peer's lines it keeps stay the peer's at the new key (else the
+    move, the path's first commit, made them this machine's). For a peer's move in one commit
+    (a plain commit or a merge), so that the peer's move contributes what it added and no more:
+    else the move, the new path's first commit, counted every line there as the peer's, the
+    person's own included, and once the person removed the line the peer appended after moving
+    their memory it stayed the peer's until they rewrote each of their own lines. Why following
+    it is right and not only kinder: the peer's move then contributes exactly the lines it added
+    to the text it moved (none, for the same bytes), as any change of a path does; the lines
+    standing before the move (a peer's kept by the person's commit, or the person's own) stand
+    or not after it as they did before, so a move launders nothing (a peer's line moved, removed
+    and re-added is the peer's again: the last trusted text counts without the peers' lines it
+    kept). A "move" whose text shares one line with some memory of the person's credits the
+    person with that line alone. Not followed, the safe side (the new path's history starts at
+    the peer's commit, every line there the peer's): a peer's move split over two commits, a
+    copy (the old path kept), a move whose texts git cannot give, a move beyond the newest
+    :data:`~vault_mem.store.history.PEER_MOVES_WALKED` of one walk, a peer's commit adding or
+    deleting more than :data:`~vault_mem.store.history.PEER_MOVE_FILES` files, or once
+    :func:`~vault_mem.index.authors.moved_from` names :data:`MOVES_FOLLOWED` paths (the oldest
+    peer's move kept is forgotten first).
 
     Asked only of the memories whose history holds a peer's change: a change not committed over
     a text a peer committed (or first wrote), and the committed paths

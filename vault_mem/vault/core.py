@@ -714,11 +714,11 @@ class Vault:
                 raise GitError(problem) from exc
             raise
 
-    def undo(self, target: str, *, agent: str | None = None) -> WriteResult:
-        """Revert the last agent commit for key ``target`` (or the commit ``target``); see
-        :func:`vault_mem.vault.history.undo`."""
+    def undo(self, target: str, *, agent: str | None = None, commit: bool = False) -> WriteResult:
+        """Revert the last agent commit for key ``target`` (or the commit ``target``; ``commit``:
+        ``target`` is a commit id, never a key); see :func:`vault_mem.vault.history.undo`."""
         with self.transaction() as tx:
-            return _history().undo(tx, target, agent=agent)
+            return _history().undo(tx, target, agent=agent, commit=commit)
 
     # -- bulk ------------------------------------------------------------------------------
     def import_memories(self, memories: Iterable[Memory], *, message: str) -> str | None:

@@ -21,7 +21,14 @@ from vault_mem.model.conflicts import CONFLICT_RE, copy_of, memory_key
 from vault_mem.model.names import shown
 from vault_mem.model.trailers import AGENT, MEMORY_ACTION, MEMORY_KEY, RESOLVES, REVERTS, parse_trailers, trailer
 from vault_mem.store.git import GitRepo
-from vault_mem.store.history import changed_paths, commit_by_id, commit_trailers, log_entries, resolve_commit
+from vault_mem.store.history import (
+    changed_paths,
+    commit_by_id,
+    commit_trailers,
+    log_entries,
+    resolve_commit,
+    shadowed_refs,
+)
 from vault_mem.store.workspace import Workspace
 from vault_mem.vault.transaction import WriteResult, WriteTransaction
 
@@ -112,9 +119,9 @@ def log(ws: Workspace, key: str | None = None, *, limit: int = 20) -> list[LogEn
                                 mask_secrets(email), ids.standing(email, commit) != "peer"))
     return entries
 
-def undo(tx: WriteTransaction, target: str, *, agent: str | None = None) -> WriteResult:
-    """Revert the last agent commit for key ``target`` (or the commit ``target``), inside the
-    open write transaction ``tx``.
+def undo(tx: WriteTransaction, target: str, *, agent: str | None = None, commit: bool = False) -> WriteResult:
+    """Revert the last agent commit for key ``target`` (or the commit ``target``; ``commit``:
+    always the commit whose id starts with ``target``), inside the open write transaction ``tx``.
 
     Like ``git revert`` of that commit, restricted to the files of the key its trailers name
     (:func:`_of_named_key`), with INDEX.md regenerated rather than patched (so it never
@@ -122,7 +129,7 @@ def undo(tx: WriteTransaction, target: str, *, agent: str | None = None) -> Writ
     says so. What it restores passes the write policy like any write (an old version holding a
     credential is not put back)."""
     ws = tx.ws
-    commit, trailers = _undo_target(ws, target)
+    commit, trailers = _undo_target(ws, target, commit_id=commit)
     info = ws.repo.commit_info(commit)
     parent = info.parents[0] if info.parents else None
     names = changed_paths(ws.repo, parent, commit, ws.prefix or ".")
@@ -187,11 +194,14 @@ def _of_named_key(rel: str, trailers: dict[str, str]) -> bool:
 _COMMIT_ID = re.compile(r"[0-9a-f]{4,64}")
 
 
-def _undo_target(ws: Workspace, target: str) -> tuple[str, dict[str, str]]:
+def _undo_target(ws: Workspace, target: str, *, commit_id: bool = False) -> tuple[str, dict[str, str]]:
     check_text("undo's target", target)
     if not target or target.startswith("-"):
         raise UsageError("undo needs a key or a commit id")
-    is_key = True
+    if commit_id and not _COMMIT_ID.fullmatch(target):
+        raise UsageError(f"--commit takes a commit id (4 to 64 hex digits, as `vault-mem log` shows), "
+                         f"not '{shown(target[:80])}'")
+    is_key = not commit_id
     try:
         validate_key(target)
     except VaultMemError:
@@ -199,6 +209,7 @@ def _undo_target(ws: Workspace, target: str) -> tuple[str, dict[str, str]]:
     if is_key:
         for entry in log(ws, target, limit=200):
             if entry.key == target and entry.action:
+                _not_also_a_commit(ws, target, entry.commit)
                 return entry.commit, parse_trailers(commit_trailers(ws.repo, entry.commit))
         # a key is never a ref name: a plain `git pull` brings a peer's tags, and a tag named
         # like the person's hand-written memory made `undo KEY` revert the peer's commit
@@ -207,7 +218,7 @@ def _undo_target(ws: Workspace, target: str) -> tuple[str, dict[str, str]]:
                                       f"is changed back with git); see `vault-mem log {target}`")
     # an id that is a valid key is looked up among objects alone: a ref of that name (a peer's
     # tag named like the id `log` shows) is never the commit of that id
-    commit = commit_by_id(ws.repo, target) if is_key else resolve_commit(ws.repo, target)
+    commit = commit_by_id(ws.repo, target) if is_key or commit_id else resolve_commit(ws.repo, target)
     if commit is None:
         raise MemoryNotFoundError(
             f"'{target}' is neither a key with agent commits nor a commit; see `vault-mem log`"
@@ -219,6 +230,25 @@ def _undo_target(ws: Workspace, target: str) -> tuple[str, dict[str, str]]:
     return commit, trailers
 
 
+def _not_also_a_commit(ws: Workspace, target: str, key_commit: str) -> None:
+    """Refuse ``target`` when it is a key with vault-mem commits and also the id of another
+    commit. Every commit id is a valid key and a key is anyone's to choose: a peer that read the
+    id ``remember`` and ``log`` show for the person's write pushed a memory of that key, and the
+    person's ``undo ID`` reverted the peer's commit instead, saying "undone" with the id and
+    leaving the write in place. Neither meaning is taken: the person says which with
+    ``--commit`` (a key made of hex digits alone is rare; one git process then)."""
+    if not _COMMIT_ID.fullmatch(target):
+        return
+    other = commit_by_id(ws.repo, target)
+    if other is None or other == key_commit:
+        return
+    raise VaultMemError(
+        f"'{target}' is both a memory's key (its last vault-mem commit {key_commit[:10]}) and the id of "
+        f"commit {other[:10]}; nothing was undone. Say which: `vault-mem undo --commit {target}` "
+        f"reverts commit {other[:10]}, `vault-mem undo --commit {key_commit[:12]}` the key's last change "
+        f"(see `vault-mem log {target}`)")
+
+
 def _type_of(rel: str) -> str:
     return FOLDER_TYPES.get(rel.split("/", 1)[0], "note")
 
@@ -228,7 +258,17 @@ def memory_file(ws: Workspace, key: str, rev: str) -> tuple[str, str]:
     a branch), through the same secret gate as every read: a version holding a credential is
     refused, naming the file (history keeps what a scan must purge, never what a reader gets)."""
     validate_key(key)
-    commit = resolve_commit(ws.repo, rev)
+    # an id (hex digits, as `log` shows) is looked up among objects alone, as undo's: rev-parse
+    # takes a ref of that name first, and a peer's tag named like the id `log KEY` shows for the
+    # person's older version (a `git pull --tags` brings it) served the peer's text for it
+    commit = commit_by_id(ws.repo, rev) if _COMMIT_ID.fullmatch(rev) else resolve_commit(ws.repo, rev)
+    shadowed = shadowed_refs(ws.repo, rev) if commit is not None and not _COMMIT_ID.fullmatch(rev) else []
+    if shadowed:
+        # a peer's tag named like the person's branch (`main`), which a plain pull follows, is
+        # what git would read: neither is taken
+        raise UsageError(f"'{mask_secrets(rev)[:80]}' names more than one ref ("
+                         f"{', '.join(shown(r) for r in shadowed[:3])}): name the one meant in full "
+                         f"(e.g. {key}@{next((r for r in shadowed if r.startswith('refs/heads/')), shadowed[0])})")
     if commit is None:
         raise UsageError(f"unknown revision '{mask_secrets(rev)[:80]}': use a commit id from "
                          f"`vault-mem log {key}`, HEAD, HEAD~N or a branch")

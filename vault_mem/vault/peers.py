@@ -41,7 +41,9 @@ authors' standing) and that of the paths it was moved from. So ``p`` is judged a
   :func:`~vault_mem.store.worktree.index_marks`, two cheap git processes taken before the
   status; past :data:`STATUS_ASKED_AT_MOST` such files, of the whole vault (~0.26 s of CPU at
   100k). Exact for every memory file; the answer for other paths (INDEX.md) is not read;
-- (5): it entered or left the lineage, or its move entry changed;
+- (5): it entered or left the lineage, or its move entry changed (a move made here or a peer's:
+  one table, :func:`~vault_mem.index.authors.moved_from`; a peer's move forgotten past its
+  bound is a changed entry too);
 - (6): a commit in ``OLD...NEW`` (HEAD's commits that are in one history and not the other:
   a fast-forward, a reset, a force-push, a rebase) changed it, each merge against each parent
   (``git log -m``), since a path's history gains or loses exactly those commits; or a commit
