@@ -34,7 +34,7 @@ from vault_mem.config import STATE_DIR
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.store.files import atomic_write, current_bytes
 from vault_mem.store.git import GitRepo
-from vault_mem.store.worktree import config_values
+from vault_mem.store.worktree import config_values, forget_config
 
 DRIVER = "vault-mem-index"
 _CASE = "case %P in "
@@ -113,7 +113,10 @@ def ensure_index_merge_driver(repo: GitRepo, *also: str, prefix: str = "") -> di
             driver_key: merge_driver([*_driver_paths(have[driver_key]), prefix + INDEX_FILE])}
     for name, value in want.items():
         if have[name] != value:
-            repo.run("config", name, value)
+            try:
+                repo.run("config", name, value)
+            finally:
+                forget_config(repo)
     return {name: have[name] for name in also}
 
 

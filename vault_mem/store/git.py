@@ -50,6 +50,7 @@ from vault_mem.platform.programs import program, program_env
 from vault_mem.store import gitindex, gitlocks
 from vault_mem.store.files import checkpoint
 from vault_mem.store.gitdamage import damage_in, damaged_history_message
+from vault_mem.store.gitfind import discovered
 from vault_mem.store.gitindex import GitIndex, PreparedIndex
 from vault_mem.store.gitobjects import GitObjects, Identity, commit_time, gitpython_errors
 from vault_mem.store.gitprocs import (
@@ -150,8 +151,9 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
     def __init__(self, path: Path):
         self.cwd = Path(path)
         # git's own discovery (ceiling directories, safe.directory, GIT_DIR), as every git we run
-        out = self.run("rev-parse", "--show-toplevel", "--git-dir", "--git-common-dir", "--git-path", "hooks",
-                       "--git-path", "info/attributes").split("\n")
+        # reused for the opens of one command (store/gitfind.py)
+        out = discovered(self.cwd, lambda: self.run("rev-parse", "--show-toplevel", "--git-dir", "--git-common-dir",
+                                                    "--git-path", "hooks", "--git-path", "info/attributes").split("\n"))
         self.toplevel = Path(out[0])
         self.git_dir = (self.cwd / out[1]).resolve()
         self.common_dir = (self.cwd / out[2]).resolve()

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 ZERO_OID = "0" * 40
 BLOB_MODE = 0o100644
 TREE_MODE = 0o040000
+_GITLINK_MODE = 0o160000
 
 # Parsed trees kept per process, bounded by their total entries: a 50k folder is one big tree
 # and each write makes a new version of it (versions share entry objects; ~3 MB each at 50k).
@@ -288,6 +289,33 @@ class GitObjects:
         if len(data) != want or not inflate.eof or inflate.unconsumed_tail or inflate.unused_data:
             return None  # cut short, or more than its header says: git's words for it
         return kind.decode(), data
+
+    def loose_commit_parents(self, oid: str) -> tuple[str, ...] | None:
+        """The parents of commit ``oid`` read here when it is a loose commit of this repository
+        (vault-mem's own last commits are: :meth:`write_object`), so that the question a command
+        asks after each write (is the commit the sidecar reflects HEAD's parent?) starts no git;
+        None when git must answer: not loose (packed, gone, damaged), not a commit, replaced, or
+        a repository whose history git reads with other parents (``shallow``, ``info/grafts``)."""
+        if (os.path.lexists(os.path.join(self.common_dir, "shallow"))
+                or os.path.lexists(os.path.join(self.common_dir, "info", "grafts"))):
+            return None
+        try:
+            found = self._read_loose(oid)
+        except HistoryDamagedError:
+            return None  # git names the damage
+        if found is None or found[0] != "commit":
+            return None
+        head = found[1].split(b"\n\n", 1)[0].split(b"\n")
+        if not (head[0].startswith(b"tree ") and _HEX40.fullmatch(head[0][5:])):
+            return None
+        parents = []
+        for line in head[1:]:
+            if not line.startswith(b"parent "):
+                break
+            if _HEX40.fullmatch(line[7:]) is None:
+                return None
+            parents.append(line[7:].decode())
+        return tuple(parents)
 
     def _replaced(self, oid: str) -> bool:
         """Whether a ``git replace`` ref may name ``oid`` (git's reads then give the replacement,
@@ -544,6 +572,35 @@ class GitObjects:
                 return None
             tree = sha
         return None
+
+    def loose_blob_at(self, commit: str, path: str) -> tuple[bool, str | None]:
+        """:meth:`blob_at` answered without git: ``(True, blob id or None when ``commit`` holds no
+        file there)`` when the commit and each tree on ``path`` are held parsed or are loose
+        objects read here (vault-mem's own last commit is: the next command's question about the
+        files it wrote starts no ``git ls-tree``); ``(False, None)`` when git must answer."""
+        tree = self._commit_trees.get(commit)
+        if tree is None:
+            if self.loose_commit_parents(commit) is None:
+                return False, None
+            tree = self.commit_tree(commit)
+        parts = path.split("/")
+        for i, part in enumerate(parts):
+            if tree not in self._trees and not os.path.exists(self._loose_path(tree)):
+                return False, None
+            try:
+                found = self._tree(tree, "/".join(parts[:i]) or None).get(part)
+            except GitError:
+                return False, None  # a tree vault-mem does not parse, damage: git's answer
+            if found is None:
+                return True, None
+            mode, sha = found
+            if i == len(parts) - 1:
+                # a file; a folder or a submodule (a commit) is no file (git ls-tree: not a blob)
+                return True, (sha if not stat.S_ISDIR(mode) and mode != _GITLINK_MODE else None)
+            if not stat.S_ISDIR(mode):
+                return True, None
+            tree = sha
+        return True, None
 
     def blobs_at(self, commit: str | None, paths: list[str]) -> dict[str, str | None]:
         """:meth:`blob_at` for each of ``paths`` (top-level), with a folder's tree parsed once

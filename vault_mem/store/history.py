@@ -349,7 +349,7 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
     (a peer's push of 100,000 commits to one file held ~2.3 KB per commit before)."""
     by_blob: dict[tuple[str, str], tuple[str, str, str]] = {}
     newest: dict[str, tuple[str, str, str]] = {}
-    tree: dict[str, str] | None = None  # read at the walk's first commit: none, no tree asked (as before)
+    tree: _FilesAt | None = None  # made at the walk's first commit: none, no tree asked (as before)
     # a whole vault (its folder, or "." for the repository) is asked by its memory files' pathspecs:
     # git lists a commit's changes whole before printing one, and a peer's commit adding a folder
     # that names one folder 600 times (then one deleting it: no tree checked out holds it) made
@@ -370,7 +370,7 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
         try:
             for text in _records(out, rs):
                 for head, changes in _raw_log(text, rs, fs, 4):
-                    tree = _files_at(repo, new, paths) if tree is None else tree
+                    tree = _FilesAt(repo, new, paths) if tree is None else tree
                     _last_authors_record(head, changes, tree, newest, by_blob, touched, moves, local, room)
         except HistoryDamagedError as exc:  # what git read before the damage stands (as _walk's)
             repo.answer_from_what_is_there(exc)
@@ -381,6 +381,44 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
         return {path: (*by_blob[(path, blob)], blob) if by_blob.get((path, blob)) == newest[path] else ("", "", "", blob)
                 for path, blob in held.items()}
     return {path: (*by_blob.get((path, blob), newest[path]), blob) for path, blob in held.items()}
+
+
+class _FilesAt:
+    """``{top-level path: blob id}`` of the files ``commit`` holds under ``paths`` (folders or
+    files, literally; ``["."]``: all), for :func:`last_authors`' walk, which asks it only of the
+    paths its commits changed: each answered from the commit's loose objects while they hold it
+    (:meth:`~vault_mem.store.gitobjects.GitObjects.loose_blob_at`: the range of one agent write,
+    which a one-shot command after it reads, listed no tree), else every file read once
+    (:func:`_files_at`), as before."""
+
+    def __init__(self, repo: GitRepo, commit: str, paths: list[str]) -> None:
+        self.repo, self.commit, self.paths = repo, commit, paths
+        # a folder as git's pathspec names it ("memory/") is the folder _under finds ("memory")
+        self.wanted = {p.rstrip("/") or "." for p in paths}
+        self.asked: dict[str, str | None] = {}
+        self.every: dict[str, str] | None = None
+
+    def get(self, path: str) -> str | None:
+        if self.every is None and path not in self.asked:
+            if not _under(path, self.wanted):
+                self.asked[path] = None
+            else:
+                # a name git's words gave in another form than its bytes: git's own listing
+                read, blob = (False, None) if "\ufffd" in path else self.repo.loose_blob_at(self.commit, path)
+                if read:
+                    self.asked[path] = blob
+                else:
+                    self.every = _files_at(self.repo, self.commit, self.paths)
+        return self.asked[path] if self.every is None else self.every.get(path)
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and self.get(path) is not None
+
+    def __getitem__(self, path: str) -> str:
+        blob = self.get(path)
+        if blob is None:
+            raise KeyError(path)
+        return blob
 
 
 def _files_at(repo: GitRepo, commit: str, paths: list[str]) -> dict[str, str]:
@@ -417,7 +455,7 @@ def _under(path: str, wanted: set[str]) -> bool:
     return any("/".join(parts[:i]) in wanted for i in range(1, len(parts)))
 
 
-def _last_authors_record(head: list[str], changes: list[_RawChange], tree: dict[str, str],
+def _last_authors_record(head: list[str], changes: list[_RawChange], tree: _FilesAt,
                          newest: dict[str, tuple[str, str, str]], by_blob: dict[tuple[str, str], tuple[str, str, str]],
                          touched: dict[str, set[str]] | None,
                          moves: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]] | None] | None,
@@ -842,8 +880,38 @@ def reached_first(repo: GitRepo, tips: list[str], seen: list[str],
         done.add(tip)
 
 
+#: how many loose commits :func:`is_ancestor` walks back from ``new`` before asking git
+LOOSE_WALK = 64
+
+
+def _loose_ancestor(repo: GitRepo, old: str, new: str) -> bool:
+    """Whether commit ``old`` (itself a loose commit) is ``new`` or is reached from it through
+    loose commits alone, at most :data:`LOOSE_WALK` of them: the agent writes made since the
+    sidecar last looked (False: git is asked)."""
+    if repo.loose_commit_parents(old) is None:
+        return False
+    todo, seen = [new], set()
+    while todo and len(seen) < LOOSE_WALK:
+        commit = todo.pop()
+        if commit == old:
+            return True
+        if commit in seen:
+            continue
+        seen.add(commit)
+        parents = repo.loose_commit_parents(commit)
+        if parents is None:
+            continue  # packed or beyond: git's walk decides
+        todo.extend(parents)
+    return False
+
+
 def is_ancestor(repo: GitRepo, old: str, new: str) -> bool:
-    """True when commit ``old`` is reachable from ``new`` (or is ``new``)."""
+    """True when commit ``old`` is reachable from ``new`` (or is ``new``). The steps agent writes
+    make (``old`` reached from ``new`` through loose commits: :func:`_loose_ancestor`) are
+    answered from the objects, without git (a one-shot command after an agent write asked a
+    process each time); anything else is asked of git."""
+    if _loose_ancestor(repo, old, new):
+        return True
     return repo.run("merge-base", "--is-ancestor", old, new, check=False).returncode == 0
 
 
@@ -897,7 +965,10 @@ def changes_of(repo: GitRepo, revs: list[str], prefix: str) -> tuple[set[str], s
 
 
 def resolve_commit(repo: GitRepo, rev: str) -> str | None:
-    """The commit id ``rev`` names, or None when it names no commit."""
+    """The commit id ``rev`` names, or None when it names no commit. A loose commit's own id is
+    answered without git (:meth:`~vault_mem.store.gitobjects.GitObjects.loose_commit_parents`)."""
+    if repo.loose_commit_parents(rev) is not None:
+        return rev
     proc = repo.run("rev-parse", "-q", "--verify", f"{rev}^{{commit}}", check=False)
     return (proc.stdout.decode().strip() or None) if proc.returncode == 0 else None
 

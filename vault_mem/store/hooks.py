@@ -66,6 +66,7 @@ from vault_mem.errors import VaultMemError
 from vault_mem.platform import procs
 from vault_mem.store.arrivals import PER_WORKTREE
 from vault_mem.store.files import read_own
+from vault_mem.store.worktree import forget_config
 
 if TYPE_CHECKING:
     from vault_mem.store.git import GitRepo
@@ -220,7 +221,6 @@ _CHECKS = ("image() { git -c core.quotePath=false diff-tree -r --no-commit-id --
            '        done || return 1\n'
            '    done\n'
            '}\n'
-           'G=$(git rev-parse --git-dir 2>/dev/null); S=; X=\n'
            'marks() {\n'
            '    [ -n "$G" ] || return 0\n'
            '    if [ -f "$G/vault-mem-squash" ]; then\n'
@@ -237,7 +237,7 @@ _CHECKS = ("image() { git -c core.quotePath=false diff-tree -r --no-commit-id --
 #: runs for every ``git commit``, ``--no-verify`` too (a squash of a peer's branch committed with
 #: ``--no-verify`` left no mark: post-commit recorded the merged text, the peer's line in it, as
 #: made here, and the peer's commit is in no history of its path: issue 23)
-_MARKS = ('G=$(git rev-parse --git-dir 2>/dev/null) && { rm -f "$G/vault-mem-squash" "$G/vault-mem-replay"\n'
+_MARKS_WORK = ('{ rm -f "$G/vault-mem-squash" "$G/vault-mem-replay"\n'
           '# a squash: its tip, the first "commit ID" line of SQUASH_MSG (commit messages are indented there)\n'
           'if [ -f "$G/SQUASH_MSG" ]; then { echo "$PPID"\n'
           '    sed -n "s/^commit \\([0-9a-f]\\{40,64\\}\\)\\$/\\1/p" "$G/SQUASH_MSG" | head -n 1; } > "$G/vault-mem-squash"\n'
@@ -247,10 +247,24 @@ _MARKS = ('G=$(git rev-parse --git-dir 2>/dev/null) && { rm -f "$G/vault-mem-squ
           '[ -f "$G/REVERT_HEAD" ] || [ -d "$G/sequencer" ] || { [ -f "$G/MERGE_MSG" ] && [ ! -f "$G/MERGE_HEAD" ]; }; }; then\n'
           '    echo "$PPID" > "$G/vault-mem-replay"\n'
           'fi; } 2>/dev/null')
+_MARKS = 'G=$(git rev-parse --git-dir 2>/dev/null) && ' + _MARKS_WORK
 RECORD = {
-    "pre-commit": _MARKS,
+    # pre-commit asks its top folder (for the template, which then asks no more) with its git
+    # folder: one git, not two
+    "pre-commit": ('G=; O=$(git rev-parse --show-toplevel --git-dir 2>/dev/null) && '
+                   '{ IFS= read -r TOP; IFS= read -r G; } <<EOF\n'
+                   '$O\n'
+                   'EOF\n'
+                   '[ -n "$G" ] || G=$(git rev-parse --git-dir 2>/dev/null)\n'
+                   '[ -n "$G" ] && ' + _MARKS_WORK),
     "prepare-commit-msg": _MARKS + "\nexit 0",
     "post-commit": (_CHECKS +
+                    '# one git for the folders, HEAD and its parents (one each was four git processes a commit)\n'
+                    'S=; X=; G=; K=; H=; P1=; P2=\n'
+                    'O=$(git rev-parse --git-dir --git-common-dir HEAD "HEAD^@" 2>/dev/null) && '
+                    '{ IFS= read -r G; IFS= read -r K; IFS= read -r H; IFS= read -r P1; IFS= read -r P2; } <<EOF\n'
+                    '$O\n'
+                    'EOF\n'
                     '[ -n "$G" ] || exit 0\n'
                     'L=$(git reflog -1 --format=%gs HEAD 2>/dev/null)\n'
                     '# an amend: post-rewrite, which this git runs next, checks it with the marks and records it\n'
@@ -258,14 +272,14 @@ RECORD = {
                     'marks\n'
                     '# a rebase (or git am) under way: post-rewrite records what it replayed of this machine\'s\n'
                     'if [ -d "$G/rebase-merge" ] || [ -d "$G/rebase-apply" ]; then exit 0; fi\n'
-                    'H=$(git rev-parse HEAD 2>/dev/null) || exit 0\n'
+                    '[ -n "$H" ] || exit 0\n'
                     'case "$L" in "cherry-pick: "*|"revert: "*|"commit (cherry-pick): "*) X=1;; esac\n'
                     'if [ -n "$S" ]; then squashed "$H" "$S" || exit 0; fi\n'
                     'if [ -n "$X" ]; then replayed "$H" || exit 0; fi\n'
-                    'if git rev-parse -q --verify "$H^2" >/dev/null 2>&1; then merged "$H" || exit 0; fi\n'
-                    f'{_RECORD_DIR} && echo "$H" >> "$R/local-commits"\n'
+                    'if [ -n "$P2" ]; then merged "$H" || exit 0; fi\n'
+                    '[ -n "$K" ] && R="$K/vault-mem" && (umask 077; mkdir -p "$R") && echo "$H" >> "$R/local-commits"\n'
                     "exit 0"),
-    "post-rewrite": (_CHECKS + 'marks\n' + f'if {_RECORD_DIR}; then\n'
+    "post-rewrite": (_CHECKS + 'G=$(git rev-parse --git-dir 2>/dev/null); S=; X=\n' + 'marks\n' + f'if {_RECORD_DIR}; then\n'
                      '    RW="$R/rewritten.$$"  # (not W: replayed() sets W; the shell has one scope)\n'
                      '    cat > "$RW"\n'
                      '    for NEW in $(cut -d " " -f 2 "$RW" | sort -u); do\n'
@@ -667,7 +681,10 @@ def install(vault: RepoFolder) -> list[str]:
     common = Path(vault.repo.common_dir)
     if in_vault(target, toplevel / folder, common):
         own = common / "hooks"
-        vault.repo.run("config", "--local", "core.hooksPath", str(own))
+        try:
+            vault.repo.run("config", "--local", "core.hooksPath", str(own))
+        finally:
+            forget_config(vault.repo)
         vault.repo.hooks_dir = own
         for name in HOOK_NAMES:  # ours, left there by an earlier install: gone (a pull would trip on them)
             try:

@@ -12,7 +12,10 @@ is being made from, which may be a temporary one (``git commit PATH``).
 
 from __future__ import annotations
 
+import os
 import re
+import time
+import weakref
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -20,7 +23,7 @@ from vault_mem.errors import VaultMemError
 from vault_mem.store.git import GitRepo
 
 __all__ = [
-    "as_committed", "checkout_files", "checkout_staged", "config_value", "config_values", "dirty_files", "dirty_paths", "index_marks", "same_as_committed", "gc_auto", "ignored_paths",
+    "as_committed", "checkout_files", "checkout_staged", "config_value", "config_values", "forget_config", "dirty_files", "dirty_paths", "index_marks", "same_as_committed", "gc_auto", "ignored_paths",
     "read_staged", "stage_bytes", "stage_paths", "staged_blob", "staged_blobs", "staged_changes", "staged_files",
     "staged_listing", "unstaged_paths",
     "untracked_paths",
@@ -262,10 +265,65 @@ def stage_paths(repo: GitRepo, paths: list[str]) -> None:
 
 
 # -- settings and upkeep ------------------------------------------------------------------------
+#: how long one reading of git's config answers this process's questions (:func:`_config_list`)
+CONFIG_REUSE_S = 2.0
+#: per repository: (when read, what the files and variables were, {key: [values]}) of the last
+#: ``git config --list`` (:func:`_config_list`)
+_CONFIG: weakref.WeakKeyDictionary[GitRepo, tuple[float, tuple, dict[str, list[str | None]]]] = weakref.WeakKeyDictionary()
+
+
+def _config_sources(repo: GitRepo) -> tuple:
+    """What git's config is read from here: the files' stat (a ``git config`` write replaces its
+    file: a new inode; an edit in place moves its ctime) and the variables that add to or move
+    it. A change within one clock tick of the reading may leave the same stat: a reading is kept
+    at most :data:`CONFIG_REUSE_S` (a command's questions), never across commands."""
+    home = os.path.expanduser("~")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    stamps: list = []
+    for path in (repo.common_dir / "config", repo.git_dir / "config.worktree", os.path.join(home, ".gitconfig"),
+                 os.path.join(xdg, "git", "config"), "/etc/gitconfig"):
+        try:
+            st = os.stat(path)
+            stamps.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+        except OSError:
+            stamps.append(None)
+    return (*stamps, *sorted((k, v) for k, v in os.environ.items() if k.startswith("GIT_CONFIG")))
+
+
+def _config_list(repo: GitRepo) -> dict[str, list[str | None]]:
+    """Every setting git's config gives this repository (``git config --list -z``: the same
+    files, includes and ``GIT_CONFIG_*`` as ``--get``), ``{key as --list spells it: [values in
+    git's order]}``, None for a name without ``=``. One git process answers every question a
+    command asks of the config within :data:`CONFIG_REUSE_S` while no config file or variable
+    changed (doctor asked four, a read three processes); a failed read is not kept."""
+    sources = _config_sources(repo)
+    now = time.monotonic()
+    kept = _CONFIG.get(repo)
+    if kept is not None and kept[1] == sources and now - kept[0] < CONFIG_REUSE_S:
+        return kept[2]
+    found: dict[str, list[str | None]] = {}
+    proc = repo.run("config", "--list", "-z", check=False)
+    if proc.returncode != 0:
+        _CONFIG.pop(repo, None)
+        return found
+    for entry in proc.stdout.decode("utf-8", "replace").split("\x00"):
+        if entry:
+            key, nl, value = entry.partition("\n")
+            found.setdefault(key, []).append(value if nl else None)
+    _CONFIG[repo] = (now, sources, found)
+    return found
+
+
+def forget_config(repo: GitRepo) -> None:
+    """Drop what :func:`_config_list` keeps of ``repo``'s config: vault-mem just set a value."""
+    _CONFIG.pop(repo, None)
+
+
 def config_value(repo: GitRepo, name: str) -> str:
-    """The value of git config ``name`` as this repository sees it, or "" when unset."""
-    proc = repo.run("config", "--get", name, check=False)
-    return proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else ""
+    """The value of git config ``name`` as this repository sees it, or "" when unset (``git
+    config --get``: the last value of a name set more than once; a name without ``=``: "")."""
+    values = _config_list(repo).get(_config_key(name))
+    return (values[-1] or "").strip() if values else ""
 
 
 def _config_key(name: str) -> str:
@@ -277,22 +335,24 @@ def _config_key(name: str) -> str:
 
 
 def config_values(repo: GitRepo, *names: str) -> dict[str, str]:
-    """:func:`config_value` of each of ``names`` from one git process (``git config --list``,
-    which reads the same files, includes and ``GIT_CONFIG_*`` as ``--get``; a name set more
-    than once has its last value, as ``--get`` says): each name maps to its value, or "" when
-    unset."""
-    found: dict[str, str] = {}
-    proc = repo.run("config", "--list", "-z", check=False)
-    if proc.returncode == 0:
-        for entry in proc.stdout.decode("utf-8", "replace").split("\x00"):
-            key, _, value = entry.partition("\n")
-            found[key] = value.strip()  # a name without "=" (boolean true) has "": --get prints ""
-    return {n: found.get(_config_key(n), "") for n in names}
+    """:func:`config_value` of each of ``names``, from one reading of the config: each name
+    maps to its value, or "" when unset."""
+    return {n: config_value(repo, n) for n in names}
 
 
 def _bool_setting(repo: GitRepo, name: str) -> bool:
-    proc = repo.run("config", "--bool", "--get", name, check=False)
-    return proc.returncode == 0 and proc.stdout.strip() == b"true"
+    """``git config --bool --get name`` is ``true``: a name without ``=``, ``true``/``yes``/
+    ``on`` (any case) or a number other than 0; anything git refuses as a boolean is not."""
+    values = _config_list(repo).get(_config_key(name))
+    if not values:
+        return False
+    value = values[-1]
+    if value is None or value.strip().lower() in ("true", "yes", "on"):
+        return True
+    try:
+        return int(value.strip(), 0 if value.strip().lower().startswith("0x") else 10) != 0
+    except ValueError:
+        return False
 
 
 def index_format_notice(repo: GitRepo) -> str | None:
@@ -337,8 +397,11 @@ def ensure_upstream(repo: GitRepo, branch: str, remote: str, remote_branch: str)
     upstream a person set is never changed. True when it was set now."""
     if any(config_values(repo, f"branch.{branch}.remote", f"branch.{branch}.merge").values()):
         return False
-    repo.run("config", f"branch.{branch}.remote", remote)
-    repo.run("config", f"branch.{branch}.merge", f"refs/heads/{remote_branch}")
+    try:
+        repo.run("config", f"branch.{branch}.remote", remote)
+        repo.run("config", f"branch.{branch}.merge", f"refs/heads/{remote_branch}")
+    finally:
+        forget_config(repo)
     return True
 
 

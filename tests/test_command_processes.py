@@ -1,0 +1,254 @@
+"""How many git processes an everyday vault-mem command starts: contracts on the product, not
+timings (issues 28 and 29: each git start is ~1-3 ms of CPU and an exec, paid by every command
+and by the suite thousands of times).
+
+Counted through a ``git`` first on PATH that logs each start and runs the real one (every git
+vault-mem starts is found on PATH at its start: ``platform.programs.program``), as in
+tests/test_sync_processes.py. The answers that stopped costing a process are checked against
+git's own: an ancestry, a commit's files and the config read in process or from one reading give
+what git gives, for loose and packed objects alike. Real repositories, real git.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import cli, git
+
+from vault_mem.store import history
+from vault_mem.store.git import GitRepo
+from vault_mem.store.worktree import _bool_setting, config_value, config_values
+
+#: a new key remembered in one process: the repository found (one rev-parse), the memory files git
+#: ignores where a type folder changed in the last 2 s (one ls-files: the write before, moments
+#: ago), what differs from HEAD among the memory files (one status), git's index for the paths
+#: written (one update-index)
+REMEMBER = 4
+#: a recall after agent writes: the repository found, the ls-files above, the config read once
+#: (the person's email), the authors brought up to HEAD (one diff, one log: what the writes
+#: changed), the peers' check of the index and the work tree (diff-index, ls-files, status)
+RECALL_AFTER_WRITES = 8
+#: a person's ``git commit`` of a new memory in a new vault: the commit (and git's own
+#: ``maintenance run --auto``); pre-commit's shell (one rev-parse: the top folder and the git
+#: folder) and its Python (the repository found, the ignored files of a type folder changed
+#: moments ago, the staged files read, the new HEAD's tree checked, INDEX.md staged: 9);
+#: prepare-commit-msg's marks (one rev-parse); post-commit's shell (one rev-parse: the folders,
+#: HEAD and its parents; the reflog's last line). It was 19 (four rev-parses more in the hooks' shell).
+PERSON_COMMIT = 15
+
+
+@pytest.fixture
+def logged_git(tmp_path, monkeypatch) -> Path:
+    """A ``git`` first on PATH that appends each start to the returned log and runs the real git;
+    also first in git's own folder of programs (``GIT_EXEC_PATH``, the rest of it linked), which
+    git puts first on its hooks' PATH: the gits a hook starts are logged too."""
+    real = shutil.which("git")
+    assert real is not None
+    shim, log = tmp_path / "shim", tmp_path / "git-starts.log"
+    shim.mkdir()
+    (shim / "git").write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    (shim / "git").chmod(0o755)
+    own = Path(subprocess.run([real, "--exec-path"], capture_output=True, text=True, check=True).stdout.strip())
+    for program in own.iterdir():
+        if program.name != "git":
+            (shim / program.name).symlink_to(program)
+    monkeypatch.setenv("PATH", f"{shim}:{os.environ['PATH']}")
+    monkeypatch.setenv("GIT_EXEC_PATH", str(shim))
+    return log
+
+
+def starts(log: Path) -> list[str]:
+    lines = log.read_text().splitlines() if log.exists() else []
+    log.unlink(missing_ok=True)
+    return lines
+
+
+def command(line: str) -> str:
+    """The git command of a logged start, past git's own options (``-c x=y``, ``--literal-pathspecs``)."""
+    words = line.split()
+    i = 0
+    while i < len(words) and words[i].startswith("-"):
+        i += 2 if words[i] in ("-c", "-C") else 1
+    return " ".join(words[i:i + 3])
+
+
+def remember(root: Path, key: str, text: str) -> None:
+    done = cli("remember", key, "--type", "fact", "--description", text, "--body", f"{text}, in full",
+               "--vault", str(root))
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_remember_starts_a_few_git_processes(vault, logged_git):
+    remember(vault.root, "first-note", "the staging database restarts at noon")
+    starts(logged_git)
+    remember(vault.root, "second-note", "deploys wait for the nightly backup")
+    found = starts(logged_git)
+    assert len(found) <= REMEMBER, "\n".join(found)
+
+
+def test_a_read_after_agent_writes_asks_git_no_ancestry_and_lists_no_tree(vault, logged_git):
+    """The authors kept in the sidecar are brought up to HEAD after agent writes: whether the
+    commit they reflect is an ancestor, and the files HEAD holds where the writes changed them,
+    are read from the writes' own loose objects (it was a rev-parse, a merge-base and an
+    ls-tree of every memory file each time)."""
+    remember(vault.root, "first-note", "the staging database restarts at noon")
+    assert cli("recall", "staging database", "--vault", str(vault.root)).returncode == 0
+    remember(vault.root, "second-note", "deploys wait for the nightly backup")
+    remember(vault.root, "third-note", "the cache is flushed on Mondays")
+    starts(logged_git)
+    done = cli("recall", "nightly backup", "--vault", str(vault.root))
+    assert done.returncode == 0, done.stderr
+    found = starts(logged_git)
+    assert not [line for line in found if command(line).startswith(("merge-base", "ls-tree", "rev-parse -q --verify"))], found
+    assert len(found) <= RECALL_AFTER_WRITES, "\n".join(found)
+
+
+def test_a_persons_commit_starts_few_git_processes_in_vault_mems_hooks(vault, logged_git):
+    root = vault.root
+    (root / "facts" / "by-hand.md").write_text("---\ndescription: By hand\n---\nA note.\n")
+    git(root, "add", "facts/by-hand.md")
+    starts(logged_git)
+    git(root, "commit", "-q", "-m", "by hand")
+    found = starts(logged_git)
+    assert len(found) <= PERSON_COMMIT, "\n".join(found)
+    assert sum(command(line).startswith("rev-parse") for line in found) <= 4, "\n".join(found)
+    common = root / ".git"
+    assert git(root, "rev-parse", "HEAD").strip() in (common / "vault-mem" / "local-commits").read_text().split()
+
+
+def test_doctor_reads_git_config_once(vault, logged_git):
+    starts(logged_git)
+    cli("doctor", "--vault", str(vault.root))
+    found = starts(logged_git)
+    assert sum(command(line).startswith("config") for line in found) <= 1, "\n".join(found)
+
+
+# -- the answers without a process are git's answers ---------------------------------------------
+def _commits(root: Path) -> list[str]:
+    return git(root, "rev-list", "--all").split()
+
+
+def test_ancestry_and_commits_read_in_process_are_gits_loose_or_packed(vault):
+    for i in range(4):
+        vault.remember(f"note-{i}", f"note number {i} about the build", f"body {i}")
+    git(vault.root, "branch", "side", "HEAD~2")
+    git(vault.root, "checkout", "-q", "side")
+    vault.remember("side-note", "a note on the side branch", "side body")
+    git(vault.root, "checkout", "-q", "main")
+    for packed in (False, True):
+        if packed:
+            git(vault.root, "repack", "-q", "-a", "-d")
+            git(vault.root, "prune-packed")
+        with GitRepo(vault.root) as repo:
+            commits = _commits(vault.root)
+            assert len(commits) >= 6
+            for a in commits:
+                assert history.resolve_commit(repo, a) == a
+                for b in commits:
+                    said = subprocess.run(["git", "merge-base", "--is-ancestor", a, b], cwd=vault.root).returncode == 0
+                    assert history.is_ancestor(repo, a, b) == said, (packed, a, b)
+            blob = git(vault.root, "rev-parse", "HEAD:facts/note-0.md").strip()
+            assert history.resolve_commit(repo, blob) is None  # a blob is no commit
+
+
+def test_ancestry_in_a_shallow_clone_is_gits(tmp_path, vault):
+    """A shallow clone's first commit has no parents to git (its ``shallow`` file): git answers."""
+    for i in range(3):
+        vault.remember(f"note-{i}", f"note number {i} about the build", f"body {i}")
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "2", f"file://{vault.root}", str(clone))
+    commits = _commits(clone)
+    with GitRepo(clone) as repo:
+        for a in commits:
+            for b in commits:
+                said = subprocess.run(["git", "merge-base", "--is-ancestor", a, b], cwd=clone).returncode == 0
+                assert history.is_ancestor(repo, a, b) == said
+
+
+@pytest.mark.parametrize("where", ["standalone", "project"])
+def test_a_commits_authors_read_from_loose_objects_are_those_git_lists(where, vault, project):
+    """The walk's files of the tip, read from the loose objects of agent writes, give the same
+    answer as git's listing of every file (the same commits once packed), for a vault that is
+    its repository and one in a project's folder (``memory/``)."""
+    from vault_mem import Vault
+
+    mine = vault if where == "standalone" else Vault(project[0] / "memory")
+    top, spec = (mine.root, ".") if where == "standalone" else (project[0], "memory/")
+    for i in range(3):
+        mine.remember(f"note-{i}", f"note number {i} about the build", f"body {i}")
+    base = git(top, "rev-parse", "HEAD").strip()
+    mine.remember("note-1", "note number 1 about the build, again", "body 1 changed")
+    mine.forget("note-2")
+    mine.remember("link-note", "a fresh note", "fresh body")
+    head = git(top, "rev-parse", "HEAD").strip()
+    answers = []
+    for packed in (False, True):
+        if packed:
+            git(top, "repack", "-q", "-a", "-d")
+            git(top, "prune-packed")
+        with GitRepo(top) as repo:
+            touched: dict = {}
+            moves: dict = {}
+            answers.append((history.last_authors(repo, head, base, [spec], given_only=True, touched=touched, moves=moves),
+                            touched, moves, history.last_authors(repo, head, None, [spec])))
+    if mine is not vault:
+        mine.close()
+    assert answers[0] == answers[1]
+    at = "" if spec == "." else spec
+    assert {f"{at}facts/note-1.md", f"{at}facts/link-note.md"} <= set(answers[0][0])
+    assert f"{at}facts/note-2.md" not in answers[0][0] and f"{at}facts/note-0.md" in answers[0][3]
+
+
+def test_config_read_once_answers_as_git_config_get(vault):
+    root = vault.root
+    for args in (("user.email", "first@example.invalid"), ("--add", "user.email", "second@example.invalid"),
+                 ("Branch.Feature-X.remote", "origin"), ("core.splitIndex", "yes"), ("feature.manyFiles", "0"),
+                 ("index.version", "4"), ("vault-mem.someNumber", "0x10"), ("vault-mem.notBool", "maybe")):
+        git(root, "config", *args)
+    (root / ".git" / "config").write_text((root / ".git" / "config").read_text() + "[vault-mem]\n\tbare\n")
+    names = ["user.email", "USER.Email", "branch.Feature-X.remote", "branch.feature-x.remote", "core.splitIndex",
+             "feature.manyFiles", "index.version", "vault-mem.bare", "vault-mem.someNumber", "vault-mem.notBool",
+             "not.set"]
+    with GitRepo(root) as repo:
+        for name in names:
+            got = subprocess.run(["git", "config", "--get", name], cwd=root, capture_output=True, text=True)
+            assert config_value(repo, name) == (got.stdout.strip() if got.returncode == 0 else ""), name
+            as_bool = subprocess.run(["git", "config", "--bool", "--get", name], cwd=root, capture_output=True, text=True)
+            assert _bool_setting(repo, name) == (as_bool.returncode == 0 and as_bool.stdout.strip() == "true"), name
+        assert config_values(repo, "user.email", "not.set") == {"user.email": "second@example.invalid", "not.set": ""}
+        git(root, "config", "user.email", "changed@example.invalid", "--replace-all")
+        # a config file changed: read again (its version moved, and within the settle time nothing is kept)
+        assert config_value(repo, "user.email") == "changed@example.invalid"
+
+
+# -- git's discovery, once for a command's opens ---------------------------------------------------
+def test_opening_a_vault_again_in_one_process_asks_git_once(vault, logged_git):
+    from vault_mem import Vault
+
+    starts(logged_git)
+    for _ in range(3):
+        Vault(vault.root).close()
+    found = [line for line in starts(logged_git) if command(line).startswith("rev-parse --show-toplevel")]
+    assert len(found) == 1, found
+
+
+def test_a_repository_made_or_changed_meanwhile_is_found_again(tmp_path):
+    """What git's discovery reads changed: the kept answer is not used."""
+    outer = tmp_path / "outer"
+    (outer / "inner" / "deep").mkdir(parents=True)
+    git(outer, "init", "-q")
+    assert GitRepo(outer / "inner" / "deep").toplevel == outer
+    git(outer / "inner", "init", "-q")  # a repository below: git finds it first now
+    repo = GitRepo(outer / "inner" / "deep")
+    assert repo.toplevel == outer / "inner"
+    hooks = outer / "inner" / "my-hooks"
+    git(outer / "inner", "config", "core.hooksPath", str(hooks))  # the config changed
+    assert GitRepo(outer / "inner" / "deep").hooks_dir == hooks
+    shutil.rmtree(outer / "inner" / ".git")
+    assert GitRepo(outer / "inner" / "deep").toplevel == outer  # gone again
+    (outer / "inner" / ".git").write_text(f"gitdir: {outer / '.git'}\n")  # a link file in its place
+    assert GitRepo(outer / "inner" / "deep").toplevel == outer / "inner"

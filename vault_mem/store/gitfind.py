@@ -1,0 +1,98 @@
+"""Where a repository is, as git's own discovery says it (``git rev-parse``: ceiling directories,
+``safe.directory``, ``GIT_DIR``, worktrees, ``core.hooksPath``), kept for the opens one process
+makes of the same folder in a row.
+
+An in-process command, a test, the MCP server and its keeper each open a vault several times
+within moments (the MCP server twice at its start); each open asked git again (issue 28: the
+suite's most started git command). An answer is reused only while nothing discovery reads can
+have changed: within :data:`REUSE_S`, the same folder and ``GIT_*``/``HOME``/``XDG_CONFIG_HOME``
+variables, no ``.git`` come or gone in a folder from the asked one up to the top folder, the
+top folder's ``.git`` the same (a folder of the same inode, a link file unchanged), the git
+folders still there, and git's config files (``core.hooksPath``, ``safe.directory``) unchanged.
+Anything else is asked of git; nothing is kept across processes.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+
+#: how long an answer of git's discovery is reused in one process (the opens of one command)
+REUSE_S = 2.0
+#: the folders whose answers are kept at once
+_KEPT = 64
+_found: OrderedDict[tuple, tuple[float, tuple, list[str]]] = OrderedDict()
+_lock = threading.Lock()
+
+
+def discovered(cwd: Path, ask: Callable[[], list[str]]) -> list[str]:
+    """The lines of ``git rev-parse --show-toplevel --git-dir --git-common-dir --git-path hooks
+    --git-path info/attributes`` run in ``cwd`` (``ask`` runs it; its failure is raised, never
+    kept), reused as the module says."""
+    key = (os.path.abspath(cwd), tuple(sorted((k, v) for k, v in os.environ.items()
+                                              if k.startswith("GIT_") or k in ("HOME", "XDG_CONFIG_HOME"))))
+    now = time.monotonic()
+    with _lock:
+        kept = _found.get(key)
+    if kept is not None and now - kept[0] < REUSE_S and _stamps(key[0], kept[2]) == kept[1]:
+        return kept[2]
+    lines = ask()
+    stamps = _stamps(key[0], lines)
+    if stamps is not None:
+        with _lock:
+            _found[key] = (now, stamps, lines)
+            _found.move_to_end(key)
+            while len(_found) > _KEPT:
+                _found.popitem(last=False)
+    return lines
+
+
+def forget() -> None:
+    """Drop every kept answer (a repository made or moved here)."""
+    with _lock:
+        _found.clear()
+
+
+def _stat(path: str, *, content: bool) -> tuple | None:
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_mode, *((st.st_size, st.st_mtime_ns, st.st_ctime_ns) if content else ()))
+
+
+def _stamps(cwd: str, lines: list[str]) -> tuple | None:
+    """What the answer ``lines`` for ``cwd`` rests on; None when it is not kept (``cwd`` outside
+    the top folder it names: a git folder, a bare repository; an answer that is not whole)."""
+    if len(lines) < 5:
+        return None
+    top = os.path.abspath(lines[0])
+    if os.path.commonpath([cwd, top]) != top:
+        return None
+    try:
+        below = []
+        folder = cwd
+        while folder != top:
+            below.append(os.path.lexists(os.path.join(folder, ".git")))
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                return None
+            folder = parent
+        dotgit = os.path.join(top, ".git")
+        own = _stat(dotgit, content=False)
+        if own is not None and not (own[2] & 0o170000 == 0o040000):  # a link file ("gitdir: ..."): its text
+            own = _stat(dotgit, content=True)
+        git_dir = os.path.join(cwd, lines[1])
+        common = os.path.join(cwd, lines[2])
+        home = os.path.expanduser("~")
+        xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+        configs = tuple(_stat(p, content=True) for p in (
+            os.path.join(common, "config"), os.path.join(git_dir, "config.worktree"), os.path.join(home, ".gitconfig"),
+            os.path.join(xdg, "git", "config"), "/etc/gitconfig"))
+        return (tuple(below), own, _stat(git_dir, content=False), _stat(common, content=False), configs)
+    except (OSError, ValueError):
+        return None
