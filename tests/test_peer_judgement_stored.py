@@ -126,3 +126,51 @@ def test_a_kept_row_whose_log_entry_the_log_never_reached_is_judged_whole(tmp_pa
         assert how == "whole" and found == whole(world.root)
     finally:
         world.warm.close()
+
+
+def test_the_mcp_server_judges_the_peers_at_start_up_and_its_first_recall_brings_that_along(tmp_path, monkeypatch) -> None:
+    """The MCP server judges the peers' memories on a thread of its start-up (a vault of its
+    own: :meth:`Startup._judge`) and keeps the judgement in the sidecar; its first recall whose
+    hits are a peer's (asked again without them) brings that along ("stored") instead of judging
+    every memory while the client waits (~1.9 s of CPU at 100k peers' memories on main, paid by
+    the first full answer), and answers as the whole judgement does."""
+    import anyio
+    from mcp import Client
+
+    from vault_mem.adapters.mcp_server import Startup, build_server
+
+    import threading
+
+    from vault_mem.vault import authors
+
+    world = World(tmp_path, random.Random(9))
+    world.warm.close()
+    wholes: list[str] = []  # the threads that judged every memory
+    judgement = authors.peer_judgement
+
+    def counted(*args, only=None, **kwargs):
+        if only is None:
+            wholes.append(threading.current_thread().name)
+        return judgement(*args, only=only, **kwargs)
+
+    monkeypatch.setattr(authors, "peer_judgement", counted)
+    vault = Vault(world.root)
+    startup = Startup(vault, lambda: Vault(world.root), wait_s=60.0)
+    hits: list = []
+
+    async def session() -> None:
+        async with Client(build_server(vault, startup), read_timeout_seconds=60) as client:
+            r = await client.call_tool("recall", {"query": "deploys to staging"})
+            assert not r.is_error, r.content
+            hits.append(r)
+
+    try:
+        startup.preload()
+        anyio.run(session)
+        assert startup.judged.is_set()
+        assert wholes == ["vault-mem-judge"], wholes  # the start-up's alone, not the recall's
+        assert vault._kept_peers.judgements >= 1
+        assert dict(vault.render_trusted_index()[2]) == whole(world.root)
+    finally:
+        startup.close()
+        vault.close()
