@@ -57,7 +57,11 @@ of its own per call that opens the vault and asks the prompt hook's recall (``tr
 the hook run per prompt without a daemon does (its whole CPU: start-up, imports, the git processes
 it waited for); ``one-shot after a write``: the same right after an agent's write made by another
 process. ``--cases "one-shot prompt hook,one-shot after a write"`` runs those alone (the warm
-processes then read nothing, so the judgement a one-shot finds kept is the last one-shot's). CPU is the child's own and
+processes then read nothing, so the judgement a one-shot finds kept is the last one-shot's).
+``--in-turn`` runs those cases on the vault itself, all of ``--old``'s rounds, then this
+checkout's (a copy for the old code would be indexed again from its files: ~20 min at 100k)::
+
+    python bench/bench_peer_reads.py --vault /tmp/v100k=100000 --old /tmp/old --in-turn --rounds 5 CPU is the child's own and
 its git processes'. Prints p50 (min-max) per (vault, case, checkout) and the load.
 """
 
@@ -314,6 +318,32 @@ def big(args) -> None:
     print(load_line())
 
 
+def in_turn(args) -> None:
+    """The one-shot cases on each vault itself (no copy: a copy's sidecar is not the vault's own,
+    and is indexed again from the files, ~20 min at 100k), every round of ``--old``'s code, then
+    every round of this checkout's: not interleaved, so the load is printed between them."""
+    codes = [("old", Path(args.old).resolve()), ("new", HERE.parent)]
+    for spec in args.vault:
+        vault_path, _, size = spec.partition("=")
+        os.environ["VAULT_MEM_EMBEDDER"] = "none"
+        for name, code in codes:
+            print(f"{name} ({code}): {load_line()}", flush=True)
+            write_with(code, vault_path, MINE)
+            for case in args.cases or ("one-shot prompt hook", "one-shot after a write"):
+                values, first, shape = [], None, ""
+                for r in range(args.rounds + 1):
+                    if case.endswith("after a write"):
+                        write_with(code, vault_path, [("release-round", f"The release train round {r} ({name})",
+                                                       "A round.")])
+                    ms, shape = one_shot(code, vault_path, BIG_CASES[case])
+                    if r == 0:
+                        first = ms
+                    else:
+                        values.append(ms)
+                print(f"  {size:>8} {case:24} {name:3}  first {first:8.1f}   then {p50(values):24} {shape}", flush=True)
+        print(load_line())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=20)
@@ -322,10 +352,16 @@ def main() -> None:
     ap.add_argument("--old", help="another checkout, run alternately with this one (with --vault)")
     ap.add_argument("--cases", type=lambda v: [c.strip() for c in v.split(",")],
                     help="with --vault: these cases alone, comma-separated (default: all)")
+    ap.add_argument("--in-turn", action="store_true",
+                    help="with --vault and --old: the one-shot cases on the vault itself, every round of --old's "
+                         "code first, then this checkout's (which migrates its sidecar: no copy to index again)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         child(args.child)
+        return
+    if args.vault and args.in_turn:
+        in_turn(args)
         return
     if args.vault:
         big(args)
