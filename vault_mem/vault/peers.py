@@ -180,7 +180,10 @@ class KeptPeers:
     cost, not the vault's size: the paths in a temporary table of the sidecar's connection
     (:class:`~vault_mem.index.pathsets.PathTable`: a search and the session context look up
     the rows they read, instead of binding every path as JSON per statement), and the paths
-    that differ from HEAD (the session context's ``git status``, asked once per judgement)."""
+    that differ from HEAD (the session context's ``git status``, asked once per judgement).
+
+    ``stored``: with no judgement of its own yet, bring along the one the sidecar keeps (an
+    earlier process's), and keep each one made there (False: neither; a test's reference)."""
 
     def __init__(self, *, stored: bool = True) -> None:
         self._key: tuple | None = None
@@ -219,7 +222,9 @@ class KeptPeers:
             if base is None and self._stored:
                 loaded = _load(ws, sidecar)
                 base, how = (loaded, "stored") if isinstance(loaded, _Base) else (None, loaded)
-            if base is not None and marks is not None:
+            if base is not None and marks is None:
+                how = "git cannot list its index's marks"
+            elif base is not None:
                 found = self._changed(ws, sidecar, ids, origins, base, key[0], marks)
                 if isinstance(found, str):
                     how = found
