@@ -255,8 +255,9 @@ class KeptPeers:
             self._key, self._peers, self._dirty = key, peers, judgement.dirty
             self._base = _Base(conn=sidecar.db.conn, ids=ids, head=key[0], seq=seq, judgement=judgement,
                                lineage=rows.lineage_paths(sidecar.db), moved=rows.moved_from(sidecar.db), marks=marks)
-            if self._stored:
-                self._base.token = _store(ws, sidecar, self._base, base)
+            if self._stored:  # not made from origins held in memory alone (a sidecar that could not take them)
+                self._base.token = _store(ws, sidecar, self._base, base) if not origins.unstored \
+                    else keep_judgement(sidecar.db, None, None, str)
         elif table is not None:
             table.drop()
         return peers
