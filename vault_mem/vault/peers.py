@@ -476,9 +476,13 @@ def _load(ws: Workspace, sidecar: Sidecar) -> _Base | str:
         data = _record(ws)
         if len(data) < size or hashlib.sha256(data[:size]).hexdigest() != digest:
             return "the record of the commits made here is not the one it read"
-        authors_seen: dict[tuple[str | None, str], Author] = {}
-        peers = {rel: authors_seen.setdefault((email, standing), Author(email, standing))
-                 for rel, (email, standing) in judgement["peers"].items()}
+        seen: dict[tuple[str | None, str], Author] = {}  # one Author per (email, standing): few
+        peers = {}
+        for rel, (email, standing) in judgement["peers"].items():
+            who = seen.get((email, standing))
+            if who is None:
+                who = seen[(email, standing)] = Author(email, standing)
+            peers[rel] = who
         ids = authors.Identities(set(state["person"]), set(state["agents"]), set(state["approved"]),
                                  _local_ids(data[:size]))
         base = _Base(conn=sidecar.db.conn, ids=ids, head=state["head"], seq=int(state["seq"]),
