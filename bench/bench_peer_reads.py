@@ -52,7 +52,16 @@ INDEX.md without the peers' (``render_trusted_index``); ``peers' after a write``
 recall right after an agent's write (made by another process: HEAD and the rows moved, so the
 judgement is brought along the change, or made again whole before judge29); ``session context
 after a write``, the session context right after another such write. The first call of each case in each
-process (the judgement made, nothing kept yet) is printed apart. CPU is the child's own and
+process (the judgement made, nothing kept yet) is printed apart. ``one-shot prompt hook``: a process
+of its own per call that opens the vault and asks the prompt hook's recall (``trusted_only``), as
+the hook run per prompt without a daemon does (its whole CPU: start-up, imports, the git processes
+it waited for); ``one-shot after a write``: the same right after an agent's write made by another
+process. ``--cases "one-shot prompt hook,one-shot after a write"`` runs those alone (the warm
+processes then read nothing, so the judgement a one-shot finds kept is the last one-shot's).
+``--in-turn`` runs those cases on the vault itself, all of ``--old``'s rounds, then this
+checkout's (a copy for the old code would be indexed again from its files: ~20 min at 100k)::
+
+    python bench/bench_peer_reads.py --vault /tmp/v100k=100000 --old /tmp/old --in-turn --rounds 5 CPU is the child's own and
 its git processes'. Prints p50 (min-max) per (vault, case, checkout) and the load.
 """
 
@@ -159,7 +168,8 @@ MINE = [("release-train", "The release train freezes on Thursday at noon", "Free
         ("release-notes", "Release notes for the train are written on Wednesday", "In docs/releases.")]
 BIG_CASES = {"person's": "when does the release train freeze", "peers'": "Maya moved to Lisbon",
              "prompt hook": "Maya moved to Lisbon", "session context": "",
-             "peers' after a write": "Maya moved to Lisbon", "session context after a write": ""}
+             "peers' after a write": "Maya moved to Lisbon", "session context after a write": "",
+             "one-shot prompt hook": "Maya moved to Lisbon", "one-shot after a write": "Maya moved to Lisbon"}
 
 
 def child(vault_path: str) -> None:
@@ -202,6 +212,32 @@ with Vault(sys.argv[1]) as vault:
     for i in range(2, len(sys.argv), 3):
         vault.remember(sys.argv[i], sys.argv[i + 1], sys.argv[i + 2])
 """
+
+
+ONE_SHOT = """
+import os, sys
+os.environ["VAULT_MEM_EMBEDDER"] = "none"
+while sys.path and sys.path[0] in ("", os.getcwd()):
+    sys.path.pop(0)
+sys.path.insert(0, os.environ["BENCH_CODE"])
+from vault_mem import Vault
+with Vault(sys.argv[1]) as vault:
+    hits = vault.recall(sys.argv[2], k=3, full=True, trusted_only=True).hits
+    print(",".join("T" if h.trusted else "p" for h in hits), getattr(getattr(vault._kept_peers, "last", None), "how", "-"))
+"""
+
+
+def one_shot(code: Path, vault_path: str, query: str) -> tuple[float, str]:
+    """The CPU ms of a process of ``code``'s vault-mem that opens the vault and asks the prompt
+    hook's recall (``trusted_only``), as a hook run per prompt without a daemon does (its
+    start-up and the git processes it waited for included), and the hits' shape."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = subprocess.run([sys.executable, "-c", ONE_SHOT, vault_path, query], check=True, capture_output=True, text=True,
+                         env={**os.environ, "BENCH_CODE": str(code), "VAULT_MEM_EMBEDDER": "none", "VAULT_MEM_DAEMON": "off"},
+                         cwd="/").stdout
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    spent = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000
+    return spent, out.strip()
 
 
 def write_with(code: Path, vault_path: str, items: list[tuple[str, str, str]]) -> None:
@@ -248,13 +284,19 @@ def big(args) -> None:
             assert procs[name].stdout.readline().strip() == "ready"
         label = f"{n:,}"
         for r in range(args.rounds + 1):
-            for case in BIG_CASES:
+            for case in args.cases or BIG_CASES:
                 if case.endswith("after a write"):  # an agent's write first (another process): HEAD and the rows move
                     for name, code in codes:
                         write_with(code, paths[name], [("release-round", f"The release train round {r} of this bench "
                                                         f"({case})", "A round.")])  # never the same: a no-op
                 order = list(procs) if r % 2 == 0 else list(reversed(procs))
                 for name in order:
+                    if case.startswith("one-shot"):
+                        ms, shape = one_shot(dict(codes)[name], paths[name], BIG_CASES[case])
+                        key = (label, case, name)
+                        shapes[key] = shape
+                        (firsts.__setitem__(key, ms) if r == 0 else results.setdefault(key, []).append(ms))
+                        continue
                     p = procs[name]
                     p.stdin.write(case + "\n")
                     p.stdin.flush()
@@ -276,16 +318,50 @@ def big(args) -> None:
     print(load_line())
 
 
+def in_turn(args) -> None:
+    """The one-shot cases on each vault itself (no copy: a copy's sidecar is not the vault's own,
+    and is indexed again from the files, ~20 min at 100k), every round of ``--old``'s code, then
+    every round of this checkout's: not interleaved, so the load is printed between them."""
+    codes = [("old", Path(args.old).resolve()), ("new", HERE.parent)]
+    for spec in args.vault:
+        vault_path, _, size = spec.partition("=")
+        os.environ["VAULT_MEM_EMBEDDER"] = "none"
+        for name, code in codes:
+            print(f"{name} ({code}): {load_line()}", flush=True)
+            write_with(code, vault_path, MINE)
+            for case in args.cases or ("one-shot prompt hook", "one-shot after a write"):
+                values, first, shape = [], None, ""
+                for r in range(args.rounds + 1):
+                    if case.endswith("after a write"):
+                        write_with(code, vault_path, [("release-round", f"The release train round {r} ({name})",
+                                                       "A round.")])
+                    ms, shape = one_shot(code, vault_path, BIG_CASES[case])
+                    if r == 0:
+                        first = ms
+                    else:
+                        values.append(ms)
+                print(f"  {size:>8} {case:24} {name:3}  first {first:8.1f}   then {p50(values):24} {shape}", flush=True)
+        print(load_line())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--calls", type=int, default=25, help="calls per case per round")
     ap.add_argument("--vault", action="append", help="a big vault of peers' memories (module docstring)")
     ap.add_argument("--old", help="another checkout, run alternately with this one (with --vault)")
+    ap.add_argument("--cases", type=lambda v: [c.strip() for c in v.split(",")],
+                    help="with --vault: these cases alone, comma-separated (default: all)")
+    ap.add_argument("--in-turn", action="store_true",
+                    help="with --vault and --old: the one-shot cases on the vault itself, every round of --old's "
+                         "code first, then this checkout's (which migrates its sidecar: no copy to index again)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         child(args.child)
+        return
+    if args.vault and args.in_turn:
+        in_turn(args)
         return
     if args.vault:
         big(args)

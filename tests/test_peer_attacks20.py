@@ -225,7 +225,7 @@ vault.render_trusted_index()
 subprocess.run(["git", "pull", "-q", "--no-rebase", "origin", "main"], cwd=sys.argv[1], check=True,
                capture_output=True)
 vault.render_trusted_index()
-print(vault._kept_peers.last, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+print(vault._kept_peers.last.how, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
 """
 
 

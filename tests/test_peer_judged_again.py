@@ -18,9 +18,11 @@ remote, real SQLite, the real trust file."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,6 +32,7 @@ from vault_mem import Vault
 from vault_mem.errors import VaultMemError
 from vault_mem.store.trust import approve_authors, trust_file
 from vault_mem.vault import authors
+from vault_mem.vault.peers import KeptPeers
 
 N_PEER = 72  # over the 64 candidates past which the judgement asks `git status` (authors.FILE_CHECKS)
 PEER_ENV = {"GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": PEER_EMAIL,
@@ -82,6 +85,7 @@ class World:
         self.n = 0
         self.approved = False
         self.peer_moved = False
+        self.why = ""
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -301,22 +305,52 @@ class World:
 
     # -- the comparison --------------------------------------------------------------------------
 
-    def compare(self, step: str) -> str | None:
-        """The warm vault's answers (the judgement brought along) against a fresh vault's (the
-        whole judgement); returns how the warm one judged."""
-        self.warm.reconcile()
-        text, _legend, peers = self.warm.render_trusted_index()
-        how = self.warm._kept_peers.last
-        hook = [h.path for h in self.warm.recall("deploys to staging", k=8, trusted_only=True).hits]
+    def compare(self, step: str, *, warm: bool = True) -> tuple[str | None, str]:
+        """A one-shot process's answers (a new process, as the prompt hook or ``vault-mem
+        recall`` without a daemon: the judgement the sidecar keeps brought along) and the warm
+        vault's (its own judgement brought along; ``warm`` False: not asked this step, so its
+        next read brings two steps along) against a fresh vault's that keeps nothing (the whole
+        judgement); returns how the warm one and the one-shot judged."""
+        proc = subprocess.run([sys.executable, "-I", "-c", ONE_SHOT, str(self.root)], capture_output=True, text=True,
+                              check=False, env={**os.environ, "VAULT_MEM_EMBEDDER": "none"})
+        assert proc.returncode == 0, (step, proc.stderr)
+        one = json.loads(proc.stdout)
+        how = None
+        if warm:
+            self.warm.reconcile()
+            text, _legend, peers = self.warm.render_trusted_index()
+            how = self.warm._kept_peers.last.how
+            hook = [h.path for h in self.warm.recall("deploys to staging", k=8, trusted_only=True).hits]
         with Vault(self.root) as fresh:
+            fresh._kept_peers = KeptPeers(stored=False)  # the whole judgement, as main made it in every process
             fresh.reconcile()
             whole = authors.peer_memories(fresh.ws, fresh.sidecar)
             fresh_text, _legend, fresh_peers = fresh.render_trusted_index()
+            assert fresh._kept_peers.last.how == "whole"
             fresh_hook = [h.path for h in fresh.recall("deploys to staging", k=8, trusted_only=True).hits]
-        assert dict(peers) == whole == dict(fresh_peers), (step, set(peers) ^ set(whole))
-        assert text == fresh_text, step
-        assert hook == fresh_hook, step
-        return how
+        assert whole == dict(fresh_peers), step
+        assert one["peers"] == {rel: who.email for rel, who in whole.items()}, (step, set(one["peers"]) ^ set(whole))
+        assert one["text"] == fresh_text, step
+        assert one["hook"] == fresh_hook, step
+        if warm:
+            assert dict(peers) == whole, (step, set(peers) ^ set(whole))
+            assert text == fresh_text, step
+            assert hook == fresh_hook, step
+        self.why = one["why"]
+        return how, one["how"]
+
+
+#: a one-shot command's reads, in a process of its own (keyword-only, as the hook without a daemon)
+ONE_SHOT = """
+import json, sys
+from vault_mem import Vault
+with Vault(sys.argv[1]) as vault:
+    vault.reconcile()
+    text, _legend, peers = vault.render_trusted_index()
+    how = vault._kept_peers.last
+    hook = [h.path for h in vault.recall("deploys to staging", k=8, trusted_only=True).hits]
+print(json.dumps({"how": how.how, "why": how.why, "peers": {rel: who.email for rel, who in peers.items()}, "text": text, "hook": hook}))
+"""
 
 
 #: the sequences run (``VAULT_MEM_JUDGE_SEEDS=3,4,5,6`` runs others: each ~30 s)
@@ -329,17 +363,22 @@ def test_the_judgement_brought_along_each_change_is_the_whole_judgement(tmp_path
     random), the warm vault's judgement equals a fresh one's, and most steps were judged by the
     paths they changed, not whole."""
     rng = random.Random(seed)
+    asks = random.Random(seed + 1000)  # which steps the warm vault reads (the others: a one-shot process alone)
     world = World(tmp_path, rng)
     try:
-        assert world.compare("start") == "whole"
+        assert world.compare("start") == ("stored", "whole")  # the one-shot judged whole and kept it
         steps = list(World.CHANGES)
         rng.shuffle(steps)
         steps += [rng.choice(World.CHANGES) for _ in range(12)]
-        hows = []
+        hows, shots = [], []
         for i, name in enumerate(steps):
             approved = world.approved
             step = f"{i}: " + getattr(world, name)()
-            hows.append((step, world.compare(step), world.warm._kept_peers.rejudged, approved or world.approved))
+            warm = asks.random() < 0.75
+            how, shot = world.compare(step, warm=warm)
+            shots.append((step, shot, approved or world.approved, world.why))
+            if warm:
+                hows.append((step, how, world.warm._kept_peers.last.paths, approved or world.approved))
         # brought along for the changes made while the peer's memories are many (approved, they
         # are none: the whole judgement of a few candidates is its own rule; after an approval,
         # given or withdrawn, the whole judgement by design)
@@ -349,6 +388,9 @@ def test_the_judgement_brought_along_each_change_is_the_whole_judgement(tmp_path
         # each judged by the paths it touched: fewer than half the memories, but for a force-push
         # of the peer's first commit (the one that added them all: every path's history moved)
         assert all(n < N_PEER // 2 for s, _h, n, _a in changed if "force-push" not in s), hows
+        # a one-shot process brings along the judgement the sidecar keeps as often
+        shot = [s for s in shots if not s[2]]
+        assert len([s for s in shot if s[1] == "stored"]) >= len(shot) * 3 // 4, shots
     finally:
         world.warm.close()
 
@@ -396,12 +438,12 @@ def test_a_change_of_gits_index_alone_is_judged_as_the_whole_judgement_judges_it
         _text, _legend, peers = world.warm.render_trusted_index()
         assert rewritten not in peers
         run(world.root, "update-index", "--assume-unchanged", "--", rewritten)
-        assert world.compare("marked assume-unchanged") == "changed"
+        assert world.compare("marked assume-unchanged")[0] == "changed"
         assert rewritten in world.warm.render_trusted_index()[2]
         run(world.root, "rm", "-q", "--cached", "--", taken_out)
-        assert world.compare("taken out of the index") == "changed"
+        assert world.compare("taken out of the index")[0] == "changed"
         run(world.root, "update-index", "--no-assume-unchanged", "--", rewritten)
-        assert world.compare("the mark taken off") == "changed"
+        assert world.compare("the mark taken off")[0] == "changed"
         assert rewritten not in world.warm.render_trusted_index()[2]
     finally:
         world.warm.close()

@@ -165,7 +165,7 @@ def test_what_a_judgement_keeps_for_itself_does_not_make_the_next_read_judge_aga
     assert team._kept_peers.judgements == 1
     assert "facts/deploy-window.md" not in peers and len(peers) == N_PEER
     now = answers(team)
-    assert team._kept_peers.judgements == 1, team._kept_peers.why
+    assert team._kept_peers.judgements == 1, team._kept_peers.last
     assert now == fresh(team.root) and now[1] == ["deploy-window"]
 
 
@@ -188,10 +188,10 @@ def test_vectors_made_by_reads_do_not_make_the_next_read_judge_again(team, monke
         assert owed > 0
         asked = [answers(vault) for _ in range(3)]
         assert vault.sidecar.vectors.vectors_missing() < owed
-        assert vault._kept_peers.judgements == 1, vault._kept_peers.why
+        assert vault._kept_peers.judgements == 1, vault._kept_peers.last
         assert asked[0] == asked[-1] and asked[0][1] == ["deploy-window"]
         # a recall's words never asked before: the answer check caches their vectors
         for words in ("when are staging deploys scheduled", "which weekday suits a rollout"):
             vault.recall(words)
         assert answers(vault) == asked[0] == fresh(team.root)
-        assert vault._kept_peers.judgements == 1, vault._kept_peers.why
+        assert vault._kept_peers.judgements == 1, vault._kept_peers.last

@@ -39,6 +39,11 @@ they took a core and the lock from it (docs/benchmarks.md, mcp39). The watch
 and the first reconcile (:class:`~vault_mem.daemon.keeper.Keeper`) begin only once
 ``initialize`` is answered (on the client's ``notifications/initialized``, or its first call)
 and the loads are in: run together with them on 2 cores, each took about twice as long.
+The peers' memories (which a recall whose hits are a peer's leaves out when it asks again) are
+judged at :meth:`Startup.preload` too, on a thread and a vault of their own, and the judgement is
+kept in the sidecar (:class:`~vault_mem.vault.peers.KeptPeers`): the first recall brings it along
+what changed since instead of judging every memory while the client waits (~1.9 s of CPU at
+100k peers' memories); a recall that comes before it is done waits for it as for the model.
 A recall that comes before the model is in waits for it until
 :data:`~vault_mem.daemon.warmup.MODEL_WAIT_S` (10 s) after ``initialize``: a keyword-only answer
 can miss a paraphrase of what is stored, so the first recall of a session is a full one. It
@@ -68,6 +73,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -219,6 +225,8 @@ class Startup:
         vault.kept_exactly = self.keeper.caught_up_exactly
         vault.kept_meanwhile = self.keeper.catch_up_meanwhile
         self.warmup = Warmup(vault)
+        #: the peers' memories judged at start-up (:meth:`_judge`), or that failed
+        self.judged = threading.Event()
         self.begun: float | None = None
         #: the index held no memory, and the type folders some, when the start-up began (:meth:`begin`)
         self.empty_index = False
@@ -232,6 +240,32 @@ class Startup:
         too (:meth:`Warmup.start`'s ``hold_vectors``): the first recall searches the vector
         table, and loading them meanwhile slowed the SDK's import."""
         self.warmup.start(hold_vectors=True)
+        threading.Thread(target=self._judge, name="vault-mem-judge", daemon=True).start()
+
+    def _judge(self) -> None:
+        """Judge the peers' memories on a vault of this thread's own (its connection) and keep
+        the judgement in the sidecar (:meth:`Vault.judge_peers`): the served vault's first read
+        that needs it (a recall whose hits are a peer's, asked again without them) brings that
+        along what changed since instead of judging every memory (~1.9 s of CPU at 100k
+        peers' memories, which the first full answer paid). Nothing kept when it fails: the
+        first read judges itself."""
+        t0 = time.perf_counter()
+        try:
+            with self.open_vault() as vault:
+                n = vault.judge_peers()
+            log.info("vault-mem: the peers' memories judged at start-up in %.0f ms (%d)", (time.perf_counter() - t0) * 1000, n)
+        except Exception as exc:  # noqa: BLE001 - a cache: the first read judges itself
+            log.warning("vault-mem: judging the peers' memories at start-up failed (%s); the first read judges them", exc)
+        finally:
+            self.judged.set()
+
+    def wait_judged(self) -> bool:
+        """Wait for the start-up judgement (:meth:`_judge`) until :data:`MODEL_WAIT_S` after
+        :meth:`begin`, as a recall waits for the model: a read meanwhile would judge every
+        memory itself, beside it. True when it is done."""
+        if self.judged.is_set() or self.begun is None:
+            return self.judged.is_set()
+        return self.judged.wait(max(0.0, self.begun + self.model_wait_s - time.monotonic()))
 
     def begin(self) -> None:
         if self.begun is not None:
@@ -338,6 +372,10 @@ def build_server(served: Vault | Vaults, startup: Startup | list[Startup] | None
                 # up to MODEL_WAIT_S: waited on a worker thread, so the loop still reads the client
                 # (a close while the model loads ends the server at once)
                 await anyio.to_thread.run_sync(each.warmup.wait_ready, abandon_on_cancel=True)
+            if params.name == "recall" and not each.judged.is_set():
+                import anyio  # comes with the MCP SDK
+
+                await anyio.to_thread.run_sync(each.wait_judged, abandon_on_cancel=True)
         if params.name in ("recall", "get", "list"):
             await checked()
         result = call_tool(vault, params.name, params.arguments)

@@ -659,11 +659,29 @@ def m017_judge_log_lean(conn) -> None:
                                                   for name, event, when, action in judge_triggers))
 
 
+def m018_kept_judgement(conn) -> None:
+    """The peers' judgement a process made, kept for the next one
+    (:class:`vault_mem.vault.peers.KeptPeers`): one row, what it was made from (``state``: HEAD,
+    the judge log's entry, the identities, the code; JSON), the judgement itself (``judgement``:
+    JSON) and a token naming that judgement (a process that brings it along unchanged rewrites
+    the state alone, while the token is still its own). No triggers: the judgement's own record,
+    not a row it reads; its writes move no stamp (``Database.uncounted``). A one-shot command (the
+    prompt hook, ``recall`` without a daemon) judged every memory again (~1.9 s of CPU at 100k
+    peers' memories); it now judges what changed since this row. Derived state; safe to run again."""
+    _run_script(
+        conn,
+        """
+        CREATE TABLE IF NOT EXISTS kept_judgement (id INTEGER PRIMARY KEY CHECK (id = 1),
+            state TEXT NOT NULL, token TEXT NOT NULL, judgement TEXT NOT NULL);
+        """,
+    )
+
+
 MIGRATIONS: list[Callable] = [m001_initial, m002_vectors, m003_covering_indexes, m004_conflict_of, m005_sqlite_vec,
                               m006_embed_cache_rowid, m007_index_counter, m008_floor_calibration,
                               m009_index_counter_by_type, m010_change_dates, m011_authors,
                               m012_committed_view, m013_missing_blobs_index, m014_scan_generation,
-                              m015_origins, m016_judge_log, m017_judge_log_lean]
+                              m015_origins, m016_judge_log, m017_judge_log_lean, m018_kept_judgement]
 SCHEMA_VERSION = len(MIGRATIONS)
 _BASE_TABLES = {"meta", "files", "tags", "supersedes", "embed_cache", "fts"}
 #: tables a schema version must have, from that version on (a file missing them is damaged)
@@ -676,7 +694,10 @@ TABLES_FROM_VERSION = {1: _BASE_TABLES, 2: _BASE_TABLES | {"vectors"}, 5: _BASE_
                                            "committed", "differs"},
                        16: _BASE_TABLES | {"vector_log", "counters", "floor_calibration", "changes", "authors",
                                            "committed", "differs", "origins", "foreign_texts", "judge_log",
-                                           "sqlite_sequence"}}
+                                           "sqlite_sequence"},
+                       17: _BASE_TABLES | {"vector_log", "counters", "floor_calibration", "changes", "authors",
+                                           "committed", "differs", "origins", "foreign_texts", "judge_log",
+                                           "sqlite_sequence", "kept_judgement"}}
 
 
 # ---------------------------------------------------------------------------------------------

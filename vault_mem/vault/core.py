@@ -550,6 +550,15 @@ class Vault:
         self.reconcile()
         return authors.peer_memories(self.ws, self.sidecar)
 
+    def judge_peers(self) -> int:
+        """Judge which memories are a peer's and keep the judgement (in this vault, and in the
+        sidecar for the next process: :class:`KeptPeers`), as a read that leaves them out would;
+        how many there are. A long-lived server does it at start-up, on a vault of its own, so
+        that its first read brings the judgement kept along instead of making it."""
+        ids = authors.identities(self.ws)
+        origins = authors.Origins(self.ws, self.sidecar, ids)
+        return len(self._kept_peers.peer_memories(self.ws, self.sidecar, ids, origins))
+
     def _floor_uncounted(self) -> tuple[str, ...]:
         """The paths of the memories whose vectors the relevance floor's calibration leaves out
         (``VectorStore.uncounted``): those last changed by an author not trusted here, as the

@@ -68,6 +68,29 @@ brings to the files first; an edit no reconcile has seen yet (one keeping a file
 modification time is seen by none) is judged at that path's next change, no longer at the next
 change of anything.
 
+**Kept for the next process.** Each judgement made is also kept in the sidecar (table
+``kept_judgement``, ``m018``: :func:`_store`), so a process that starts (the prompt hook run per
+prompt, ``vault-mem recall`` without a daemon, ``get``, ``list``) brings the last judgement
+along what changed since, as a warm process brings its own (its ``how``: "stored"), instead of
+judging every memory (~1.9 s of CPU at 100k peers' memories). What a warm base is tied to by
+being held in the process, the kept row states, and anything that cannot be told again means
+the whole judgement: the code that made it (each module's name, size and modification time:
+:func:`_code`; another version's rules may differ); HEAD and the judge log's entry it reflects
+(the log lives in the same file as the row, so it counts from the same place; a log that no
+longer reaches back, or an entry past the log's newest, as in an older copy of the file put
+back: whole); the person, the agents and the approved authors (compared as for a warm base:
+any change, whole); the commits made here as a prefix of their record (appended to only: its
+length and sha256; what was appended since is judged again as newly made here, any other change
+of the record: whole); git's index marks and the files that differed from HEAD, the lineage and
+the kept moves, compared as a warm base's are. The row is the sidecar's, so it is exactly as
+trustworthy as the rows the judgement reads: an index.db not made on this machine for this
+vault is read by no one (:mod:`vault_mem.index.db`). It is written like the judgement's other
+caches (uncounted, never waiting for a writer, given up on failure), the judgement itself only
+when it changed or the row is another process's (its token): a warm process whose judgement
+stayed rewrites the row's small state alone, and nothing is written when the row was made from
+the same state (another process's judgement of it: the same answer), so two warm processes (a
+daemon and an MCP server) do not make each other judge again through it beyond once.
+
 Nothing is kept while a merge, cherry-pick, revert, rebase or squash is under way, or one git
 merged awaits its commit (the files it brought are judged from git's own view of them), for a sidecar this process cannot write (its origins
 are kept in memory), or when git reported damage meanwhile. A change to any of these makes the
@@ -80,23 +103,31 @@ hits judged trusted, so such an edit never puts a peer's text in front of the ag
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from collections.abc import Collection
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
+from vault_mem.config import VERSION
 from vault_mem.errors import VaultMemError
 from vault_mem.index import authors as rows
+from vault_mem.index.kept_judgement import keep_judgement, kept_judgement
 from vault_mem.index.pathsets import PathTable
+from vault_mem.model.render import Author
 from vault_mem.platform.logs import Logger
 from vault_mem.store import history
+from vault_mem.store.files import read_own
+from vault_mem.store.provenance import record_file
 from vault_mem.store.worktree import dirty_files, index_marks
 from vault_mem.vault import authors
 
 if TYPE_CHECKING:
     from vault_mem.index.sidecar import Sidecar
-    from vault_mem.model.render import Author
     from vault_mem.store.workspace import Workspace
 
-__all__ = ["CHANGED_AT_MOST", "KeptPeers", "STATUS_ASKED_AT_MOST"]
+__all__ = ["CHANGED_AT_MOST", "Judged", "KeptPeers", "STATUS_ASKED_AT_MOST"]
 
 #: past this many paths to judge again (or commits newly recorded as made here), the whole
 #: judgement is made again: a change that big (a sync of a team's month) is no saving
@@ -110,7 +141,7 @@ class _Base:
 
     def __init__(self, *, conn: object, ids: authors.Identities, head: str, seq: int, judgement: authors.PeerJudgement,
                  lineage: set[str], moved: dict[str, tuple[str, str, str]],
-                 marks: tuple[set[str], set[str]] | None) -> None:
+                 marks: tuple[set[str], set[str]] | None, token: str | None = None) -> None:
         # the connection itself, not its id: held, a closed one's id cannot pass for a new
         # connection's (a replaced index file, a reconnect), whose log counts from elsewhere
         self.conn, self.head, self.seq, self.marks = conn, head, seq, marks
@@ -118,6 +149,21 @@ class _Base:
         self.approved, self.local = frozenset(ids.approved), frozenset(ids.local)
         self.peers, self.judged, self.dirty = judgement.peers, judgement.judged, judgement.dirty
         self.lineage, self.moved = lineage, moved
+        #: the sidecar's kept row this judgement is (:func:`~vault_mem.index.kept_judgement.keep_judgement`)
+        self.token = token
+
+
+class Judged(NamedTuple):
+    """How :meth:`KeptPeers.peer_memories` made its last answer: ``how`` is "kept" (nothing it
+    is worked out from changed), "changed" (this process's judgement brought along the paths a
+    change touched), "stored" (the sidecar's kept judgement, made by an earlier process,
+    brought along so), "whole" (every memory judged); ``paths``, how many paths were judged
+    (0 when kept); ``why``, what moved since the judgement kept (or why nothing is kept)."""
+
+    how: str
+    paths: int
+    why: str
+
 
 log = Logger(__name__)  # logging imported at the first message (start-up time)
 
@@ -136,25 +182,26 @@ class KeptPeers:
     cost, not the vault's size: the paths in a temporary table of the sidecar's connection
     (:class:`~vault_mem.index.pathsets.PathTable`: a search and the session context look up
     the rows they read, instead of binding every path as JSON per statement), and the paths
-    that differ from HEAD (the session context's ``git status``, asked once per judgement)."""
+    that differ from HEAD (the session context's ``git status``, asked once per judgement).
 
-    def __init__(self) -> None:
+    ``stored``: with no judgement of its own yet, bring along the one the sidecar keeps (an
+    earlier process's), and keep each one made there (False: neither; a test's reference)."""
+
+    def __init__(self, *, stored: bool = True) -> None:
         self._key: tuple | None = None
         self._peers: dict[str, Author] = {}
         #: the paths of :attr:`_peers` in a table of the sidecar's connection (None: none kept)
         self._table: PathTable | None = None
         #: the vault-relative paths that differ from HEAD, asked once per kept judgement
         self._dirty: set[str] | None = None
-        #: how many times the whole set was judged, and why the last time (what moved, or why
-        #: nothing is kept): for the debug log, benches and tests
-        self.judgements = 0
-        self.why: str = ""
-        #: what the last judgement was made from (None: judged whole next time)
+        #: what the last judgement was made from (None: judged whole next time, unless the
+        #: sidecar keeps one: ``stored``)
         self._base: _Base | None = None
-        #: how the last answer was made: "kept" (nothing changed), "changed" (the paths a change
-        #: touched judged again: how many in :attr:`rejudged`), "whole" (every memory judged)
-        self.last: str | None = None
-        self.rejudged = 0
+        self._stored = stored
+        #: how the last answer was made (the debug log's, the benches' and the tests' one record)
+        self.last: Judged | None = None
+        #: how many answers were judged (not "kept")
+        self.judgements = 0
 
     def peer_memories(self, ws: Workspace, sidecar: Sidecar, ids: authors.Identities,
                       origins: authors.Origins) -> dict[str, Author]:
@@ -163,27 +210,35 @@ class KeptPeers:
         refs is done before the state is read)."""
         key = self._state(ws, sidecar, ids)
         if key is not None and key == self._key:
-            self.last = "kept"
+            self.last = Judged("kept", 0, "nothing moved")
             return self._peers
         seen = ws.repo.damage_seen
         self.judgements += 1
-        self.why = _why(self._key, key)
-        log.debug("vault-mem: the peers' memories judged again (%d): %s", self.judgements, self.why)
+        why = _why(self._key, key)
         base, self._base = self._base, None
         judgement = changed = marks = None
-        seq = 0
+        how, seq = "changed", 0
         if key is not None:
             seq = rows.judge_log_head(sidecar.db)  # before the judgement reads: what moves later is judged next time
             marks = self._marks(ws)  # before git status is asked: an index change after it is seen next time
-            if base is not None and marks is not None:
+            if base is None and self._stored:
+                loaded = _load(ws, sidecar)
+                base, how = (loaded, "stored") if isinstance(loaded, _Base) else (None, loaded)
+            if base is not None and marks is None:
+                how = "git cannot list its index's marks"
+            elif base is not None:
                 found = self._changed(ws, sidecar, ids, origins, base, key[0], marks)
-                if found is not None:
+                if isinstance(found, str):
+                    how = found
+                else:
                     seq, judgement, changed = found
         if judgement is None:
             judgement = authors.peer_judgement(ws, sidecar, ids, origins)
-            self.last, self.rejudged = "whole", len(judgement.judged)
+            self.last = Judged("whole", len(judgement.judged), f"{why}; judged whole: {how}" if how != "changed" else why)
         else:
-            self.last, self.rejudged = "changed", len(changed or ())
+            self.last = Judged(how, len(changed or ()), why)
+        log.debug("vault-mem: the peers' memories judged again (%d, %s, %d paths): %s", self.judgements,
+                  self.last.how, self.last.paths, why)
         peers = judgement.peers
         table, self._table = self._table, None  # brought along with the judgement, or dropped
         if table is not None and changed is None:
@@ -202,6 +257,9 @@ class KeptPeers:
             self._key, self._peers, self._dirty = key, peers, judgement.dirty
             self._base = _Base(conn=sidecar.db.conn, ids=ids, head=key[0], seq=seq, judgement=judgement,
                                lineage=rows.lineage_paths(sidecar.db), moved=rows.moved_from(sidecar.db), marks=marks)
+            if self._stored:  # not made from origins held in memory alone (a sidecar that could not take them)
+                self._base.token = _store(ws, sidecar, self._base, base) if not origins.unstored \
+                    else keep_judgement(sidecar.db, None, None, str)
         elif table is not None:
             table.drop()
         return peers
@@ -218,22 +276,22 @@ class KeptPeers:
         return {top[n:] for top in staged}, {top[n:] for top in marked}
 
     def _changed(self, ws: Workspace, sidecar: Sidecar, ids: authors.Identities, origins: authors.Origins,
-                 base: _Base, head: str, marks: tuple[set[str], set[str]]) -> tuple[int, authors.PeerJudgement, set[str]] | None:
+                 base: _Base, head: str, marks: tuple[set[str], set[str]]) -> tuple[int, authors.PeerJudgement, set[str]] | str:
         """``(the log's entry it reflects, the judgement, the paths judged again)``: ``base``'s
         judgement brought along what changed since (the module docstring says which paths and
-        why); None when it cannot be, and the whole judgement is to be made."""
+        why); when it cannot be (the whole judgement is to be made), why not."""
         db = sidecar.db
         if (base.conn is not db.conn or base.dirty is None or base.marks is None
                 or base.person != ids.person or base.agents != ids.agents
                 or base.approved != ids.approved or not base.local <= ids.local or origins.unstored):
-            return None
+            return "the identities, the approvals or the commits made here changed"
         moved = rows.moved_from(db)
         made_here = ids.local - base.local
         if len(moved) > authors.MOVES_FOLLOWED or len(made_here) > CHANGED_AT_MOST:
-            return None
+            return "too many moves or commits made here"
         logged = rows.judge_log_since(db, base.seq)
         if logged is None:
-            return None
+            return "the judge log no longer reaches back"
         seq, changed, blobs = logged
         learnt = bool(blobs)  # a text's first commit learnt: the histories' texts looked up again
         prefix = ws.prefix
@@ -246,7 +304,7 @@ class KeptPeers:
                 changed |= {top[len(prefix):] for top in tops if top.startswith(prefix)}
                 blobs |= given
         except VaultMemError:
-            return None  # the old HEAD gone (a force-push, then a gc): git cannot say
+            return "git cannot list OLD...NEW"  # the old HEAD gone (a force-push, then a gc)
         # git status moved only for files whose HEAD version, bytes (their rows) or index entry
         # (staged, or marked apart) changed: asked of those alone, the rest keep their answer
         moved_status = changed | (marks[0] ^ base.marks[0]) | (marks[1] ^ base.marks[1]) | set(rows.foreign_changes(db))
@@ -273,11 +331,11 @@ class KeptPeers:
                     changed.add(rel)
                     grew = True
         if len(changed) > CHANGED_AT_MOST:
-            return None
+            return "too many paths changed"
         judgement = authors.peer_judgement(ws, sidecar, ids, origins, only=changed, dirty=dirty)
         judged = (base.judged - changed) | judgement.judged
         if len(judged) <= authors.FILE_CHECKS:
-            return None  # the whole judgement reads each file then, not git status: its own rule
+            return "few candidates"  # the whole judgement reads each file then, not git status: its own rule
         peers = {rel: who for rel, who in base.peers.items() if rel not in changed}
         peers.update(judgement.peers)
         return seq, authors.PeerJudgement(peers, judged, dirty), changed
@@ -332,3 +390,107 @@ def _why(kept: tuple | None, now: tuple | None) -> str:
         return "nothing was kept"
     return ", ".join(f"{name} ({a!r} -> {b!r})" if name in STATE_PARTS[:3] else name
                      for name, a, b in zip(STATE_PARTS, kept, now, strict=True) if a != b)
+
+
+# -- the judgement kept in the sidecar, for the next process ----------------------------------------
+
+_CODE: list[str] = []
+
+
+def _code() -> str:
+    """This vault-mem's code, as a value: the name, size and modification time of each of its
+    modules (and its version). A judgement kept by other code (an upgrade, a checkout of other
+    sources) is not brought along: its rules may differ."""
+    if not _CODE:
+        top = Path(__file__).resolve().parent.parent
+        found = [VERSION]
+        for folder, _dirs, files in sorted(os.walk(top)):
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    st = os.stat(os.path.join(folder, name))
+                    found.append(f"{os.path.relpath(os.path.join(folder, name), top)} {st.st_size} {st.st_mtime_ns}")
+        _CODE.append(hashlib.sha256("\n".join(found).encode()).hexdigest())
+    return _CODE[0]
+
+
+def _record(ws: Workspace) -> bytes:
+    """The record of the commits made here (:mod:`vault_mem.store.provenance`), as its bytes."""
+    try:
+        return read_own(record_file(ws.repo.common_dir)) or b""
+    except (OSError, VaultMemError):
+        return b""
+
+
+def _local_ids(data: bytes) -> frozenset[str]:
+    """The ids the record's bytes ``data`` name (as :func:`~vault_mem.store.provenance.recorded`
+    reads them)."""
+    lines = {line.strip() for line in data.decode("ascii", errors="replace").splitlines()}
+    return frozenset(x for x in lines if len(x) >= 40)
+
+
+def _state_of(ws: Workspace, base: _Base) -> str | None:
+    """What ``base`` was made from, as the kept row's ``state``; None when it cannot be kept
+    (what it was made from cannot be told again). The commits made here as a prefix of their
+    record (appended to only; any other change fails the digest: the whole judgement): how many
+    bytes of it, and their sha256."""
+    if base.dirty is None or base.marks is None:
+        return None
+    data = _record(ws)
+    if _local_ids(data) != base.local:
+        return None  # the record moved since the judgement read it: kept next time
+    return json.dumps({
+        "code": _code(), "head": base.head, "seq": base.seq, "person": sorted(base.person),
+        "agents": sorted(base.agents), "approved": sorted(base.approved),
+        "local": [len(data), hashlib.sha256(data).hexdigest()],
+        "marks": [sorted(base.marks[0]), sorted(base.marks[1])], "dirty": sorted(base.dirty),
+        "lineage": sorted(base.lineage), "moved": {rel: list(v) for rel, v in sorted(base.moved.items())},
+    }, sort_keys=True)
+
+
+def _store(ws: Workspace, sidecar: Sidecar, base: _Base, before: _Base | None) -> str | None:
+    """Keep ``base`` in the sidecar for the next process; the token of the kept row (None:
+    none). The judgement is written again only when it is not the row's own: ``before`` (the
+    judgement it was brought along from) was that row, and the answer is the same."""
+    same = before is not None and before.peers == base.peers and before.judged == base.judged
+
+    def judgement() -> str:
+        return json.dumps({"peers": {rel: [who.email, who.standing] for rel, who in base.peers.items()},
+                           "others": sorted(base.judged - base.peers.keys())})
+
+    return keep_judgement(sidecar.db, _state_of(ws, base), before.token if same and before else None, judgement)
+
+
+def _load(ws: Workspace, sidecar: Sidecar) -> _Base | str:
+    """The judgement kept in the sidecar as a base to bring along, None when there is none or
+    any part of what it was made from cannot be told again (why not, then): another code's, a record of the
+    commits made here that is not the one it read with more appended (what was appended: newly
+    made here, judged again). What else it was made from (HEAD, the log's entry, the identities,
+    git's index marks) :meth:`KeptPeers._changed` compares, as for a base kept in the process."""
+    kept = kept_judgement(sidecar.db)
+    if kept is None:
+        return "none is kept"
+    state_text, token, judgement_text = kept
+    try:
+        state, judgement = json.loads(state_text), json.loads(judgement_text)
+        if state["code"] != _code():
+            return "kept by other code"
+        size, digest = state["local"]
+        data = _record(ws)
+        if len(data) < size or hashlib.sha256(data[:size]).hexdigest() != digest:
+            return "the record of the commits made here is not the one it read"
+        seen: dict[tuple[str | None, str], Author] = {}  # one Author per (email, standing): few
+        peers = {}
+        for rel, (email, standing) in judgement["peers"].items():
+            who = seen.get((email, standing))
+            if who is None:
+                who = seen[(email, standing)] = Author(email, standing)
+            peers[rel] = who
+        ids = authors.Identities(set(state["person"]), set(state["agents"]), set(state["approved"]),
+                                 _local_ids(data[:size]))
+        base = _Base(conn=sidecar.db.conn, ids=ids, head=state["head"], seq=int(state["seq"]),
+                     judgement=authors.PeerJudgement(peers, set(judgement["others"]) | peers.keys(), set(state["dirty"])),
+                     lineage=set(state["lineage"]), moved={rel: tuple(v) for rel, v in state["moved"].items()},
+                     marks=(set(state["marks"][0]), set(state["marks"][1])), token=token)
+    except (ValueError, KeyError, TypeError):
+        return "not a row this code wrote"
+    return base

@@ -1,0 +1,65 @@
+"""The peers' judgement kept in the sidecar for the next process (table ``kept_judgement``,
+``m018``): the one home of its SQL. What it holds and when it may be used is
+:class:`vault_mem.vault.peers.KeptPeers`'s to say; this module stores and reads one row.
+
+Its writes are a cache's: uncounted (:meth:`~vault_mem.index.db.Database.uncounted`: they
+change no row a judgement reads, so the writer's own next read keeps its judgement), never
+waiting for another writer, and given up on any failure (busy, read-only, a full disk): the
+next process then judges from the row it finds, or whole.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from vault_mem.errors import IndexStoreError
+
+if TYPE_CHECKING:
+    from vault_mem.index.db import Database
+
+__all__ = ["kept_judgement", "keep_judgement"]
+
+
+def kept_judgement(db: Database) -> tuple[str, str, str] | None:
+    """``(state, token, judgement)`` of the kept row, None when there is none (or the table
+    cannot be read)."""
+    from vault_mem.index.db import database_error
+
+    try:
+        row = db.execute("SELECT state, token, judgement FROM kept_judgement WHERE id = 1").fetchone()
+    except database_error():
+        return None
+    return (row[0], row[1], row[2]) if row else None
+
+
+def keep_judgement(db: Database, state: str | None, token: str | None, judgement: Callable[[], str]) -> str | None:
+    """Keep ``state`` with its judgement: nothing written when the row was made from that very
+    state (its judgement is the same); the row's own (its state alone rewritten) while the
+    row's token is still ``token``; else ``judgement()`` under a new token; ``state`` None:
+    nothing can be kept (the row is dropped). Returns the token the row holds now, None when
+    there is none or nothing could be written (the row as it was)."""
+    from vault_mem.index.db import database_error, is_damage
+
+    try:
+        with db.uncounted(), db.write(wait=False):
+            row = db.execute("SELECT state, token FROM kept_judgement WHERE id = 1").fetchone()
+            if state is None:
+                if row is not None:
+                    db.execute("DELETE FROM kept_judgement")
+                return None
+            if row is not None and row[0] == state:
+                return row[1]  # made from the same state: the same judgement (another process's)
+            if row is not None and token is not None and row[1] == token:
+                if row[0] != state:
+                    db.execute("UPDATE kept_judgement SET state = ? WHERE id = 1", (state,))
+                return token
+            token = os.urandom(12).hex()
+            db.execute("INSERT OR REPLACE INTO kept_judgement(id, state, token, judgement) VALUES (1, ?, ?, ?)",
+                       (state, token, judgement()))
+            return token
+    except (IndexStoreError, database_error()) as exc:
+        if is_damage(exc):
+            raise
+        return None
