@@ -667,7 +667,10 @@ def m018_kept_judgement(conn) -> None:
     the state alone, while the token is still its own). No triggers: the judgement's own record,
     not a row it reads; its writes move no stamp (``Database.uncounted``). A one-shot command (the
     prompt hook, ``recall`` without a daemon) judged every memory again (~1.9 s of CPU at 100k
-    peers' memories); it now judges what changed since this row. Derived state; safe to run again."""
+    peers' memories); it now judges what changed since this row. Derived state; safe to run again.
+    m017 is made again first (it is safe to run again): a sidecar of a build that had this
+    migration as its 17th never had m017's leaner log."""
+    m017_judge_log_lean(conn)
     _run_script(
         conn,
         """
@@ -696,8 +699,10 @@ TABLES_FROM_VERSION = {1: _BASE_TABLES, 2: _BASE_TABLES | {"vectors"}, 5: _BASE_
                                            "committed", "differs", "origins", "foreign_texts", "judge_log",
                                            "sqlite_sequence"},
                        17: _BASE_TABLES | {"vector_log", "counters", "floor_calibration", "changes", "authors",
+                                           "committed", "differs", "origins", "foreign_texts", "judge_log"},
+                       18: _BASE_TABLES | {"vector_log", "counters", "floor_calibration", "changes", "authors",
                                            "committed", "differs", "origins", "foreign_texts", "judge_log",
-                                           "sqlite_sequence", "kept_judgement"}}
+                                           "kept_judgement"}}
 
 
 # ---------------------------------------------------------------------------------------------
