@@ -97,11 +97,12 @@ def test_what_the_kept_judgement_was_made_from_that_cannot_be_told_again_means_t
         assert how == "whole" and found == whole(world.root) == {}
         world.approve()  # withdrawn
         assert opened_how(world.root)[0] == "whole"
-        peers._CODE[:] = ["another vault-mem"]
+        code = peers._CODE
+        peers._CODE = "another vault-mem"
         try:
             how, found = opened_how(world.root)
         finally:
-            peers._CODE.clear()
+            peers._CODE = code
         assert how == "whole" and found == whole(world.root)
         assert opened_how(world.root)[0] == "whole"  # kept by "another" code just now
         assert opened_how(world.root)[0] == "stored"

@@ -394,23 +394,28 @@ def _why(kept: tuple | None, now: tuple | None) -> str:
 
 # -- the judgement kept in the sidecar, for the next process ----------------------------------------
 
-_CODE: list[str] = []
+def _code_stamp() -> str:
+    """This vault-mem's code, as a value: the name, size and modification time of each of its
+    modules (and its version). A judgement kept by other code (an upgrade, a checkout of other
+    sources) is not brought along: its rules may differ. Taken when this module is imported, the
+    code this process runs: taken at the first judgement, a daemon started before an upgrade
+    stamped its old rules' judgement with the new code's files."""
+    top = Path(__file__).resolve().parent.parent
+    found = [VERSION]
+    for folder, _dirs, files in sorted(os.walk(top)):
+        for name in sorted(files):
+            if name.endswith(".py"):
+                st = os.stat(os.path.join(folder, name))
+                found.append(f"{os.path.relpath(os.path.join(folder, name), top)} {st.st_size} {st.st_mtime_ns}")
+    return hashlib.sha256("\n".join(found).encode()).hexdigest()
+
+
+_CODE = _code_stamp()
 
 
 def _code() -> str:
-    """This vault-mem's code, as a value: the name, size and modification time of each of its
-    modules (and its version). A judgement kept by other code (an upgrade, a checkout of other
-    sources) is not brought along: its rules may differ."""
-    if not _CODE:
-        top = Path(__file__).resolve().parent.parent
-        found = [VERSION]
-        for folder, _dirs, files in sorted(os.walk(top)):
-            for name in sorted(files):
-                if name.endswith(".py"):
-                    st = os.stat(os.path.join(folder, name))
-                    found.append(f"{os.path.relpath(os.path.join(folder, name), top)} {st.st_size} {st.st_mtime_ns}")
-        _CODE.append(hashlib.sha256("\n".join(found).encode()).hexdigest())
-    return _CODE[0]
+    """:func:`_code_stamp` of the code this process runs."""
+    return _CODE
 
 
 def _record(ws: Workspace) -> bytes:
@@ -457,7 +462,10 @@ def _store(ws: Workspace, sidecar: Sidecar, base: _Base, before: _Base | None) -
         return json.dumps({"peers": {rel: [who.email, who.standing] for rel, who in base.peers.items()},
                            "others": sorted(base.judged - base.peers.keys())})
 
-    return keep_judgement(sidecar.db, _state_of(ws, base), before.token if same and before else None, judgement)
+    state = _state_of(ws, base)
+    if state is None:
+        return None  # cannot be told again: the row (another process's, true to its own state) stays
+    return keep_judgement(sidecar.db, state, before.token if same and before else None, judgement)
 
 
 def _load(ws: Workspace, sidecar: Sidecar) -> _Base | str:
