@@ -41,7 +41,8 @@ def put_back_times(path: Path, st: os.stat_result) -> None:
 
 
 def test_the_model_is_hashed_once_per_version_and_a_replacement_with_its_stamp_put_back_is_caught(
-        tmp_path: Path, hashed: list[int]) -> None:
+        tmp_path: Path, hashed: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(checked, "SETTLE_NS", 0)  # the files here are written a moment before their reads
     model = tmp_path / "model.onnx"
     data = os.urandom(SIZE)
     model.write_bytes(data)
@@ -78,7 +79,9 @@ def test_the_model_is_hashed_once_per_version_and_a_replacement_with_its_stamp_p
         read()  # a failed check records nothing
 
 
-def test_a_record_that_is_not_this_users_own_is_not_believed(tmp_path: Path, hashed: list[int]) -> None:
+def test_a_record_that_is_not_this_users_own_is_not_believed(tmp_path: Path, hashed: list[int],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(checked, "SETTLE_NS", 0)  # the file here is written a moment before its read
     model = tmp_path / "model.onnx"
     data = os.urandom(SIZE)
     model.write_bytes(data)
@@ -94,3 +97,28 @@ def test_a_record_that_is_not_this_users_own_is_not_believed(tmp_path: Path, has
     assert embed._read_verified_model(model, sha256=good, size=SIZE) == data and len(hashed) == 3
     assert real.read_bytes() == before  # never written through: the link itself replaced by a file of our own
     assert not record.is_symlink() and stat.S_IMODE(record.stat().st_mode) == 0o600
+
+
+def test_a_file_changed_a_moment_ago_is_not_recorded_and_no_home_writes_no_record_in_the_working_folder(
+        tmp_path: Path, hashed: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A version whose change time is within SETTLE_NS of its check is hashed again at the next
+    read: a replacement within one tick of the clock could keep its stamp. With no home (no HOME,
+    no XDG_CONFIG_HOME: ``~`` stays ``~``) nothing is written, least of all a ``./~`` folder in
+    the process's working folder (a hook's: the person's project)."""
+    model = tmp_path / "model.onnx"
+    data = os.urandom(SIZE)
+    model.write_bytes(data)
+    good = hashlib.sha256(data).hexdigest()
+    assert embed._read_verified_model(model, sha256=good, size=SIZE) == data
+    assert embed._read_verified_model(model, sha256=good, size=SIZE) == data
+    assert len(hashed) == 2
+    assert not (Path(os.environ["XDG_CONFIG_HOME"]) / "vault-mem" / checked.RECORD).exists()
+
+    monkeypatch.setattr(checked, "SETTLE_NS", 0)
+    monkeypatch.delenv("XDG_CONFIG_HOME")
+    monkeypatch.setenv("HOME", "~")  # what expanduser gives without HOME and a passwd entry
+    monkeypatch.chdir(tmp_path)
+    assert embed._read_verified_model(model, sha256=good, size=SIZE) == data
+    assert embed._read_verified_model(model, sha256=good, size=SIZE) == data
+    assert len(hashed) == 4
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.onnx"]

@@ -14,9 +14,10 @@ link, another owner's, writable by others, damaged) is ignored: the file is hash
 What the stamp catches: any write to the file, in place or by replacing it (a new file has a new
 inode, or, reusing a freed one, a change time of its own: the kernel sets a file's change time
 at every write, rename and ``utime``, and no call sets it back, so ``touch -r`` restoring the
-modification time moves it). The limits, honestly: a replacement made within the same tick of
-the kernel's clock for change times as the recorded check (a few ms with coarse timestamps),
-on the same inode number, with the same size; a file system that keeps no change time or
+modification time moves it). A file changed less than :data:`SETTLE_NS` before its check is
+not recorded (hashed again at the next read), so a replacement would have to share the change
+time of a version at least that old. The limits, honestly: such a replacement on the same
+inode number, with the same size (a clock set back: root); a file system that keeps no change time or
 coarse ones (FAT: 2 s); a clock set back (root); writes to the block device under the file
 system. And the record is this user's: whoever can write in this user's configuration folder
 can also replace vault-mem itself; the check is against damage and mistakes (a partial
@@ -29,6 +30,7 @@ import hashlib
 import json
 import os
 import stat
+import time
 from pathlib import Path
 
 __all__ = ["RECORD", "read_checked", "stamp"]
@@ -36,9 +38,17 @@ __all__ = ["RECORD", "read_checked", "stamp"]
 RECORD = "model-checked.json"
 
 
-def _folder() -> Path:
+#: a file changed less than this before its check is not recorded (hashed again next time): a
+#: replacement within one tick of the file system's clock can leave the stamp as it was
+SETTLE_NS = 2_000_000_000
+
+
+def _folder() -> Path | None:
+    """Where the record is kept, None when there is no home to keep it in (no ``HOME`` and no
+    passwd entry: ``~`` stays ``~``, a relative path that named a folder of wherever the process
+    ran, a hook's project)."""
     base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "vault-mem"
+    return Path(base) / "vault-mem" if os.path.isabs(base) else None
 
 
 def stamp(st: os.stat_result) -> list[int]:
@@ -54,8 +64,11 @@ def _own(fd: int) -> bool:
 
 def _recorded() -> dict:
     """The record (``{path: [sha256, stamp]}``), {} when there is none or it is not this user's own."""
+    folder = _folder()
     try:
-        fd = os.open(_folder() / RECORD, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        if folder is None or not stat.S_ISDIR(os.lstat(folder).st_mode):
+            return {}  # no home, or a link: believed no more than written through
+        fd = os.open(folder / RECORD, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return {}
     try:
@@ -74,6 +87,8 @@ def _record(path: str, sha256: str, st: list[int]) -> None:
     """Record that ``path`` at stamp ``st`` passed its check against ``sha256`` (best effort:
     a folder that cannot be written means the next process hashes again)."""
     folder = _folder()
+    if folder is None or time.time_ns() - st[4] < SETTLE_NS:
+        return  # no home to keep it in; or changed a moment ago (see SETTLE_NS): hashed next time
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         if not stat.S_ISDIR(os.lstat(folder).st_mode):
