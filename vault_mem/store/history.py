@@ -41,6 +41,8 @@ __all__ = [
     "commit_messages",
     "commit_trailers",
     "commits_between",
+    "commits_by_id",
+    "version_commit",
     "incoming_commits",
     "commits_with_parents",
     "count_commits",
@@ -994,19 +996,50 @@ def shadowed_refs(repo: GitRepo, rev: str) -> list[str]:
     return found if len(found) > 1 else []
 
 
-def commit_by_id(repo: GitRepo, prefix: str) -> str | None:
-    """The one commit whose id starts with the hex ``prefix``, or None (none, or several):
-    looked up among objects only. ``rev-parse PREFIX`` takes a ref of that name first, and a
-    plain ``git pull`` brings a peer's tags: one named like the id ``vault-mem log`` shows made
-    ``undo ID`` refuse the person's own commit."""
-    proc = repo.run("rev-parse", f"--disambiguate={prefix}", check=False)
+#: the most objects one id prefix is looked up among (:func:`commits_by_id`)
+PREFIX_OBJECTS = 64
+
+
+def commits_by_id(repo: GitRepo, prefix: str) -> list[str] | None:
+    """The commits whose id starts with the hex ``prefix`` (any case), looked up among objects
+    only; None when more than :data:`PREFIX_OBJECTS` objects share it (too short to say).
+    ``rev-parse PREFIX`` takes a ref of that name first, and a plain ``git pull`` brings a peer's
+    tags: one named like the id ``vault-mem log`` shows made ``undo ID`` refuse the person's own
+    commit."""
+    proc = repo.run("rev-parse", f"--disambiguate={prefix.lower()}", check=False)
     ids = proc.stdout.decode().split() if proc.returncode == 0 else []
-    if not ids or len(ids) > 64:
+    if len(ids) > PREFIX_OBJECTS:
         return None
+    if not ids:
+        return []
     kinds = repo.run("cat-file", "--batch-check=%(objectname) %(objecttype)",
                      input="".join(f"{i}\n" for i in ids).encode("ascii")).split("\n")
-    commits = [line.split()[0] for line in kinds if line.endswith(" commit")]
-    return commits[0] if len(commits) == 1 else None
+    return [line.split()[0] for line in kinds if line.endswith(" commit")]
+
+
+def commit_by_id(repo: GitRepo, prefix: str) -> str | None:
+    """The one commit whose id starts with the hex ``prefix`` (:func:`commits_by_id`), or None
+    (none, or several)."""
+    commits = commits_by_id(repo, prefix)
+    return commits[0] if commits and len(commits) == 1 else None
+
+
+def version_commit(repo: GitRepo, rev: str) -> tuple[str | None, list[str]]:
+    """The commit a name a person gives for a version stands for (an id as ``vault-mem log``
+    shows it, in any case, ``ID~2``, ``HEAD^``, a branch), and the refs its name is shadowed by
+    (:func:`shadowed_refs`; then the commit is not to be taken). A name that starts with hex
+    digits is an id, looked up among objects alone (:func:`commit_by_id`), then its suffix
+    applied to the full id (git takes a full id as the object, never a ref): ``rev-parse`` takes
+    a ref first, and a peer's tag named like the person's id (brought by ``git pull --tags``)
+    stood for it, also as ``ID~0``, ``ID^0`` or the id in capitals."""
+    name, suffix = re.match(r"([^~^@:]*)(.*)", rev, re.S).groups()  # type: ignore[union-attr]
+    if re.fullmatch(r"[0-9a-fA-F]{4,64}", name):
+        commit = commit_by_id(repo, name)
+        if commit is None or not suffix:
+            return commit, []
+        return resolve_commit(repo, commit + suffix), []
+    commit = resolve_commit(repo, rev)
+    return commit, shadowed_refs(repo, rev) if commit is not None else []
 
 
 def commit_trailers(repo: GitRepo, commit: str) -> str:

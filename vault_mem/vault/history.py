@@ -23,11 +23,10 @@ from vault_mem.model.trailers import AGENT, MEMORY_ACTION, MEMORY_KEY, RESOLVES,
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import (
     changed_paths,
-    commit_by_id,
     commit_trailers,
+    commits_by_id,
     log_entries,
-    resolve_commit,
-    shadowed_refs,
+    version_commit,
 )
 from vault_mem.store.workspace import Workspace
 from vault_mem.vault.transaction import WriteResult, WriteTransaction
@@ -190,8 +189,9 @@ def _of_named_key(rel: str, trailers: dict[str, str]) -> bool:
         bool(settled) and key == settled and CONFLICT_RE.search(settled) is not None
 
 
-#: an abbreviated or full commit id, the only revision a target that is also a valid key can be
-_COMMIT_ID = re.compile(r"[0-9a-f]{4,64}")
+#: an abbreviated or full commit id (git takes one in capitals too), the only revision a target
+#: that is also a valid key can be
+_COMMIT_ID = re.compile(r"[0-9a-fA-F]{4,64}")
 
 
 def _undo_target(ws: Workspace, target: str, *, commit_id: bool = False) -> tuple[str, dict[str, str]]:
@@ -218,7 +218,9 @@ def _undo_target(ws: Workspace, target: str, *, commit_id: bool = False) -> tupl
                                       f"is changed back with git); see `vault-mem log {target}`")
     # an id that is a valid key is looked up among objects alone: a ref of that name (a peer's
     # tag named like the id `log` shows) is never the commit of that id
-    commit = commit_by_id(ws.repo, target) if is_key or commit_id else resolve_commit(ws.repo, target)
+    commit, shadowed = version_commit(ws.repo, target)
+    if shadowed:
+        raise UsageError(_shadowed(target, shadowed, target))
     if commit is None:
         raise MemoryNotFoundError(
             f"'{target}' is neither a key with agent commits nor a commit; see `vault-mem log`"
@@ -239,18 +241,34 @@ def _not_also_a_commit(ws: Workspace, target: str, key_commit: str) -> None:
     ``--commit`` (a key made of hex digits alone is rare; one git process then)."""
     if not _COMMIT_ID.fullmatch(target):
         return
-    other = commit_by_id(ws.repo, target)
-    if other is None or other == key_commit:
+    commits = commits_by_id(ws.repo, target)
+    others = [c for c in commits if c != key_commit] if commits is not None else ["?" * 40]
+    if not others:
         return
+    # several commits of that prefix (one a peer's, brute-forced to share the person's id) are as
+    # much another meaning as one: commit_by_id answered None for them and the key was taken
+    if len(others) == 1 and commits is not None and not key_commit.startswith(target.lower()):
+        what, which = f"commit {others[0][:10]}", f"`vault-mem undo --commit {target}` reverts commit {others[0][:10]}"
+    else:
+        what, which = "other commits", "`vault-mem undo --commit ID` with a commit's id in full (`git log`) reverts it"
     raise VaultMemError(
         f"'{target}' is both a memory's key (its last vault-mem commit {key_commit[:10]}) and the id of "
-        f"commit {other[:10]}; nothing was undone. Say which: `vault-mem undo --commit {target}` "
-        f"reverts commit {other[:10]}, `vault-mem undo --commit {key_commit[:12]}` the key's last change "
-        f"(see `vault-mem log {target}`)")
+        f"{what}; nothing was undone. Say which: {which}, `vault-mem undo --commit {key_commit[:12]}` the "
+        f"key's last change (see `vault-mem log {target}`)")
 
 
 def _type_of(rel: str) -> str:
     return FOLDER_TYPES.get(rel.split("/", 1)[0], "note")
+
+
+def _shadowed(rev: str, shadowed: list[str], lead: str) -> str:
+    """The refusal of a name that stands for more than one ref: a peer's tag named like the
+    person's branch (``main``), which a plain pull follows, is what git would read; neither is
+    taken."""
+    full = next((r for r in shadowed if r.startswith("refs/heads/")), shadowed[0])
+    example = f"{lead}{full}" if lead.endswith("@") else full
+    return (f"'{mask_secrets(rev)[:80]}' names more than one ref ({', '.join(shown(r) for r in shadowed[:3])}): "
+            f"name the one meant in full (e.g. {example})")
 
 
 def memory_file(ws: Workspace, key: str, rev: str) -> tuple[str, str]:
@@ -261,14 +279,9 @@ def memory_file(ws: Workspace, key: str, rev: str) -> tuple[str, str]:
     # an id (hex digits, as `log` shows) is looked up among objects alone, as undo's: rev-parse
     # takes a ref of that name first, and a peer's tag named like the id `log KEY` shows for the
     # person's older version (a `git pull --tags` brings it) served the peer's text for it
-    commit = commit_by_id(ws.repo, rev) if _COMMIT_ID.fullmatch(rev) else resolve_commit(ws.repo, rev)
-    shadowed = shadowed_refs(ws.repo, rev) if commit is not None and not _COMMIT_ID.fullmatch(rev) else []
+    commit, shadowed = version_commit(ws.repo, rev)
     if shadowed:
-        # a peer's tag named like the person's branch (`main`), which a plain pull follows, is
-        # what git would read: neither is taken
-        raise UsageError(f"'{mask_secrets(rev)[:80]}' names more than one ref ("
-                         f"{', '.join(shown(r) for r in shadowed[:3])}): name the one meant in full "
-                         f"(e.g. {key}@{next((r for r in shadowed if r.startswith('refs/heads/')), shadowed[0])})")
+        raise UsageError(_shadowed(rev, shadowed, f"{key}@"))
     if commit is None:
         raise UsageError(f"unknown revision '{mask_secrets(rev)[:80]}': use a commit id from "
                          f"`vault-mem log {key}`, HEAD, HEAD~N or a branch")
