@@ -12,6 +12,8 @@ are drawn from one seeded generator; none is the corpus's string. One table: (id
   (``rabbitmqctl``) with a person's word and number; the user-and-password flags in their one home
   (``--user=u%X``, ``lftp -u u,'X'``, ``curl -u :X``, the flag alone on its line).
 - Tokens: PASETO (``v4.local.``, ``v2.public.``); a cookie named ``SESS``.
+- Passphrases written as sentences, quoted after a passphrase's own label (prose words allowed;
+  pointers, policies and "not set" pass).
 - Look-alikes that were refused: a PGP fingerprint in capital hex groups, a PKCE ``code_challenge``,
   a fixture's ``test-password``.
 """
@@ -125,7 +127,21 @@ def _look_alikes() -> list[tuple[str, str, bool]]:
     ]
 
 
-CASES = _prose() + _code() + _urls() + _commands() + _tokens() + _look_alikes()
+def _passphrases() -> list[tuple[str, str, bool]]:
+    w = _RNG.sample(["lantern", "copper", "meadow", "falcon", "orchid", "granite", "harbor", "willow"], 4)
+    return [
+        ("env-sentence", f"RESTIC_PASSPHRASE='{w[0]} {w[1]} by the {w[2]} gate'", True),
+        ("prose-arrow-sentence", f'age passphrase -> "{w[3]} owls sing over {w[0]} hill {_RNG.randrange(1900, 2030)}"', True),
+        ("yaml-sentence", f"backup:\n  passphrase: \"{w[1]} tides meet the {w[2]} at noon\"", True),
+        # what must pass in their place
+        ("pointer-sentence", "BORG_PASSPHRASE='see the team vault for it'", False),
+        ("policy-sentence", 'passphrase: "should be six words or more"', False),
+        ("unset-sentence", 'KEY_PASSPHRASE="not set yet on this box"', False),
+        ("password-label-sentence", "password: 'the one on the sticky note'", False),
+    ]
+
+
+CASES = _prose() + _code() + _urls() + _commands() + _tokens() + _passphrases() + _look_alikes()
 
 
 @pytest.mark.parametrize(("body", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

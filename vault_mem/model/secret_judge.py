@@ -31,6 +31,7 @@ from vault_mem.model.seed_words import BIP39_ENGLISH
 
 __all__ = ["CODES_LABEL", "CODE_KINDS", "CODE_PARTS", "COMMON_WORDS", "address_word_before", "camel_password", "digest_input", "granted_uuid", "grants", "judge", "quoted_words",
            "name_before", "paired_password", "passphrase", "password_shaped", "plain_password", "prose_key",
+           "sentence_passphrase",
            "public_word_before", "random_groups", "strong_unlabelled", "symbol_word_number",
            "two_words_number", "unquoted_argument", "word_and_number"]
 
@@ -238,6 +239,33 @@ def quoted_words(value: str) -> bool:
     if made or (numbers and len(words) >= 2) or (len(words) >= 3 and all(w.istitle() for w in words)):
         return True
     return not odd and len(words) >= 4 and sum(w in COMMON_WORDS for w in low) >= len(low) - 1
+
+
+# Words that point to where a passphrase lives, say there is none or state a policy for it ("see the
+# vault entry", "ask dana", "same as the root one", "not set yet", "must be at least four words"): a
+# sentence about it, not the phrase itself
+_POINTER_WORDS = frozenset("""
+see ask check stored kept lives saved vault manager file env environment variable here there same usual
+not none unset empty your my our their set yet in from use find look prompt prompted enter type typed
+must should least minimum maximum characters chars words letters digits long length required policy
+""".split())
+
+
+def sentence_passphrase(value: str) -> bool:
+    """Four to ten words quoted after a *passphrase*'s own label (``BORG_PASSPHRASE='<w> <w> at <w>'``,
+    "GPG passphrase → \"<w> <w> under the <w> <w> 1987\""): a passphrase is a sentence by design,
+    so prose words count here where :func:`quoted_words` refuses them after a password's label; a
+    word pointing to where it lives or saying there is none (:data:`_POINTER_WORDS`) makes it a
+    sentence about it, and a placeholder passes."""
+    inner = value.strip("\"'`“”‘’")
+    parts = inner.split()
+    if not 4 <= len(parts) <= 10 or len({p.lower() for p in parts}) < len(parts) - 1:
+        return False
+    words = [p for p in parts if p.isalpha()]
+    if len(words) < len(parts) - 1 or not all(p.isalpha() or (p.isdigit() and len(p) <= 6) for p in parts):
+        return False
+    return not any(w.lower() in _POINTER_WORDS for w in words) and not is_placeholder(inner, quoted=True) \
+        and not any(w.lower() in STATE_WORDS for w in words[-1:])
 
 
 def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool, hint: bool = True) -> str | None:
