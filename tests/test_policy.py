@@ -147,7 +147,9 @@ POSITIVES: list[tuple[str, str]] = [
     ("password assignment", "The staging admin password is " + password()),
     ("password assignment", "pwd = '" + rand(10) + "'"),
     ("password assignment", "- **Password**: " + password()),
-    ("password assignment", "curl -u admin:" + rand(12) + " https://jenkins.internal"),
+    # (curl's `-u user:X` is secret_commands' flag rule's, the one home of a user and password in one
+    # argument; `admin:X` would be named as a default account's password, secret_pairs')
+    ("password given to a command", "curl -u jenkins:" + rand(12) + " https://jenkins.internal"),
     ("secret assignment", "client_secret = \"" + rand(24, B64URL) + '"'),
     ("secret assignment", "secret: " + rand(16)),
     ("secret assignment", "token=" + rand(32, HEX)),

@@ -376,10 +376,12 @@ def test_an_authorization_header_with_no_token_passes(header: str) -> None:
 
 @pytest.mark.parametrize("user", ["svc_backup", "CORP\\\\svc_backup", "CORP\\svc_backup", "alice@corp.example"])
 def test_a_samba_user_percent_password_counts(user: str) -> None:
-    # smbclient, rpcclient and smbcacls read `-U user%password`
+    # smbclient, rpcclient and smbcacls read `-U user%password` (secret_commands' flag rule: one home for
+    # every flag that takes a user and a password in one argument)
     body = f"smbclient //nas01/share -U '{user}%{pw()}' -c 'ls'"
-    assert _kinds(body) == ["password on a command line"], body
-    assert _kinds(f"rpcclient -U {user}%{pw()} dc01") == ["password on a command line"]
+    assert _kinds(body) == ["password given to a command"], body
+    assert _kinds(f"rpcclient -U {user}%{pw()} dc01") == ["password given to a command"]
+    assert _kinds(f"smbclient //nas01/share --user={user}%{pw()} -c 'ls'") == ["password given to a command"]
     assert _kinds(f"smbclient //nas01/share -U {user} -c 'ls'") == []
 
 

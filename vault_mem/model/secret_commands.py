@@ -23,7 +23,8 @@ from collections.abc import Iterator
 
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_judge import (
-    judge, near_stop, passphrase, password_shaped, quoted_words, strong_unlabelled, word_and_number,
+    judge, near_stop, paired_password, passphrase, password_shaped, quoted_words, strong_unlabelled, unquoted_argument,
+    word_and_number,
 )
 from vault_mem.model.secret_names import DIGEST, Span
 from vault_mem.model.secret_near import NAME_EQUALS
@@ -157,7 +158,8 @@ _USER_VERB = lazy(r"(?i:(?:[a-z0-9]+[_-])?(?:add|del|change|set|create|update|ne
                   # (a command named for passwords: htpasswd, mosquitto_passwd, change_password; not the word)
                   r"|[a-z0-9]{1,20}[_-]?passwd|(?:change|set|reset|update)[_-]password|http-basic(?:\.[\w-]{1,40})?|basic-auth)")
 _USER_FLAG = lazy(r"(?i:-u|-U|--user(?:name)?|--login|--apple-id|--email|/u(?:ser)?:.{0,64})")
-_PASSWORD_FLAG = lazy(r"-p(?P<attached>.{0,200})")
+# (`-P` too once `-u` gave the user: mosquitto_pub's, sqlcmd's, ipmitool's; a port after it is no password)
+_PASSWORD_FLAG = lazy(r"-[pP](?P<attached>.{0,200})")
 _COMMAND_WORDS = ("user", "passwd", "password", "http-basic", "basic-auth", "-u", "/user:")
 _SHELL_TOKEN = lazy(r"[^\s]+")
 
@@ -202,10 +204,10 @@ def command_credentials(text: str, low: str) -> Iterator[Span]:
                     j += 1  # flags and the file or share it works on (`htpasswd -b /etc/.htpasswd`)
                 # (a command named for passwords, `htpasswd -b file ops X`, takes nothing but one
                 # there: a person's `Juniper_4658` counts, as after a password's label)
-                named = "passw" in word.lower()
-                # (the password quoted, as a shell needs it quoted for its symbols: `add_user ops 'X!y'`)
-                pw = words[j + 1][1:-1] if j + 1 < len(words) and len(words[j + 1]) > 2 and words[j + 1][0] in "'\"" \
-                    and words[j + 1][-1] == words[j + 1][0] else words[j + 1] if j + 1 < len(words) else ""
+                # (the password quoted, as a shell needs it quoted for its symbols: `add_user ops 'X!y'`;
+                # quoted, it is one argument a person made, judged as a command named for passwords judges)
+                pw = unquoted_argument(words, j + 1)
+                named = "passw" in word.lower() or (j + 1 < len(words) and pw != words[j + 1])
                 if j + 1 < len(words) and _positional(words[j]) and _positional(pw) \
                         and (strong_unlabelled(pw) or password_shaped(pw) or (named and word_and_number(pw, joined=True))) \
                         and pw != words[j]:
@@ -219,21 +221,23 @@ def command_credentials(text: str, low: str) -> Iterator[Span]:
 # (`xfreerdp /p:X`, `rdesktop`, `psexec`), or after `-p`/`-P` (`zip -P X`, `sshpass -p X`), or after a one-letter flag for a token, key, secret or
 # auth (`influx ... -t X`, `-k X`, `-a X`: a long random token only), and a token as `-u`'s user
 # with the password left empty (`curl -u <key>:`: an API key sent as basic auth's user).
-_FLAG_WORDS = (" -p", "\t-p", " /p", " -t", " -k", " -a", " -s", " -u", " /pass", "\t/p", " --pass", " --user", " -x", " -c")
+# (`-u` with no space before it too: a user-and-password flag may start its line, `-u ops:X` noted alone)
+_FLAG_WORDS = (" -p", "\t-p", " /p", " -t", " -k", " -a", " -s", "-u", " /pass", "\t/p", " --pass", " -x", " -c")
 _ATTACHED_P = lazy(r"-p(?P<value>[^\s\-][^\s]{5,200})")
 _WINDOWS_P = lazy(r"(?i:[/-](?:p|pw|pwd|pass|password|passwd)):(?P<value>[^\s]{1,200})")
 _TOKEN_FLAG = lazy(r"-[tkasTKAS]")
 _SPELLED_PASSWORD = lazy(r"(?i:[/-](?:password|passwd|pass|pwd))")
 # the flags that take a user and a password in one argument: `curl -u ops:X`, `lftp -u ops,X`,
-# Samba's `smbclient -U ops%X`, HTTPie's `http -a ops:X`
-_USER_PAIR_FLAGS = ("-u", "--user", "-U", "-a", "--auth")
-_VERSION_PART = lazy(r"[0-9]\.[0-9]")
+# Samba's `smbclient -U ops%X` (and `--user=ops%X`), HTTPie's `http -a ops:X`; this is their one home
+_USER_PAIR_FLAGS = ("-u", "--user", "-U", "-a", "--auth", "--username")
+_USER_PAIR_ATTACHED = lazy(r"(?P<flag>--user(?:name)?|--auth)=(?P<arg>[^\s]{2,300})")
 # Commands whose every password flag takes a password a person made (`sshpass -p X`, `openssl enc -k X`,
 # `openssl ... -pass pass:X`): there a person's `Juniper_4658` counts, as after a password's label
 _PASSWORD_COMMANDS = lazy(r"sshpass|openssl|htpasswd|[a-z0-9_-]{0,20}passwd|7za?|zip|unzip|unrar|rar|gpg2?")
 _OPENSSL_PASS = lazy(r"-(?:pass|passin|passout|k)")
 _PATTERN = lazy(r"[\[\]{}()]|\.\*|\]#")  # a glob's or regex's (zsh's `#compdef -P pip[0-9.]#`), not a password's
-_USER_AND_PASSWORD = lazy(r"[\w.@\\-]{1,64}[:,%](?P<value>[^\s'\"]{6,200})")
+# (the user may be empty before `:`, `curl -u :X`; the password may be quoted on its own, `lftp -u ops,'X'`)
+_USER_AND_PASSWORD = lazy(r"(?:[\w.@\\-]{1,64}[,%]|[\w.@\\-]{0,64}:)[\"']?(?P<value>[^\s'\"]{6,200})[\"']?")
 _KEY_AS_USER = lazy(r"(?P<value>[^\s:'\"]{16,200}):['\"]?")
 
 
@@ -262,6 +266,27 @@ def _command_named(tokens: list[re.Match[str]], i: int, command: re.Pattern[str]
 joined_words = passphrase  # (flag_credentials names a flag's kind `passphrase`)
 
 
+def _user_pair(tokens: list[re.Match[str]], i: int) -> Span | None:
+    """The password in the user-and-password argument of a flag for both at ``tokens[i]``
+    (:data:`_USER_PAIR_FLAGS`, or attached: ``--user=ops%X``), judged by
+    :func:`~vault_mem.model.secret_judge.paired_password`; None for any other token."""
+    word = tokens[i].group()
+    attached = _USER_PAIR_ATTACHED.fullmatch(word)
+    if attached:
+        arg, arg_start = attached.group("arg"), tokens[i].start() + attached.start("arg")
+    elif word in _USER_PAIR_FLAGS and i + 1 < len(tokens):
+        arg, arg_start = tokens[i + 1].group(), tokens[i + 1].start()
+    else:
+        return None
+    lead = len(arg) - len(arg.lstrip("'\""))
+    m = _USER_AND_PASSWORD.fullmatch(arg.strip("'\""))
+    pw = m.group("value") if m else ""
+    if not m or not paired_password(pw) or _PATTERN.search(pw):
+        return None
+    at = arg_start + lead + m.start("value")
+    return "password given to a command", at, at + len(pw)
+
+
 def flag_credentials(text: str, low: str) -> Iterator[Span]:
     """A password or token given to a command's flag for one (see above): after ``-p`` or
     ``/p:`` a value that looks like a password, after ``-t``/``-k``/``-a``/``-s`` a long random
@@ -269,8 +294,14 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
     for start, end in lines_holding(low, _FLAG_WORDS):
         tokens = list(_SHELL_TOKEN.finditer(text, start, end))
         first: dict[int, int] = {}
-        for i, t in enumerate(tokens[1:], start=1):  # (a flag follows a command's name)
+        for i, t in enumerate(tokens):
             word = t.group()
+            pair = _user_pair(tokens, i)
+            if pair:
+                yield pair
+                continue
+            if i == 0:
+                continue  # (a flag follows a command's name; only a user and password pair is read alone)
             windows = _WINDOWS_P.fullmatch(word)
             m = _ATTACHED_P.fullmatch(word) or windows
             if m:
@@ -297,18 +328,6 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
             if i + 1 >= len(tokens):
                 continue
             nxt = tokens[i + 1].group()
-            if word in _USER_PAIR_FLAGS:
-                # the user and the password in one argument (a person's words and number count: the
-                # pair says what the part after the user is)
-                m = _USER_AND_PASSWORD.fullmatch(nxt.strip("'\""))
-                pw = m.group("value") if m else ""
-                if m and (password_shaped(pw) or word_and_number(pw, joined=True) or joined_words(pw) or credential_like(pw)
-                          or (len(pw) >= 8 and sum(c.isalpha() for c in pw) >= 4 and any(c.isdigit() for c in pw)
-                              and _VERSION_PART.search(pw) is None)) \
-                        and not _PATTERN.search(pw) and not is_placeholder(pw, quoted=True):
-                    at = tokens[i + 1].start() + nxt.find(pw)
-                    yield "password given to a command", at, at + len(pw)
-                    continue
             passphrase = (word in _PASSPHRASE_FLAGS and _command_named(tokens, i, _PASSPHRASE_COMMANDS, first)) or (
                 word == "-c" and _command_named(tokens, i, _COMMUNITY_COMMANDS, first))
             person = (word in ("-p", "-P", "--pass") or _OPENSSL_PASS.fullmatch(word) is not None) \

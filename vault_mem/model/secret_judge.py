@@ -30,9 +30,10 @@ from vault_mem.model.secret_values import (
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
 __all__ = ["CODES_LABEL", "CODE_KINDS", "CODE_PARTS", "COMMON_WORDS", "address_word_before", "camel_password", "digest_input", "granted_uuid", "grants", "judge", "quoted_words",
-           "name_before", "passphrase", "password_shaped", "plain_password", "prose_key",
+           "name_before", "paired_password", "passphrase", "password_shaped", "plain_password", "prose_key",
+           "sentence_passphrase",
            "public_word_before", "random_groups", "strong_unlabelled", "symbol_word_number",
-           "two_words_number", "word_and_number"]
+           "two_words_number", "unquoted_argument", "word_and_number"]
 
 _RUN_TOGETHER = lazy(r"[a-z]{14,40}")
 _SETTING = lazy(r"[a-z][a-z_]{1,20}=[a-z]{1,20}")
@@ -240,6 +241,33 @@ def quoted_words(value: str) -> bool:
     return not odd and len(words) >= 4 and sum(w in COMMON_WORDS for w in low) >= len(low) - 1
 
 
+# Words that point to where a passphrase lives, say there is none or state a policy for it ("see the
+# vault entry", "ask dana", "same as the root one", "not set yet", "must be at least four words"): a
+# sentence about it, not the phrase itself
+_POINTER_WORDS = frozenset("""
+see ask check stored kept lives saved vault manager file env environment variable here there same usual
+not none unset empty your my our their set yet in from use find look prompt prompted enter type typed
+must should least minimum maximum characters chars words letters digits long length required policy
+""".split())
+
+
+def sentence_passphrase(value: str) -> bool:
+    """Four to ten words quoted after a *passphrase*'s own label (``BORG_PASSPHRASE='<w> <w> at <w>'``,
+    "GPG passphrase → \"<w> <w> under the <w> <w> 1987\""): a passphrase is a sentence by design,
+    so prose words count here where :func:`quoted_words` refuses them after a password's label; a
+    word pointing to where it lives or saying there is none (:data:`_POINTER_WORDS`) makes it a
+    sentence about it, and a placeholder passes."""
+    inner = value.strip("\"'`“”‘’")
+    parts = inner.split()
+    if not 4 <= len(parts) <= 10 or len({p.lower() for p in parts}) < len(parts) - 1:
+        return False
+    words = [p for p in parts if p.isalpha()]
+    if len(words) < len(parts) - 1 or not all(p.isalpha() or (p.isdigit() and len(p) <= 6) for p in parts):
+        return False
+    return not any(w.lower() in _POINTER_WORDS for w in words) and not is_placeholder(inner, quoted=True) \
+        and not any(w.lower() in STATE_WORDS for w in words[-1:])
+
+
 def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool, hint: bool = True) -> str | None:
     """The finding's kind if ``name <op> value`` assigns a literal credential, else None.
 
@@ -439,6 +467,29 @@ def password_shaped(value: str) -> bool:
             and "\\" not in core)
 
 
+_VERSION_PART = lazy(r"[0-9]\.[0-9]")  # (`node:20.1.0`, `v1.2`: a version, no password)
+
+
+def paired_password(value: str) -> bool:
+    """The part after the user in one argument that gives a user and a password (``curl -u ops:X``,
+    ``lftp -u ops,X``, Samba's ``-U ops%X``, HTTPie's ``-a ops:X``): the pair says what it is, so a
+    person's word and number (``Juniper_4658``) and words joined count, as after a password's label,
+    and so does a run of letters and digits that is no version; not a placeholder."""
+    made = (password_shaped(value) or word_and_number(value, joined=True) or passphrase(value) or credential_like(value)
+            or (len(value) >= 8 and sum(c.isalpha() for c in value) >= 4 and any(c.isdigit() for c in value)
+                and _VERSION_PART.search(value) is None))
+    return made and not is_placeholder(value, quoted=True)
+
+
+def unquoted_argument(words: list[str], i: int) -> str:
+    """The ``i``-th shell word as the command receives it: without one pair of quotes around it
+    (a password quoted for its symbols, ``add_user ops 'X!y'``); "" past the last word."""
+    if i >= len(words):
+        return ""
+    word = words[i]
+    return word[1:-1] if len(word) > 2 and word[0] in "'\"" and word[-1] == word[0] else word
+
+
 # a word and digits and then a symbol no sentence ends with (`Copper6285$`, `TULI7336mango^`): the
 # symbol put last to meet a policy (`!` and `?` end sentences; `Gopher2024!` in prose is spoken of)
 _LAST_SYMBOLS = "$^%*~#&"
@@ -500,12 +551,17 @@ def gives_example(low: str) -> bool:
 _OWNER_BEFORE = lazy(r"(?:for|of|on|to|unlocks?|opens?)[ \t]{1,4}(?:(?:the|my|our|this|that|an?|its|their)[ \t]{1,4})?\Z")
 
 
+_SESSION_BEFORE = lazy(r"(?<![a-z])(?:session|sess)[ \t_-]{0,2}\Z")
+
+
 def near_stop(low: str, start: int, end: int) -> bool:
     """Does a word between ``start`` and ``end`` of ``low`` name the value after it an id, a digest,
     a ciphertext or an example (:data:`NEAR_STOP`)? "like" and "such as" do only in an example's
     sentence (see :data:`_EXAMPLE_LINE`); "encrypted" does not where it names the label's owner
     ("the key for the encrypted volume is X": the volume is encrypted, X opens it)."""
     for m in NEAR_STOP.finditer(low, start, end):
+        if m.group() in ("id", "ids") and _SESSION_BEFORE.search(low, max(0, m.start() - 12), m.start()):
+            continue  # "my session id ... is X": a session's id is the session, whoever holds it is signed in
         if m.group().startswith("encrypt") and _OWNER_BEFORE.search(low, max(start, m.start() - 24), m.start()):
             continue
         if m.group() not in _LIKE:

@@ -63,7 +63,7 @@ from collections.abc import Iterator
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_judge import (
     CODES_LABEL, COMMON_WORDS, address_word_before, digest_input, granted_uuid, grants, name_before, passphrase, password_shaped, plain_password,
-    prose_key, public_word_before, quoted_words, strong_unlabelled, two_words_number, word_and_number,
+    prose_key, public_word_before, quoted_words, sentence_passphrase, strong_unlabelled, two_words_number, word_and_number,
 )
 from vault_mem.model.secret_names import (
     ASSIGN_TAIL, COMPOUND, FOREIGN_PASSWORD_LABEL, NEXT_LINE, PASSWORD_KEYS, PROSE_TAIL, PROSE_WORDS, PUSH_WORDS,
@@ -231,6 +231,10 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         if tail and op == "is" and cls == "key" and not prose_key(text, start, cls):
             tail = None
         found = judged_value(text, tail, cls, flag=flag) if tail else None
+        if not found and tail and "phrase" in kw.group() and tail.group("value")[:1] in "\"'`" \
+                and label_sign(tail) not in ("", "(") and sentence_passphrase(tail.group("value")):
+            # a passphrase's own label and words quoted after its sign: the phrase, a sentence by design
+            found = "password assignment", tail.start("value"), tail.end("value")
         if not found and cls == "key" and tail and (label_sign(tail) in ("=", ":", ":=", "=>", "is") or (flag and label_sign(tail) == "")) \
                 and (grants(name) or (start == kw.start() and grants(low[max(0, start - 24):kw.end()]))):
             # an access, private or master key given a UUID (Sauce Labs' and MongoDB Atlas's keys

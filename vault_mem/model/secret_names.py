@@ -56,6 +56,9 @@ _QUALIFIER = (r"(?:_(?:prod|production|staging|stage|stg|dev|develop|development
               r"|sandbox|preview|primary|secondary|old|new|next|prev|previous|backup|main|default|ci|v?[0-9]{1,2}"
               r"|(?:part|half|piece)_?[0-9]{1,2})|-?[0-9]{1,2})")
 _CAMEL_AUTH_END = lazy(r"(?<=[a-z0-9]{2})Auth(?:[_-]?[0-9]{1,2})?$")
+# `nexusPass`, `smtpPass`: a camelCase name whose last word is "Pass" names whose password it is
+# (the capital says a word starts there: not "bypass", "compass", "surpass")
+_CAMEL_PASS_END = lazy(r"(?<=[a-z0-9])Pass(?:[_-]?[0-9]{1,2})?$")
 _NUMBERED_END = lazy(r"(?<=[a-z])(?:[_-]?(?:part|half|piece)[_-]?|[_-]?v?)[0-9]{1,2}$")
 _QUALIFIER_END = lazy(_QUALIFIER + "$")
 # A name for what a credential holds (`keyData`, "Key Content" in netsh's report, `secret_value`,
@@ -142,7 +145,11 @@ CJK_CHAR = lazy(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 # `password.encode("latin1")` passes an argument, not the value)
 _CONVERSION = r"(?:\[\][a-z]{1,8}|bytes|str|String|Buffer\.from|Secret(?:Str|String|Bytes)?|Some|Optional\.of)"
 _TYPED_SIGN = (r"|[ \t]{0,4}:?[ \t]{0,4}(?:&(?:'static[ \t]{1,2})?)?(?:str|string|String|SecretStr|SecretString|bytes|Text)\??"
-               r"[ \t]{0,4}=[ \t]{0,8}")
+               r"[ \t]{0,4}=[ \t]{0,8}"
+               # Visual Basic's `Dim pwd As String = "X"`, `Const ApiKey As String = "X"`
+               r"|[ \t]{1,4}(?:As|as|AS)[ \t]{1,4}(?:String|string|STRING)[ \t]{0,4}=[ \t]{0,8}")
+#: a pronoun that takes up the label after a clause, and its "is" ("it's", "it is", "that's")
+_RESUMED = r"(?:it['’]s|it[ \t]{1,2}is|that['’]s|that[ \t]{1,2}is)"
 _VALUE = r"(?P<value>\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'|`[^`\n]{1,200}`|[^\s\"'`,;]{1,200})"
 # compiled at its first use, as the other tails (the text of a write rarely reaches it: ~1-3 ms
 # of a one-shot write's start compiled it for nothing, issue 29); a match of it is told from a
@@ -153,6 +160,8 @@ ASSIGN_TAIL = lazy(r"[*_`'\"\]]{0,3}"
                          # a string type between the name and the sign (`password: str = "X"`,
                          # Bicep's `param adminPassword string = 'X'`, Rust's `KEY: &str = "X"`)
                          + _TYPED_SIGN +
+                         # "is" written against the label ("Password's X, username is the usual")
+                         r"|['’]s(?:[ \t]{1,4}" + _ADVERB + r")?[ \t]{1,8}"
                          r"|[ \t]{0,8}(?::=|=>|==|=|:|->|→)[ \t]{0,24}|[ \t]{9,40}:[ \t]{1,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,8}" + _SIGN_WORD + r"(?:[ \t]{1,4}" + _ADVERB + r")?[ \t]{1,8}|[ \t]{0,2}" + _CJK_COPULA
                          + r"[ \t]{0,8}|" + _THAI_COPULA + r"[ \t]{0,8}"
                          # a call named for the credential, given a literal (`.bearer_auth("X")`)
@@ -163,7 +172,8 @@ ASSIGN_TAIL = lazy(r"[*_`'\"\]]{0,3}"
                          # `{:api_secret, "X"}`): only after a tuple's opening brace (see assignments)
                          + r"|[ \t]{0,2},[ \t]{0,8}(?:<<)?(?=[\"'])"
                          # a relative clause as the sign ("the admin account's password, which is X")
-                         + r"|[ \t]{0,2},[ \t]{1,4}which[ \t]{1,4}(?:is|was)[ \t]{1,8}"
+                         # or a pronoun's ("Reset the jenkins password, it's now X"), an adverb after it
+                         + r"|[ \t]{0,2},[ \t]{1,4}(?:which[ \t]{1,4}(?:is|was)|" + _RESUMED + r")(?:[ \t]{1,4}" + _ADVERB + r")?[ \t]{1,8}"
                          + r"|[ \t]{1,8})"
                          # Markdown's bold closed after the colon (`**Password:** X`, `__pw:__ X`)
                          + r"(?:(?<=:)(?:\*\*|__)[ \t]{1,4})?"
@@ -177,8 +187,6 @@ def assign_tail(match: re.Match[str]) -> bool:
     return match.re.pattern == ASSIGN_TAIL.pattern
 
 
-#: a pronoun that takes up the label after a clause, and its "is" ("it's", "it is", "that's")
-_RESUMED = r"(?:it['’]s|it[ \t]{1,2}is|that['’]s|that[ \t]{1,2}is)"
 # Prose: "the token for staging is X", "pw for the router: X" (up to four words between).
 # Words of any script, a parenthesis around one ("encryption key (AES-256): X") allowed, and an
 # abbreviation inflected after a colon as Swedish and Finnish write it ("Lösenordet till NAS:en är X").
@@ -189,7 +197,7 @@ PROSE_TAIL = lazy(r"(?:[ \t]{1,4}[(\[]?(?:[^\W_]|[~/.](?=[\w/.]))[\w@/.+'’~-]{
                          r"(?P<op>[ \t]{0,4}(?::|->|→)[ \t]{1,8}"
                          # the clause ends and a pronoun gives the value ("my github password in case
                          # I forget it, it's X", "the wifi password - it's X"): ``it's`` is the sign
-                         r"|(?:[ \t]{0,2}[,;]|[ \t]{1,4}[-–—])[ \t]{1,4}" + _RESUMED + r"[ \t]{1,8}"
+                         r"|(?:[ \t]{0,2}[,;]|[ \t]{1,4}[-–—])[ \t]{1,4}" + _RESUMED + r"(?:[ \t]{1,4}" + _ADVERB + r")?[ \t]{1,8}"
                          r"|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,4}" + _SIGN_WORD
                          + r"(?:[ \t]{1,4}" + _ADVERB + r")?[ \t]{1,8})" + _VALUE)
 # The value alone on a line below its label line ("client secret for billing:", a blank line, X).
@@ -355,7 +363,8 @@ _SCRIPT_SECRET_END = lazy(rf"(?:{_SCRIPT_SECRET})$")
 _SCRIPT_KEY_END = lazy(r"(?:キー|키)$")
 _FOREIGN_SECRET_NAME = lazy(rf"(?:^|[_.\s-])(?:{_FOREIGN_SECRET})$|(?:{_SCRIPT_SECRET})$")
 _SECRET_ID = lazy(r"(?:^|[_.-])secret[_-]?id$")  # Consul's SecretID, Vault AppRole's secret_id (not "Secret ID")
-_SESSION_ID = lazy(r"(?:session|sess)[_-]?id$")  # JSESSIONID, PHPSESSID, sessionid: a session cookie
+# JSESSIONID, PHPSESSID, sessionid: a session cookie; and `SESS`, `app_sess` (the short name a framework gives one)
+_SESSION_ID = lazy(r"(?:session|sess)[_-]?id$|(?:^|[_.-])sess$")
 # a session cookie's name (`.AspNetCore.Cookies`, `connect.sid`, Google's `SAPISID`, `__Secure-3PSID`);
 # not a bare "SID" (Twilio's Account SID, a Windows SID: ids) nor a network's SSID
 _COOKIE_NAME = lazy(r"(?:^|[.])[a-z]{0,20}cookies?$|[.]sid$|^(?:__secure-|__host-)?[0-9]?(?:psid|sapisid|apisid|papisid)$")
@@ -375,6 +384,8 @@ def key_class(name: str) -> str | None:
         # `pmaAuth-1` (phpMyAdmin's cookie), `sessAuth`: a camelCase name ending in Auth holds an
         # authenticator when its value is random (`requireAuth: true`, `useAuth = isProd` pass)
         return "key"
+    if _CAMEL_PASS_END.search(name):
+        return "password"
     low = name.lower().lstrip("-")
     if _NOT_A_CREDENTIAL.search(low):
         # a listing's cursor (`next_page_token`, `NextToken`: where it resumes; a `PAGE_TOKEN` is Facebook's credential), an error's name

@@ -475,8 +475,10 @@ def label_sign(tail: re.Match[str]) -> str:
         return "("
     if op.endswith("VALUE"):
         return "="  # COBOL: `PIC X(16) VALUE 'X'` gives the data item its value
-    if op[:1] in ",;-–—" and op.endswith(("is", "was", "'s", "’s")):
-        return "is"  # ", which is X", ", it's X", "- it's X": the clause's "is" is the sign
+    if op[:1] in ",;-–—" and any(w.endswith(("is", "was", "'s", "’s")) for w in op[1:].split()[:2]):
+        return "is"  # ", which is X", ", it's X", "- it's now X": the clause's "is" is the sign
+    if op.split()[:1] in (["'s"], ["’s"]):
+        return "is"  # "Password's X": the "is" written against the label
     if op.startswith(","):
         return ","
     if op.endswith("=") and any(c.isalpha() for c in op):

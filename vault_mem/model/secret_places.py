@@ -18,6 +18,7 @@ each finder first checks for its marker with a substring search.
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Iterator
 
 from vault_mem.model.lazy_patterns import lazy
@@ -150,6 +151,8 @@ def grouped_values(text: str, low: str) -> Iterator[Span]:
         mixed = sum(any(c.isdigit() for c in g) and any(c.isalpha() for c in g) for g in groups)
         if len({len(g) for g in groups}) != 1 or len("".join(groups)) < 20 or 2 * mixed < len(groups):
             continue
+        if all(c in string.hexdigits for c in "".join(groups)):
+            continue  # hex groups in capitals (gpg prints a fingerprint so) are judged as hex groups, below
         if _named_groups(text, low, m.start()):
             yield "key written in groups", m.start(), m.end()
     for m in _HEX_GROUPS.finditer(text):
@@ -209,6 +212,10 @@ _SIGN_IN_THEN_VALUE = lazy(r"[ \t]{0,8}(?:[$#>][ \t]{1,4})?(?:ssh|sftp|scp|telne
 _SIGN_IN_COMMANDS = ("ssh", "sftp", "scp", "telnet", "ftp", "su ", "mysql", "psql", "mongosh", "smbclient", "rdesktop",
                      "xfreerdp", "kinit", "login")
 _HEAD_WORD = lazy(r"(?<![a-z])(?:pass(?:word|wd|phrase)?|secret|token|credentials?|(?:[a-z]{2,12}[ ._-])?key)(?![a-z])")
+# A question naming a credential and its answer on the next line ("Q: what's the pgadmin password?",
+# then "A: X"): the answer is the value the question asks for, judged as a value after its label
+_QUESTION_ANSWER = lazy(r"^(?P<head>[^\n?]{1,200})\?[ \t]*\r?\n[ \t]{0,8}(?:>[ \t]{0,2})?(?i:a|answer|antwort|r[ée]ponse|respuesta|resposta)"
+                        r"[ \t]{0,2}[:.)-][ \t]{1,8}(?P<value>[^\s]{4,200})[ \t]*\r?$", re.MULTILINE)
 
 
 def values_below(text: str, low: str) -> Iterator[Span]:
@@ -228,6 +235,14 @@ def values_below(text: str, low: str) -> Iterator[Span]:
             yield "password on the line below its sign-in", m.start("value"), m.end("value")
     if not any(w in low for w in ("pass", "secret", "token", "key", "credential")):
         return
+    for m in _QUESTION_ANSWER.finditer(text) if "?" in text else ():
+        head = low[m.start("head"):m.end("head")]
+        words = _HEAD_WORD.findall(head)
+        if words and not any(p in head for p in PUBLIC_KEY_NAMES if p not in ("host", "object", "row", "index")):
+            cls = "password" if any(w.startswith("pass") for w in words) else "secret"
+            kind = judge(cls, ":", m.group("value").rstrip(".,;"), quoted=False, code=False, ends=True)
+            if kind:
+                yield kind, m.start("value"), m.end("value")
     for m in _BELOW.finditer(text):
         head = low[m.start("head"):m.end("head")]
         words = _HEAD_WORD.findall(head)

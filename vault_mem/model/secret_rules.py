@@ -162,6 +162,9 @@ RULES: tuple[Rule, ...] = (
     # encryption, as next-auth's session cookie is)
     Rule("JWT", _start(r"ey[A-Za-z0-9_-]{8,}\.(?:[A-Za-z0-9_-]{2,}|[A-Za-z0-9_-]{0,1000}\.[A-Za-z0-9_-]{8,}"
          r"\.[A-Za-z0-9_-]{16,})\.[A-Za-z0-9_-]{8,}"), '<~{"alg":"HS256","typ":"JWT"}>.<~{"sub":"42"}>.<u43>', "jwt"),
+    # PASETO (a JWT's successor): `v1`-`v4`, `local` (encrypted) or `public` (signed), then the
+    # base64url payload; whoever holds one is signed in as its subject, as with a JWT
+    Rule("PASETO token", _start(r"v[1-4]\.(?:local|public)\.[A-Za-z0-9_-]{40,}") + _B, "v4.local.<u120>"),
     Rule("kubeconfig client key", _start(r"client-key-data:[ \t]{0,8}[\"']?([a-z0-9+/]{20,}={0,2})", _LOWER),
          "client-key-data: <b64>", group=1, lower=True),
     Rule("registry auth", r"\"(?:auth|identitytoken)\"[ \t]{0,8}:[ \t]{0,8}\"([A-Za-z0-9+/]{8,}={0,2})\"",
@@ -208,17 +211,11 @@ RULES: tuple[Rule, ...] = (
          r"password[ \t]{1,8}([^\s]{1,200})", _LOWER), "default login anonymous password <a14>", "password", 1,
          lower=True),
     Rule("Dynatrace token", _start(r"dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}") + _B, "dt0c01.<A24>.<A64>"),
-    Rule("password assignment", _start(r"-(?:u|-user)[ \t]{1,8}[\"']?[\w.@-]{0,64}:([^\s\"'`]{1,200})"),
-         "curl -u admin:<a12> https://ci", "literal", 1, markers=("-u", "--user")),
-    # lftp's `-u user,password` (the password may be quoted on its own: `-u ops,'X'`)
-    Rule("password assignment", _start(r"-(?:u|-user)[ \t]{1,8}[\"']?[\w.@-]{1,64},[\"']?([^\s\"'`,]{4,200})"),
-         "lftp -u ops,<a12> sftp://files.corp", "literal", 1, markers=("-u", "--user")),
+    # (a user and a password in one argument, `curl -u ops:X`, `lftp -u ops,X`, Samba's `-U ops%X`:
+    # secret_commands.flag_credentials, the one home of a command's flags)
     # OpenLDAP's tools take the bind password after `-w` (`ldapsearch -D <dn> -w X`)
     Rule("password on a command line", _start(r"ldap[a-z]{2,12}[ \t][^\n]{0,300}?(?<=[ \t])-w[ \t]{1,8}[\"']?"
          r"([^\s\"'`]{4,200})"), "ldapsearch -x -D cn=admin,dc=corp -w <a12> -b dc=corp", "password", 1),
-    # Samba's tools (smbclient, rpcclient, smbcacls, net) take the password after a `%` in -U
-    Rule("password on a command line", _start(r"-(?:U|-user(?:name)?)(?:[ \t]{1,8}|=)[\"']?[\w.@\\-]{1,128}%"
-         r"([^\s\"'`%]{4,200})"), "smbclient //nas/share -U CORP\\svc%<a14>", "literal", 1, markers=("-U", "--user")),
     # a Wi-Fi network's QR code as text (`WIFI:S:<ssid>;T:WPA;P:<password>;;`): its `P:` field
     Rule("Wi-Fi password", _start(r"WIFI:(?:[A-Z]{1,2}:[^;\n]{0,64};){0,4}?P:([^;\s]{1,63});"),
          "WIFI:S:Office;T:WPA;P:<a14>;;", "password", 1),

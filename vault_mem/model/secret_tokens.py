@@ -31,12 +31,13 @@ from collections.abc import Iterator
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_disguises import separated_bytes
 from vault_mem.model.secret_text import long_words
+from vault_mem.model.secret_names import public_name
 from vault_mem.model.secret_public import public_by_design
 from vault_mem.model.secret_values import (
     UUID, documented_example, looks_fake, random_hex, random_token, shannon_entropy,
 )
 
-__all__ = ["Span", "Words", "base36_tail", "byte_arrays", "cipher_keys", "dotted_tokens",
+__all__ = ["Span", "Words", "base36_tail", "byte_arrays", "cipher_keys", "dotted_tokens", "public_setting_value",
            "hex_prefixed_tokens", "lower_prefixed_tokens", "named_bytes", "prefixed_tokens", "token_words"]
 
 Span = tuple[str, int, int]
@@ -110,8 +111,26 @@ _PREFIXED_DOTTED = lazy(r"(?<![A-Za-z0-9_.+/-])[a-z][a-z0-9]{1,9}(?:\.[a-z0-9]{1
                         r"[A-Za-z0-9_-]{40,1000}(?:\.[A-Za-z0-9_-]{8,1000})?(?![A-Za-z0-9_+/=.-])")
 
 
+# `name=` or `name: ` right before a value, on its line (a query's parameter, a setting)
+_SETTING_BEFORE = lazy(r"(?P<name>[A-Za-z][A-Za-z0-9_.-]{0,40})[ \t]{0,2}[=:][ \t]{0,2}[\"']?\Z")
+
+
+def public_setting_value(text: str, start: int) -> bool:
+    """Is the value at ``start`` given to a name that says it is public, an id or a digest
+    (:func:`~vault_mem.model.secret_names.public_name`: OAuth's ``code_challenge=``, ``nonce=``,
+    ``integrity:``)? Such a value's shape says nothing: a PKCE challenge is a SHA-256 in base64url,
+    sent in the clear by design."""
+    m = _SETTING_BEFORE.search(text, max(0, start - 48), start)
+    return m is not None and public_name(m.group("name"))
+
+
 def prefixed_tokens(text: str, words: Words) -> Iterator[Span]:
-    """``prefix_`` + a long random tail: an API token of a vendor the rule table does not list."""
+    """``prefix_`` + a long random tail: an API token of a vendor the rule table does not list;
+    not a value a public name is given (:func:`public_setting_value`)."""
+    return ((kind, start, end) for kind, start, end in _prefixed_tokens(text, words) if not public_setting_value(text, start))
+
+
+def _prefixed_tokens(text: str, words: Words) -> Iterator[Span]:
     dotted = [(start, end) for start, end in words if text.find(".", start, end) > 0]
     for m in _in_words(_PREFIXED_DOTTED, text, dotted):
         token = m.group()

@@ -277,7 +277,8 @@ _DB_SCHEMES = frozenset({"postgres", "postgresql", "mysql", "mariadb", "mongodb"
                          "amqp", "amqps", "mssql", "sqlserver", "oracle", "cockroachdb", "clickhouse",
                          "couchdb", "neo4j", "cassandra", "memcached", "sqlalchemy", "db2"})
 # (a user may hold an `@`: vSphere's and Windows' `administrator@vsphere.local`, an e-mail address)
-_URL_CREDS = lazy(r"://(?P<user>[^\s:/?#\"'<>`]{0,128}):(?P<pw>[^\s/@\"'<>`]{1,256})@(?=[A-Za-z0-9\[])")
+# (a password may end in an `@` of its own, pasted unescaped: `app:<password>@@host`; the last `@` is the one before the host)
+_URL_CREDS = lazy(r"://(?P<user>[^\s:/?#\"'<>`]{0,128}):(?P<pw>[^\s/@\"'<>`]{1,256}@{0,2})@(?=[A-Za-z0-9\[])")
 _SCHEME = lazy(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}\Z")
 
 
@@ -288,14 +289,14 @@ _HOST_AHEAD = (r"(?=(?:[0-9]{1,3}\.){3}[0-9]{1,3}(?![0-9])|[A-Za-z0-9-]{1,63}\.[
 
 # `admin:<password>@10.0.0.5`: userinfo without a scheme, before an IP address or a dotted host name
 # (`node:20-alpine@sha256:...` has no dot after its `@`; `git@github.com:org/repo` no colon before).
-_BARE_USERINFO = lazy(r"(?<![\w/:.@%+-])(?P<user>[A-Za-z0-9][\w.-]{0,63}):(?P<pw>[^\s:/@\"'<>`]{4,128})@"
+_BARE_USERINFO = lazy(r"(?<![\w/:.@%+-])(?P<user>[A-Za-z0-9][\w.-]{0,63}):(?P<pw>[^\s:/@\"'<>`]{4,128}@{0,2})@"
                       + _HOST_AHEAD)
 
 
 # Oracle's `user/password@//host:1521/service` (EZConnect) and `user/password@host:1521/SID`: the
 # `@//` or the port before the service says it is a connect string, not a path with an `@` in it.
 # (in a JDBC URL too: `jdbc:oracle:thin:user/password@//host:1521/service`)
-_ORACLE_CONNECT = lazy(r"(?:(?<=:thin:)|(?<=:oci:)|(?<=:oci8:)|(?<![\w/:.@%+-]))(?P<user>[A-Za-z][\w$#]{0,29})/(?P<pw>[^\s/@\"'<>`]{4,128})@"
+_ORACLE_CONNECT = lazy(r"(?:(?<=:thin:)|(?<=:oci:)|(?<=:oci8:)|(?<![\w/:.@%+-]))(?P<user>[A-Za-z][\w$#]{0,29})/(?P<pw>[^\s/@\"'<>`]{4,128}@{0,2})@"
                      r"(?://[A-Za-z0-9.-]{1,200}|[A-Za-z0-9.-]{1,200}:[0-9]{2,5}/)")
 
 

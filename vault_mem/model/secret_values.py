@@ -56,7 +56,8 @@ _NON_VALUES = frozenset(_NON_VALUE_WORDS.split())
 _PLACEHOLDER_WORDS = ("your", "placeholder", "example", "redacted", "changeme", "dummy", "replace_me",
                       "replace-me", "insert", "sample")
 # words a test fixture's value says itself with (a passphrase of random words has none of them)
-_DENIAL_WORDS = frozenset({"fake", "not", "dummy", "mock", "bogus", "fixture", "notreal", "invalid", "wrong"})
+# (and "test": `test-password`, `test_secret`, a fixture's words, where a person's password of words would not say "test")
+_DENIAL_WORDS = frozenset({"fake", "not", "dummy", "mock", "bogus", "fixture", "notreal", "invalid", "wrong", "test"})
 # Pointers to where a secret lives are exactly what a memory should hold instead of the value.
 _REFERENCE_WORDS = ("os.environ", "getenv", "process.env", "env(", "env[", "secrets.", "op://",
                     "1password", "keychain", "bitwarden", "lastpass", "keepass", "vault:", "ssm:",
