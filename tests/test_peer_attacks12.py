@@ -135,3 +135,26 @@ def test_a_teammates_refused_entry_in_the_project_vault_hides_nothing_of_the_per
             index = (await client.read_resource("vault://index")).contents[0].text
             assert "Uses fish" in index
     anyio.run(session)
+
+
+def test_a_teammates_project_memories_never_list_before_the_persons_personal_ones(two_vaults, tmp_path):
+    """Review of atk23's order: `list` put the memories of authors trusted here first within one
+    vault, but with several vaults in use each vault's rows were joined in vault order, so a
+    teammate's many project memories keyed `aaa-N` still came before the person's personal
+    memories in the CLI and the MCP `list`. The order holds across the vaults' rows too."""
+    proj, _, _ = two_vaults
+    teammate_pushes(proj, tmp_path, {f"memory/facts/aaa-{i}.md": f"---\ndescription: Team note {i}\n---\n"
+                                     for i in range(5)})
+    rows = json.loads(cli("list", "--json", cwd=proj).stdout)
+    flags = [r["trusted"] for r in rows]
+    assert flags == sorted(flags, reverse=True) and flags.count(False) == 5, [(r["key"], r["trusted"]) for r in rows]
+    listed = cli("list", cwd=proj).stdout.splitlines()
+    assert not listed[0].startswith("[") and listed[-1].startswith("["), listed
+
+    async def session():
+        async with Client(mcp_server_in(proj), read_timeout_seconds=60) as client:
+            r = await client.call_tool("list", {})
+            return [m["trusted"] for m in r.meta[DATA_META]["memories"]]
+
+    got = anyio.run(session)
+    assert got == sorted(got, reverse=True) and got.count(False) == 5, got

@@ -173,6 +173,7 @@ def test_a_peers_refs_are_quoted_and_marked_as_the_peers_by_check_refs(tmp_path)
     line = next(ln for ln in r.stdout.splitlines() if ref in ln)
     assert ref not in _outside(line, ref), line
     assert PEER_MARK in line[:line.index(ref)], line
+    assert line.startswith("[") and PEER_MARK in line[:line.index("deploy-notes")], line  # the key too (review)
     import json
 
     [item] = json.loads(cli("--vault", str(mine), "check-refs", "--repo", str(tmp_path), "--json").stdout)

@@ -500,9 +500,11 @@ def cmd_list(args) -> int:
     params = {"type": args.type, "tags": _split_tags(args.tags)}
     vaults = vaults_of(args)
     if vaults.several:
+        from vault_mem.adapters.tools import trusted_first  # lazy: start-up time (module docstring)
+
         try:
-            rows = [{**r, "vault": name} for name, got in vaults.each(lambda n: vaults.read(n, "list", params))
-                    for r in got]
+            rows = trusted_first([{**r, "vault": name} for name, got in vaults.each(
+                lambda n: vaults.read(n, "list", params)) for r in got])
         finally:
             _notices(None, vaults.take_notices())
             vaults.close()
@@ -1182,8 +1184,9 @@ def cmd_check_refs(args) -> int:
 
     vault = open_vault(args)
     missing = check_refs(vault, Path(args.repo))
-    # the reference quoted and a peer's marked before it: text its writer chose, in our sentence (atk23)
-    text = "\n".join(f"{m['key']}: {_peer_lead(m)}{quoted(m['ref'])} does not exist"
+    # the reference quoted, and a peer's line starting with the mark, before its key: text its
+    # writer chose, in our sentence (atk23; _peer_lead)
+    text = "\n".join(f"{_peer_lead(m)}{m['key']}: {quoted(m['ref'])} does not exist"
                      for m in missing) or "every referenced path exists"
     emit(args, missing, text)
     return 1 if missing else 0

@@ -304,7 +304,14 @@ def list_rows(vault: Vault, *, type: str | None = None, tags: list[str] | None =
     who = vault.authors([r["path"] for r in rows], check_disk=False)
     for r in rows:
         r["author"], r["trusted"] = who[r["path"]].email, who[r["path"]].trusted
-    return sorted(rows, key=lambda r: not r["trusted"])  # stable: type and key within each part
+    return trusted_first(rows)
+
+
+def trusted_first(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` with the memories of authors trusted here first, the order kept within each part
+    (type and key; vault by vault when several are read): one vault's peers' memories came before
+    another vault's of the person's own (review of atk23)."""
+    return sorted(rows, key=lambda r: not r.get("trusted", True))
 
 
 def list_text(data: dict[str, Any]) -> str:
@@ -569,8 +576,8 @@ def _several_recall(vaults: Vaults, a: dict[str, Any]) -> dict[str, Any]:
 
 
 def _several_list(vaults: Vaults, a: dict[str, Any]) -> dict[str, Any]:
-    rows = [{**r, "vault": name} for name, got in vaults.each(
-        lambda n: list_rows(vaults.vault(n), type=a.get("type"), tags=a.get("tags"))) for r in got]
+    rows = trusted_first([{**r, "vault": name} for name, got in vaults.each(
+        lambda n: list_rows(vaults.vault(n), type=a.get("type"), tags=a.get("tags"))) for r in got])
     return {"memories": rows, "count": len(rows)}
 
 
