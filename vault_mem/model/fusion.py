@@ -60,8 +60,8 @@ def merge_recall(named: list[tuple[str, dict[str, Any]]], k: int) -> dict[str, A
         return _LEVEL.get(h.get("match"), 2), -float(h.get("score") or 0.0)
 
     hits.sort(key=order)
-    # a teammate's look-alikes in one vault do not take the places of the person's memories
-    # in the other (each vault's own result already keeps them: Vault.recall)
+    # a teammate's look-alikes in one vault take at most PEERS_SHARE of the places of the
+    # person's memories in the other (each vault's own result already keeps them: Vault.recall)
     hits = keep_trusted(hits[:k], hits[k:], k, ident=lambda h: (h["vault"], h.get("key")),
                         trusted=lambda h: h.get("trusted", True) is not False, order=order)
     keyword_only = any(data.get("keyword_only") for _, data in named)

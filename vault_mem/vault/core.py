@@ -458,8 +458,9 @@ class Vault:
             result = search()
             if trusted_only or all(h.trusted for h in result.hits):
                 return result
-            # a peer's hits never take the places of the person's own: a recall they reach is
-            # asked again without them (recall on request still finds them, marked)
+            # a peer's hits take at most k // 2 of the person's places (model/fusion.PEERS_SHARE): a
+            # recall they reach is asked again without them, and the two are kept together
+            # (recall on request still finds a peer's answer, marked)
             return _trusted_kept(result, search(True).hits, k or self.config.recall_k)
 
         # one share of owed vectors for the whole recall (its reconcile, the bar's, the search's
