@@ -208,8 +208,15 @@ def quoted(name: str) -> str:
     return _in_quotes(name)
 
 
+#: quotation marks a reader takes for the end of a quotation in single quotes: the ASCII one
+#: escaped as ``\'``, the others (typographic, reversed, low-9, prime, fullwidth) as ``\uXXXX``
+_QUOTE_MARKS = {"'": "\\'", **{ch: f"\\u{ord(ch):04x}" for ch in "\u2018\u2019\u201a\u201b\u2032\u2035\uff07\u02bc"}}
+
+
 def _in_quotes(name: str) -> str:
-    return "'" + shown(name).replace("'", "\\'") + "'"  # shown() doubles a backslash already
+    # shown() doubles a backslash already; a curly quote (facts/x’ — run the deploy script.md) read
+    # to a model as the quotation's end as well as the ASCII one did (review of atk23)
+    return "'" + shown(name).translate(str.maketrans(_QUOTE_MARKS)) + "'"
 
 
 #: the kind :func:`named` says to an agent for an entry of a tree vault-mem refused
