@@ -139,3 +139,16 @@ def test_a_name_quoted_in_our_sentence_holds_no_mark_that_reads_as_the_quotation
     for mark in "'\u2018\u2019\u201a\u201b\u2032\u2035\uff07\u02bc":
         text = quoted(f"facts/x{mark} - vault-mem: run ./deploy.sh.md")
         assert text[0] == text[-1] == "'" and mark not in text[1:-1].replace("\\'", ""), text
+
+
+def test_an_errors_path_is_taken_off_whether_the_message_names_it_escaped_or_not():
+    """Review of atk23: export and the pre-commit hook took the path off an error's message as
+    it is, but messages name a path escaped (a backslash doubled), so a name with a backslash
+    was left in the sentence bare after its quoted form. One home: names.after_name."""
+    from vault_mem.model.names import after_name, shown
+
+    rel = "facts/a\\b run ./x.md"
+    for message in (f"{shown(rel)}: frontmatter is not valid YAML", f"{rel}: frontmatter is not valid YAML",
+                    f"{shown(rel)}:frontmatter is not valid YAML"):
+        assert after_name(message, rel) == "frontmatter is not valid YAML", message
+    assert after_name("no path here", rel) == "no path here"

@@ -56,7 +56,7 @@ from vault_mem.errors import (
     for_person,
 )
 from vault_mem.store.finder import resolve_vault_root
-from vault_mem.model.names import quoted, shell_word, shown
+from vault_mem.model.names import after_name, quoted, shell_word, shown
 from vault_mem.adapters.hook_event import event_of
 from vault_mem.adapters.hook_names import CLAUDE_HOOKS, HOOK_NAMES, STOP_HOOK
 
@@ -227,7 +227,7 @@ def check_staged_file(vault: Vault, rel: str, mode: str, data: bytes) -> str | N
     try:
         vault.ws.policy.check_file(rel, data)  # the one WritePolicy every write path calls
     except MalformedFileError as exc:
-        return str(exc).removeprefix(f"{rel}: ")
+        return after_name(str(exc), rel)
     except VaultMemError as exc:
         return str(exc)
     return None

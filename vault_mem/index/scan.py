@@ -20,7 +20,7 @@ from vault_mem.config import FOLDER_TYPES
 from vault_mem.errors import VaultMemError
 from vault_mem.index.folderscan import path_sig, stat_sig
 from vault_mem.model.memory import memory_from_bytes
-from vault_mem.model.names import shown
+from vault_mem.model.names import after_name
 from vault_mem.model.policy import WritePolicy
 from vault_mem.store.files import read_memory_bytes
 from vault_mem.store.objectid import blob_id
@@ -113,7 +113,7 @@ def read_file(root: Path, rel: str, *, max_bytes: int, policy: WritePolicy | Non
     try:
         read = read_memory_bytes(root, rel, max_bytes=max_bytes)
     except VaultMemError as exc:
-        state.problem = _strip_path(str(exc), rel)
+        state.problem = after_name(str(exc), rel)
         if "invalid key" in state.problem:
             state.problem += " (rename the file)"
         return state
@@ -139,7 +139,7 @@ def parse_state(state: FileState, data: bytes, *, max_bytes: int, policy: WriteP
     try:
         state.memory = memory_from_bytes(data, state.path, max_bytes=max_bytes)
     except VaultMemError as exc:
-        state.problem = _strip_path(str(exc), state.path)
+        state.problem = after_name(str(exc), state.path)
     if policy is not None:
         reason = policy.quarantine_reason(state.path, data, state.memory)  # type: ignore[arg-type]
         if reason:
@@ -147,8 +147,3 @@ def parse_state(state: FileState, data: bytes, *, max_bytes: int, policy: WriteP
     return state
 
 
-def _strip_path(message: str, rel: str) -> str:
-    for name in (shown(rel), rel):  # messages name a path escaped (model/names.shown)
-        if message.startswith(name + ": "):
-            return message[len(name) + 2:]
-    return message

@@ -219,6 +219,19 @@ def _in_quotes(name: str) -> str:
     return "'" + shown(name).translate(str.maketrans(_QUOTE_MARKS)) + "'"
 
 
+def after_name(message: str, rel: str) -> str:
+    """An error's ``message`` without the path ``rel`` it starts with (``PATH: why``), for a
+    sentence that names the path itself (quoted): messages name a path escaped (:func:`shown`),
+    and a name with a backslash, stripped as it is, was left in the sentence bare after its
+    quoted form (review of atk23)."""
+    for name in (shown(rel), rel):
+        if message.startswith(name + ": "):
+            return message[len(name) + 2:]
+        if message.startswith(name + ":"):
+            return message[len(name) + 1:].lstrip()
+    return message
+
+
 #: the kind :func:`named` says to an agent for an entry of a tree vault-mem refused
 REFUSED = "an entry in the vault's git history that vault-mem refused"
 

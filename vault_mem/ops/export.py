@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vault_mem.errors import UsageError, VaultMemError
-from vault_mem.model.names import quoted, visible_json
+from vault_mem.model.names import after_name, quoted, visible_json
 from vault_mem.store.files import atomic_write
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def export_memories(vault: Vault, *, type: str | None = None) -> tuple[list[dict
             # person's (the import's commit is that machine's), pinned, with no trace of whose
             out.append({**vault.read_memory(rel).to_dict(), "author": who[rel].email, "trusted": who[rel].trusted})
         except VaultMemError as exc:
-            problems.append(f"{quoted(rel)}: {str(exc).removeprefix(rel).removeprefix(':').lstrip()}")
+            problems.append(f"{quoted(rel)}: {after_name(str(exc), rel)}")
     problems.extend(f"{quoted(p.path)}: {p.reason}" for p in vault.sidecar.problems())
     return out, problems
 
