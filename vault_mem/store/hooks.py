@@ -66,7 +66,6 @@ from vault_mem.errors import VaultMemError
 from vault_mem.platform import procs
 from vault_mem.store.arrivals import PER_WORKTREE
 from vault_mem.store.files import read_own
-from vault_mem.store.worktree import forget_config
 
 if TYPE_CHECKING:
     from vault_mem.store.git import GitRepo
@@ -681,6 +680,9 @@ def install(vault: RepoFolder) -> list[str]:
     common = Path(vault.repo.common_dir)
     if in_vault(target, toplevel / folder, common):
         own = common / "hooks"
+        # lazy: a daemon client's write imports no git module (tests/test_daemon_writes.py)
+        from vault_mem.store.worktree import forget_config
+
         try:
             vault.repo.run("config", "--local", "core.hooksPath", str(own))
         finally:
