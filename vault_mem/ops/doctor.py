@@ -21,7 +21,7 @@ from vault_mem.store.attributes import replace_older_driver
 from vault_mem.store.hooks import missing_hooks_notice, unsafe_hooks_notice
 from vault_mem.store.locks import daemon_pid
 from vault_mem.store.upstream import replaced_upstream
-from vault_mem.store.worktree import index_format_notice
+from vault_mem.store.worktree import config_in_vault_notice, index_format_notice
 
 if TYPE_CHECKING:
     from vault_mem.vault.core import Vault
@@ -107,12 +107,15 @@ def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
         pass  # a read-only git folder: `vault-mem hooks install` says what fails
     hooks_note = (unsafe_hooks_notice(repo.hooks_dir, vault.root, repo.common_dir, repo.toplevel)
                   or missing_hooks_notice(repo.hooks_dir, vault.root, repo.toplevel, repo.common_dir, full=True))
-    if hooks_note in vault.notices:
-        vault.notices.remove(hooks_note)
+    # and a config file git reads from the vault, where a peer's commit sets what git runs
+    config_note = config_in_vault_notice(repo, vault.root)
+    for said in (hooks_note, config_note):
+        if said in vault.notices:
+            vault.notices.remove(said)
     # and git's index in a format other programs that read the vault cannot read (its fix said)
     # and memories the embedder refused (too long for its model): found by keywords only
     # and a remote branch whose history a peer replaced: sync stops in every clone (its one step)
-    warnings = [w for w in (hooks_note, vault.ws.exposure(), index_format_notice(vault.repo),
+    warnings = [w for w in (hooks_note, config_note, vault.ws.exposure(), index_format_notice(vault.repo),
                             vault.sidecar.vectors.refused_notice(), _replay_notice(vault),
                             replaced_upstream(repo, vault.config.sync_remote or "origin", vault.root)) if w]
     return Diagnosis(differences=diffs, problems=problems, quarantined=held, blockers=blockers, history=history,

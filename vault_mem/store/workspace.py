@@ -81,6 +81,7 @@ from vault_mem.store.settings import Settings, carry_committed_blob, settings_in
 from vault_mem.store.trust import approve_config, approved_config, seal, unseal
 from vault_mem.store.treeshapes import TreeShapes
 from vault_mem.store.upstream import stopped_notice
+from vault_mem.store.worktree import config_in_vault_notice
 
 #: under .vault-mem/: the last HEAD whose tree :meth:`Workspace.check_head_tree` found safe
 HEAD_CHECKED = "checked-head"
@@ -255,6 +256,9 @@ class Workspace:
         hooks_note = unsafe_hooks_notice(self.repo.hooks_dir, root, self.repo.common_dir, self.repo.toplevel)
         if hooks_note:
             self.notices.append(hooks_note)
+        config_note = config_in_vault_notice(self.repo, root)  # a config file a peer's commit changes
+        if config_note:
+            self.notices.append(config_note)
         try:
             ensure_own_dir(self.state_dir)
         except OSError as exc:

@@ -23,7 +23,7 @@ from vault_mem.errors import VaultMemError
 from vault_mem.store.git import GitRepo
 
 __all__ = [
-    "as_committed", "checkout_files", "checkout_staged", "config_value", "config_values", "forget_config", "dirty_files", "dirty_paths", "index_marks", "same_as_committed", "gc_auto", "ignored_paths",
+    "as_committed", "checkout_files", "checkout_staged", "config_files_in_vault", "config_in_vault_notice", "config_value", "config_values", "forget_config", "dirty_files", "dirty_paths", "index_marks", "same_as_committed", "gc_auto", "ignored_paths",
     "read_staged", "stage_bytes", "stage_paths", "staged_blob", "staged_blobs", "staged_changes", "staged_files",
     "staged_listing", "unstaged_paths",
     "untracked_paths",
@@ -267,9 +267,10 @@ def stage_paths(repo: GitRepo, paths: list[str]) -> None:
 # -- settings and upkeep ------------------------------------------------------------------------
 #: how long one reading of git's config answers this process's questions (:func:`_config_list`)
 CONFIG_REUSE_S = 2.0
-#: per repository: (when read, what the files and variables were, {key: [values]}) of the last
-#: ``git config --list`` (:func:`_config_list`)
-_CONFIG: weakref.WeakKeyDictionary[GitRepo, tuple[float, tuple, dict[str, list[str | None]]]] = weakref.WeakKeyDictionary()
+#: per repository: (when read, what the files and variables were, {key: [values]}, [(origin, key,
+#: value)]) of the last ``git config --list`` (:func:`_config_read`)
+_CONFIG: weakref.WeakKeyDictionary[GitRepo, tuple[float, tuple, dict[str, list[str | None]],
+                                                  list[tuple[str, str, str | None]]]] = weakref.WeakKeyDictionary()
 
 
 def _config_sources(repo: GitRepo) -> tuple:
@@ -290,28 +291,39 @@ def _config_sources(repo: GitRepo) -> tuple:
     return (*stamps, *sorted((k, v) for k, v in os.environ.items() if k.startswith("GIT_CONFIG")))
 
 
-def _config_list(repo: GitRepo) -> dict[str, list[str | None]]:
-    """Every setting git's config gives this repository (``git config --list -z``: the same
-    files, includes and ``GIT_CONFIG_*`` as ``--get``), ``{key as --list spells it: [values in
-    git's order]}``, None for a name without ``=``. One git process answers every question a
-    command asks of the config within :data:`CONFIG_REUSE_S` while no config file or variable
-    changed (doctor asked four, a read three processes); a failed read is not kept."""
+def _config_read(repo: GitRepo) -> tuple[dict[str, list[str | None]], list[tuple[str, str, str | None]]]:
+    """One reading of git's config for this repository (``git config --list -z --show-origin``:
+    the same files, includes and ``GIT_CONFIG_*`` as ``--get``): ``{key as --list spells it:
+    [values in git's order]}``, None for a name without ``=``, and every entry as ``(origin, key,
+    value)``, the origin as git names it (``file:PATH``, PATH relative to the top level or
+    absolute; ``command line:``). One git process answers every question a command asks of the
+    config within :data:`CONFIG_REUSE_S` while no config file or variable changed (doctor asked
+    four, a read three processes); a failed read is not kept."""
     sources = _config_sources(repo)
     now = time.monotonic()
     kept = _CONFIG.get(repo)
     if kept is not None and kept[1] == sources and now - kept[0] < CONFIG_REUSE_S:
-        return kept[2]
+        return kept[2], kept[3]
     found: dict[str, list[str | None]] = {}
-    proc = repo.run("config", "--list", "-z", check=False)
+    entries: list[tuple[str, str, str | None]] = []
+    proc = repo.run("config", "--list", "-z", "--show-origin", check=False)
     if proc.returncode != 0:
         _CONFIG.pop(repo, None)
-        return found
-    for entry in proc.stdout.decode("utf-8", "replace").split("\x00"):
-        if entry:
-            key, nl, value = entry.partition("\n")
-            found.setdefault(key, []).append(value if nl else None)
-    _CONFIG[repo] = (now, sources, found)
-    return found
+        return found, entries
+    # with -z each entry is "ORIGIN\0KEY\nVALUE\0" (no newline: a name without "="), unquoted
+    parts = proc.stdout.split(b"\x00")
+    for i in range(0, len(parts) - 1, 2):
+        origin = parts[i].decode("utf-8", "surrogateescape")
+        key, nl, value = parts[i + 1].decode("utf-8", "replace").partition("\n")
+        found.setdefault(key, []).append(value if nl else None)
+        entries.append((origin, key, value if nl else None))
+    _CONFIG[repo] = (now, sources, found, entries)
+    return found, entries
+
+
+def _config_list(repo: GitRepo) -> dict[str, list[str | None]]:
+    """Every setting git's config gives this repository (:func:`_config_read`)."""
+    return _config_read(repo)[0]
 
 
 def forget_config(repo: GitRepo) -> None:
@@ -353,6 +365,93 @@ def _bool_setting(repo: GitRepo, name: str) -> bool:
         return int(value.strip(), 0 if value.strip().lower().startswith("0x") else 10) != 0
     except ValueError:
         return False
+
+
+#: the most of a config file read for the word "include" (:func:`_base_config_files`)
+CONFIG_READ_BYTES = 1 << 20
+
+
+def _base_config_files(repo: GitRepo) -> list[str]:
+    """The config files git reads for this repository before any include: the system's
+    (``GIT_CONFIG_SYSTEM``, none under ``GIT_CONFIG_NOSYSTEM``), the person's
+    (``GIT_CONFIG_GLOBAL``, else ``$XDG_CONFIG_HOME/git/config`` and ``~/.gitconfig``), the
+    repository's and the work tree's. A git built with another prefix reads its system file from
+    elsewhere (``$(prefix)/etc/gitconfig``): that one is not known without asking git."""
+    files = []
+    if os.environ.get("GIT_CONFIG_NOSYSTEM", "").strip().lower() in ("", "0", "false", "no", "off"):
+        files.append(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
+    if "GIT_CONFIG_GLOBAL" in os.environ:
+        files.append(os.environ["GIT_CONFIG_GLOBAL"])
+    else:
+        home = os.path.expanduser("~")
+        files += [os.path.join(os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"), "git", "config"),
+                  os.path.join(home, ".gitconfig")]
+    return [*files, str(repo.common_dir / "config"), str(repo.git_dir / "config.worktree")]
+
+
+def _mentions_include(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return b"include" in fh.read(CONFIG_READ_BYTES).lower()
+    except OSError:
+        return False
+
+
+def config_files_in_vault(repo: GitRepo, root: Path) -> list[tuple[Path, str | None]]:
+    """The config files git reads, or includes, for this repository that lie in the vault's
+    folder ``root`` outside the git folder (symbolic links followed), each with the file whose
+    ``include.path``/``includeIf.*.path`` names it (None: git reads it itself, e.g.
+    ``GIT_CONFIG_GLOBAL`` or a linked ``.git/config``). Git runs what such a file sets
+    (``core.fsmonitor``, ``core.sshCommand``, aliases) at the person's next git command once a
+    peer's commit changes it, a plain ``git pull`` included: files of a vault never run
+    (DESIGN §7). An include is named whether or not its file exists yet (a peer's push brings
+    it) and whatever its condition. No git process unless a config file or ``GIT_CONFIG_*``
+    variable mentions an include: then the one reading of the config (:func:`_config_read`)
+    says which files were read and which includes name what."""
+    top = Path(os.path.realpath(repo.toplevel))
+    inside_of, outside_of = Path(os.path.realpath(root)), {Path(os.path.realpath(d)) for d in (repo.git_dir, repo.common_dir)}
+
+    def inside(path: str) -> Path | None:
+        real = Path(os.path.realpath(path if os.path.isabs(path) else top / path))
+        if real.is_relative_to(inside_of) and not any(real.is_relative_to(d) for d in outside_of):
+            return real
+        return None
+
+    base = _base_config_files(repo)
+    found: dict[Path, str | None] = {p: None for p in map(inside, base) if p is not None}
+    if not (any(map(_mentions_include, base))
+            or any("include" in f"{k}={v}".lower() for k, v in os.environ.items() if k.startswith("GIT_CONFIG"))):
+        return list(found.items())
+    for origin, key, value in _config_read(repo)[1]:
+        kind, _, name = origin.partition(":")
+        here = inside(name) if kind == "file" and name else None
+        if here is not None:
+            found.setdefault(here, None)
+        lowered = key.lower()
+        if not value or not (lowered == "include.path" or (lowered.startswith("includeif.") and lowered.endswith(".path"))):
+            continue
+        target = os.path.expanduser(value)
+        if not os.path.isabs(target):
+            if kind != "file" or not name:
+                continue  # git refuses a relative include from the command line
+            target = os.path.join(os.path.dirname(name if os.path.isabs(name) else top / name), target)
+        named = inside(target)
+        if named is not None:
+            found[named] = str(top / name) if kind == "file" and name else "the command line"
+    return list(found.items())
+
+
+def config_in_vault_notice(repo: GitRepo, root: Path) -> str | None:
+    """The one line naming :func:`config_files_in_vault` and the fix, or None."""
+    said = config_files_in_vault(repo, root)
+    if not said:
+        return None
+    fixes = [f"remove the include of {path} from {by}" if by else
+             f"make git read its configuration from a file outside the vault in place of {path}"
+             for path, by in said]
+    return (f"git reads its configuration from {', '.join(str(p) for p, _ in said)}, in the vault: a peer's commit "
+            "that changes it sets what git runs as you at your next git command (core.fsmonitor, core.sshCommand, "
+            f"aliases), a plain `git pull` included; {'; '.join(fixes)} (vault-mem never makes one)")
 
 
 def index_format_notice(repo: GitRepo) -> str | None:
