@@ -256,3 +256,45 @@ def test_a_repository_made_or_changed_meanwhile_is_found_again(tmp_path):
     assert GitRepo(outer / "inner" / "deep").toplevel == outer  # gone again
     (outer / "inner" / ".git").write_text(f"gitdir: {outer / '.git'}\n")  # a link file in its place
     assert GitRepo(outer / "inner" / "deep").toplevel == outer / "inner"
+
+
+def test_an_edit_of_an_included_config_file_is_seen_by_the_next_question(tmp_path):
+    """Review of proc28: a reading of git's config was kept while the five files git reads
+    before any include kept their stat, so an edit of an included file (``include.path``: a
+    person's identity kept in another file) went unseen for up to 2 s in one process (the MCP
+    server, the daemon). The files a reading names are stamped as well, before the next reading."""
+    from vault_mem.store import worktree
+
+    root = tmp_path / "r"
+    git(tmp_path, "init", "-q", str(root))
+    extra = tmp_path / "identity.conf"
+    extra.write_text("[user]\n\temail = first@example.com\n", encoding="utf-8")
+    git(root, "config", "include.path", str(extra))
+    repo = GitRepo(root)
+    assert worktree.config_value(repo, "user.email") == "first@example.com"
+    assert worktree.config_value(repo, "user.email") == "first@example.com"  # a kept reading now
+    for n, email in enumerate(("second@example.com", "third-one@example.com")):
+        extra.write_text(f"[user]\n\temail = {email}\n", encoding="utf-8")
+        assert worktree.config_value(repo, "user.email") == email, n
+
+
+def test_a_boolean_setting_is_what_git_says_for_every_form(tmp_path):
+    """Review of proc28: the in-process reading of ``--bool`` said True for ``08``, ``1_0``,
+    ``0x_1``, a quoted ``"true "`` and numbers past git's range (git refuses them), and False
+    for ``1k`` (git: true). Plain forms are read in process; every other is git's to say."""
+    from vault_mem.store import worktree
+
+    root = tmp_path / "r"
+    git(tmp_path, "init", "-q", str(root))
+    repo = GitRepo(root)
+    for value in ("true", "TRUE", "yes", "On", "1", "false", "no", "OFF", "0", "", "1k", "08", "1_0", "0x_1",
+                  "0x10", "2", "-1", "true ", "9999999999999999999999", "\u0661", "bogus"):
+        git(root, "config", "core.splitIndex", value)
+        worktree.forget_config(repo)
+        proc = subprocess.run(["git", "-C", str(root), "config", "--bool", "--get", "core.splitIndex"],
+                              capture_output=True, text=True, check=False)
+        expected = proc.returncode == 0 and proc.stdout.strip() == "true"
+        assert worktree._bool_setting(repo, "core.splitIndex") is expected, repr(value)
+    git(root, "config", "--add", "core.splitIndex", "true")  # an earlier value git refuses: git fails
+    worktree.forget_config(repo)
+    assert worktree._bool_setting(repo, "core.splitIndex") is False

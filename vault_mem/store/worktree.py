@@ -268,26 +268,27 @@ def stage_paths(repo: GitRepo, paths: list[str]) -> None:
 #: how long one reading of git's config answers this process's questions (:func:`_config_list`)
 CONFIG_REUSE_S = 2.0
 #: per repository: (when read, what the files and variables were, {key: [values]}, [(origin, key,
-#: value)]) of the last ``git config --list`` (:func:`_config_read`)
+#: value)], the files it named beyond git's own: includes) of the last ``git config --list``
+#: (:func:`_config_read`)
 _CONFIG: weakref.WeakKeyDictionary[GitRepo, tuple[float, tuple, dict[str, list[str | None]],
-                                                  list[tuple[str, str, str | None]]]] = weakref.WeakKeyDictionary()
+                                                  list[tuple[str, str, str | None]], tuple[str, ...]]] = \
+    weakref.WeakKeyDictionary()
 
 
-def _config_sources(repo: GitRepo) -> tuple:
-    """What git's config is read from here: the files' stat (a ``git config`` write replaces its
-    file: a new inode; an edit in place moves its ctime) and the variables that add to or move
-    it. A change within one clock tick of the reading may leave the same stat: a reading is kept
-    at most :data:`CONFIG_REUSE_S` (a command's questions), never across commands."""
-    home = os.path.expanduser("~")
-    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+def _config_sources(repo: GitRepo, also: tuple[str, ...] = ()) -> tuple:
+    """What git's config is read from here: the stat of each file git reads before any include
+    (:func:`_base_config_files`) and of ``also`` (the files the last reading named: includes),
+    and the variables that add to or move it. A ``git config`` write replaces its file (a new
+    inode); an edit in place moves its ctime. A change within one clock tick of the reading may
+    leave the same stat: a reading is kept at most :data:`CONFIG_REUSE_S` (a command's
+    questions), never across commands."""
     stamps: list = []
-    for path in (repo.common_dir / "config", repo.git_dir / "config.worktree", os.path.join(home, ".gitconfig"),
-                 os.path.join(xdg, "git", "config"), "/etc/gitconfig"):
+    for path in (*_base_config_files(repo), *also):
         try:
             st = os.stat(path)
-            stamps.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+            stamps.append((path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
         except OSError:
-            stamps.append(None)
+            stamps.append((path, None))
     return (*stamps, *sorted((k, v) for k, v in os.environ.items() if k.startswith("GIT_CONFIG")))
 
 
@@ -298,10 +299,14 @@ def _config_read(repo: GitRepo) -> tuple[dict[str, list[str | None]], list[tuple
     value)``, the origin as git names it (``file:PATH``, PATH relative to the top level or
     absolute; ``command line:``). One git process answers every question a command asks of the
     config within :data:`CONFIG_REUSE_S` while no config file or variable changed (doctor asked
-    four, a read three processes); a failed read is not kept."""
-    sources = _config_sources(repo)
-    now = time.monotonic()
+    four, a read three processes); a failed read is not kept. The files are stamped before the
+    reading: a file the reading names that was not stamped before it (an include: only a reading
+    says it is read) makes that reading answer its own question alone, and the next reading,
+    stamped, is kept (an edit of an included file went unseen for up to 2 s: review)."""
     kept = _CONFIG.get(repo)
+    also = kept[4] if kept is not None else ()
+    sources = _config_sources(repo, also)
+    now = time.monotonic()
     if kept is not None and kept[1] == sources and now - kept[0] < CONFIG_REUSE_S:
         return kept[2], kept[3]
     found: dict[str, list[str | None]] = {}
@@ -317,8 +322,21 @@ def _config_read(repo: GitRepo) -> tuple[dict[str, list[str | None]], list[tuple
         key, nl, value = parts[i + 1].decode("utf-8", "replace").partition("\n")
         found.setdefault(key, []).append(value if nl else None)
         entries.append((origin, key, value if nl else None))
-    _CONFIG[repo] = (now, sources, found, entries)
+    base = set(_base_config_files(repo))
+    named = tuple(sorted({_origin_file(repo, origin) for origin, _, _ in entries
+                          if origin.startswith("file:")} - base - {""}))
+    # a file named now that was not stamped before the reading: not kept for the next question
+    _CONFIG[repo] = (now if set(named) <= set(also) else float("-inf"), sources, found, entries, named)
     return found, entries
+
+
+def _origin_file(repo: GitRepo, origin: str) -> str:
+    """The file an origin ``file:PATH`` of ``git config --show-origin`` names (PATH relative to
+    the top level, or absolute)."""
+    name = origin.partition(":")[2]
+    if not name or os.path.isabs(name) or repo.toplevel is None:
+        return name
+    return str(Path(repo.toplevel) / name)
 
 
 def _config_list(repo: GitRepo) -> dict[str, list[str | None]]:
@@ -353,18 +371,21 @@ def config_values(repo: GitRepo, *names: str) -> dict[str, str]:
 
 
 def _bool_setting(repo: GitRepo, name: str) -> bool:
-    """``git config --bool --get name`` is ``true``: a name without ``=``, ``true``/``yes``/
-    ``on`` (any case) or a number other than 0; anything git refuses as a boolean is not."""
+    """``git config --bool --get name`` is ``true``. The plain forms every value of the name
+    takes are answered from the one reading (a name without ``=``, ``true``/``yes``/``on``,
+    ``false``/``no``/``off``, any case, "", ``0``, ``1``); any other (``1k``, ``0x10``, ``08``,
+    a value with spaces) is git's to say, as it was: its rules for numbers (unit suffixes, the
+    int range, what it refuses) are not written twice (review)."""
     values = _config_list(repo).get(_config_key(name))
     if not values:
         return False
-    value = values[-1]
-    if value is None or value.strip().lower() in ("true", "yes", "on"):
-        return True
-    try:
-        return int(value.strip(), 0 if value.strip().lower().startswith("0x") else 10) != 0
-    except ValueError:
-        return False
+    plain = {None: True, "true": True, "yes": True, "on": True, "1": True,
+             "false": False, "no": False, "off": False, "": False, "0": False}
+    if all(v is None or v.lower() in plain for v in values):
+        value = values[-1]
+        return plain[value.lower() if value is not None else None]
+    proc = repo.run("config", "--bool", "--get", name, check=False)
+    return proc.returncode == 0 and proc.stdout.strip() == b"true"
 
 
 #: the most of a config file read for the word "include" (:func:`_base_config_files`)
