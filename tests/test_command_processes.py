@@ -298,3 +298,22 @@ def test_a_boolean_setting_is_what_git_says_for_every_form(tmp_path):
     git(root, "config", "--add", "core.splitIndex", "true")  # an earlier value git refuses: git fails
     worktree.forget_config(repo)
     assert worktree._bool_setting(repo, "core.splitIndex") is False
+
+
+def test_the_persons_identity_kept_in_an_included_file_follows_its_edit(vault, tmp_path, monkeypatch):
+    """Review of proc28: the identities a long-lived process keeps (whose memories reach the
+    agent unasked) were read again when one of git's own config files changed, not an included
+    one: a person's user.email kept in an included file, once changed, left the old email as
+    this machine's person until the process ended."""
+    from vault_mem.store import trust
+    from vault_mem.vault import authors
+
+    monkeypatch.setattr(trust, "SETTLE_NS", 0)  # files written a moment ago count as settled here
+    extra = tmp_path / "identity.conf"
+    extra.write_text("[user]\n\temail = first@example.com\n", encoding="utf-8")
+    git(vault.root, "config", "include.path", str(extra))
+    assert "first@example.com" in authors.identities(vault.ws).person
+    assert "first@example.com" in authors.identities(vault.ws).person
+    extra.write_text("[user]\n\temail = second-one@example.com\n", encoding="utf-8")
+    person = authors.identities(vault.ws).person
+    assert "second-one@example.com" in person and "first@example.com" not in person, person

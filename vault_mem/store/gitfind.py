@@ -88,11 +88,27 @@ def _stamps(cwd: str, lines: list[str]) -> tuple | None:
             own = _stat(dotgit, content=True)
         git_dir = os.path.join(cwd, lines[1])
         common = os.path.join(cwd, lines[2])
-        home = os.path.expanduser("~")
-        xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-        configs = tuple(_stat(p, content=True) for p in (
-            os.path.join(common, "config"), os.path.join(git_dir, "config.worktree"), os.path.join(home, ".gitconfig"),
-            os.path.join(xdg, "git", "config"), "/etc/gitconfig"))
+        configs = tuple(_stat(p, content=True) for p in base_config_files(common, git_dir))
         return (tuple(below), own, _stat(git_dir, content=False), _stat(common, content=False), configs)
     except (OSError, ValueError):
         return None
+
+
+def base_config_files(common_dir: str | os.PathLike, git_dir: str | os.PathLike) -> list[str]:
+    """The config files git reads for the repository of ``common_dir`` and ``git_dir`` before any
+    include (the one list: a kept reading of the config, a kept discovery and the notice of a
+    config file in the vault stamp or read these): the system's
+    (``GIT_CONFIG_SYSTEM``, none under ``GIT_CONFIG_NOSYSTEM``), the person's
+    (``GIT_CONFIG_GLOBAL``, else ``$XDG_CONFIG_HOME/git/config`` and ``~/.gitconfig``), the
+    repository's and the work tree's. A git built with another prefix reads its system file from
+    elsewhere (``$(prefix)/etc/gitconfig``): that one is not known without asking git."""
+    files = []
+    if os.environ.get("GIT_CONFIG_NOSYSTEM", "").strip().lower() in ("", "0", "false", "no", "off"):
+        files.append(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
+    if "GIT_CONFIG_GLOBAL" in os.environ:
+        files.append(os.environ["GIT_CONFIG_GLOBAL"])
+    else:
+        home = os.path.expanduser("~")
+        files += [os.path.join(os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"), "git", "config"),
+                  os.path.join(home, ".gitconfig")]
+    return [*files, os.path.join(common_dir, "config"), os.path.join(git_dir, "config.worktree")]

@@ -21,9 +21,10 @@ from pathlib import Path
 
 from vault_mem.errors import VaultMemError
 from vault_mem.store.git import GitRepo
+from vault_mem.store.gitfind import base_config_files
 
 __all__ = [
-    "as_committed", "checkout_files", "checkout_staged", "config_files_in_vault", "config_in_vault_notice", "config_value", "config_values", "forget_config", "dirty_files", "dirty_paths", "index_marks", "same_as_committed", "gc_auto", "ignored_paths",
+    "as_committed", "checkout_files", "checkout_staged", "config_files_in_vault", "config_in_vault_notice", "config_value", "config_files", "config_values", "forget_config", "dirty_files", "dirty_paths", "index_marks", "same_as_committed", "gc_auto", "ignored_paths",
     "read_staged", "stage_bytes", "stage_paths", "staged_blob", "staged_blobs", "staged_changes", "staged_files",
     "staged_listing", "unstaged_paths",
     "untracked_paths",
@@ -393,21 +394,16 @@ CONFIG_READ_BYTES = 1 << 20
 
 
 def _base_config_files(repo: GitRepo) -> list[str]:
-    """The config files git reads for this repository before any include: the system's
-    (``GIT_CONFIG_SYSTEM``, none under ``GIT_CONFIG_NOSYSTEM``), the person's
-    (``GIT_CONFIG_GLOBAL``, else ``$XDG_CONFIG_HOME/git/config`` and ``~/.gitconfig``), the
-    repository's and the work tree's. A git built with another prefix reads its system file from
-    elsewhere (``$(prefix)/etc/gitconfig``): that one is not known without asking git."""
-    files = []
-    if os.environ.get("GIT_CONFIG_NOSYSTEM", "").strip().lower() in ("", "0", "false", "no", "off"):
-        files.append(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
-    if "GIT_CONFIG_GLOBAL" in os.environ:
-        files.append(os.environ["GIT_CONFIG_GLOBAL"])
-    else:
-        home = os.path.expanduser("~")
-        files += [os.path.join(os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"), "git", "config"),
-                  os.path.join(home, ".gitconfig")]
-    return [*files, str(repo.common_dir / "config"), str(repo.git_dir / "config.worktree")]
+    """:func:`~vault_mem.store.gitfind.base_config_files` of ``repo``."""
+    return base_config_files(repo.common_dir, repo.git_dir)
+
+
+def config_files(repo: GitRepo) -> list[str]:
+    """The files ``repo``'s config is read from as far as this process knows: git's own before
+    any include, and the ones the last reading here named (includes), for a cache of what the
+    config says to stamp (the identities: :func:`vault_mem.vault.authors.identities`)."""
+    kept = _CONFIG.get(repo)
+    return [*_base_config_files(repo), *(kept[4] if kept is not None else ())]
 
 
 def _mentions_include(path: str) -> bool:

@@ -57,7 +57,7 @@ from vault_mem.store.arrivals import Arrivals
 from vault_mem.store.objectid import blob_id
 from vault_mem.store.provenance import made_here, recorded
 from vault_mem.store.trust import approved_authors, file_version, trust_file
-from vault_mem.store.worktree import config_value, dirty_paths, same_as_committed
+from vault_mem.store.worktree import config_files, config_value, dirty_paths, same_as_committed
 from vault_mem.vault import committed as committed_view
 
 if TYPE_CHECKING:
@@ -120,10 +120,10 @@ def _sources(ws: Workspace) -> tuple:
     values that count: when none changed, the last reading stands (a recall must not start a git
     process). A file changed too recently to tell apart is never matched (read again): its
     modification time alone let an approval withdrawn by hand in the same tick stand."""
-    home = os.path.expanduser("~")
-    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-    files = (ws.repo.common_dir / "config", ws.repo.git_dir / "config.worktree", os.path.join(home, ".gitconfig"),
-             os.path.join(xdg, "git", "config"), trust_file())
+    # git's own files and the includes the last reading named (GIT_CONFIG_GLOBAL's file, the
+    # system's and an included file holding user.email were not among them: an edit of one left a
+    # long-lived process with the old identity: review of proc28)
+    files = (*config_files(ws.repo), trust_file())
     stamps = []
     for path in files:
         try:
