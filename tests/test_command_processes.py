@@ -317,3 +317,36 @@ def test_the_persons_identity_kept_in_an_included_file_follows_its_edit(vault, t
     extra.write_text("[user]\n\temail = second-one@example.com\n", encoding="utf-8")
     person = authors.identities(vault.ws).person
     assert "second-one@example.com" in person and "first@example.com" not in person, person
+
+
+def test_a_config_with_a_settled_include_is_read_once_for_a_commands_questions(tmp_path, logged_git, monkeypatch):
+    """Review of the include stamping: a reading that named an include not stamped before it was
+    never kept, so every command of a person whose ~/.gitconfig has an `includeIf` (a work email)
+    started one more `git config`. A file named anew that had settled before the reading began
+    is stamped after it and the reading kept."""
+    from vault_mem.store import worktree
+
+    monkeypatch.setattr(worktree, "SETTLE_NS", 0)  # the include is written a moment before; settled here
+    root = tmp_path / "r"
+    git(tmp_path, "init", "-q", str(root))
+    extra = tmp_path / "identity.conf"
+    extra.write_text("[user]\n\temail = first@example.com\n", encoding="utf-8")
+    git(root, "config", "include.path", str(extra))
+    repo = GitRepo(root)
+    starts(logged_git)
+    for name in ("user.email", "user.name", "core.bare", "user.email"):
+        worktree.config_value(repo, name)
+    assert sum(command(line).startswith("config") for line in starts(logged_git)) == 1
+
+
+def test_an_empty_git_config_global_names_no_config_file_in_the_vault(vault, monkeypatch):
+    """Review of include23: GIT_CONFIG_GLOBAL set and empty (git reads no global file) was taken
+    for a file named "", which resolved to the top folder: every command said git reads its
+    configuration from the vault."""
+    from vault_mem.store import worktree
+
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", "")
+    monkeypatch.setenv("GIT_CONFIG_SYSTEM", "")
+    worktree.forget_config(vault.repo)
+    assert worktree.config_in_vault_notice(vault.repo, vault.root) is None
+    assert worktree.config_value(vault.repo, "user.email") == ""  # git read no global file either

@@ -104,9 +104,12 @@ def base_config_files(common_dir: str | os.PathLike, git_dir: str | os.PathLike)
     elsewhere (``$(prefix)/etc/gitconfig``): that one is not known without asking git."""
     files = []
     if os.environ.get("GIT_CONFIG_NOSYSTEM", "").strip().lower() in ("", "0", "false", "no", "off"):
-        files.append(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")
+        system = os.environ.get("GIT_CONFIG_SYSTEM", "/etc/gitconfig")
+        if system:  # set and empty: git reads no system file
+            files.append(system)
     if "GIT_CONFIG_GLOBAL" in os.environ:
-        files.append(os.environ["GIT_CONFIG_GLOBAL"])
+        if os.environ["GIT_CONFIG_GLOBAL"]:  # set and empty: git reads no global file (the top folder was named)
+            files.append(os.environ["GIT_CONFIG_GLOBAL"])
     else:
         home = os.path.expanduser("~")
         files += [os.path.join(os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"), "git", "config"),

@@ -22,6 +22,7 @@ from pathlib import Path
 from vault_mem.errors import VaultMemError
 from vault_mem.store.git import GitRepo
 from vault_mem.store.gitfind import base_config_files
+from vault_mem.store.trust import SETTLE_NS
 
 __all__ = [
     "as_committed", "checkout_files", "checkout_staged", "config_files_in_vault", "config_in_vault_notice", "config_value", "config_files", "config_values", "forget_config", "dirty_files", "dirty_paths", "index_marks", "same_as_committed", "gc_auto", "ignored_paths",
@@ -276,21 +277,23 @@ _CONFIG: weakref.WeakKeyDictionary[GitRepo, tuple[float, tuple, dict[str, list[s
     weakref.WeakKeyDictionary()
 
 
-def _config_sources(repo: GitRepo, also: tuple[str, ...] = ()) -> tuple:
-    """What git's config is read from here: the stat of each file git reads before any include
-    (:func:`_base_config_files`) and of ``also`` (the files the last reading named: includes),
+def _stamp(path: str) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _config_sources(repo: GitRepo, also: tuple[str, ...] = ()) -> tuple[tuple, tuple]:
+    """What git's config is read from here: ``(path, stat)`` of each file git reads before any
+    include (:func:`_base_config_files`) and of ``also`` (the files a reading named: includes),
     and the variables that add to or move it. A ``git config`` write replaces its file (a new
     inode); an edit in place moves its ctime. A change within one clock tick of the reading may
     leave the same stat: a reading is kept at most :data:`CONFIG_REUSE_S` (a command's
     questions), never across commands."""
-    stamps: list = []
-    for path in (*_base_config_files(repo), *also):
-        try:
-            st = os.stat(path)
-            stamps.append((path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
-        except OSError:
-            stamps.append((path, None))
-    return (*stamps, *sorted((k, v) for k, v in os.environ.items() if k.startswith("GIT_CONFIG")))
+    return (tuple((path, _stamp(path)) for path in (*_base_config_files(repo), *also)),
+            tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("GIT_CONFIG"))))
 
 
 def _config_read(repo: GitRepo) -> tuple[dict[str, list[str | None]], list[tuple[str, str, str | None]]]:
@@ -300,12 +303,17 @@ def _config_read(repo: GitRepo) -> tuple[dict[str, list[str | None]], list[tuple
     value)``, the origin as git names it (``file:PATH``, PATH relative to the top level or
     absolute; ``command line:``). One git process answers every question a command asks of the
     config within :data:`CONFIG_REUSE_S` while no config file or variable changed (doctor asked
-    four, a read three processes); a failed read is not kept. The files are stamped before the
-    reading: a file the reading names that was not stamped before it (an include: only a reading
-    says it is read) makes that reading answer its own question alone, and the next reading,
-    stamped, is kept (an edit of an included file went unseen for up to 2 s: review)."""
+    four, a read three processes); a failed read is not kept.
+
+    The files are stamped before the reading, and the files it names beyond git's own (includes:
+    only a reading says which) after it: the reading is kept only when every file stamped before
+    is as it was and each one named anew had settled before the reading began (changed more than
+    :data:`~vault_mem.store.trust.SETTLE_NS` before: no edit falls between git's read and its
+    stamp unseen); else it answers its own question alone and the next reading, with those files
+    stamped before it, is kept (an edit of an included file went unseen for up to 2 s: review)."""
     kept = _CONFIG.get(repo)
     also = kept[4] if kept is not None else ()
+    started = time.time_ns()
     sources = _config_sources(repo, also)
     now = time.monotonic()
     if kept is not None and kept[1] == sources and now - kept[0] < CONFIG_REUSE_S:
@@ -326,8 +334,12 @@ def _config_read(repo: GitRepo) -> tuple[dict[str, list[str | None]], list[tuple
     base = set(_base_config_files(repo))
     named = tuple(sorted({_origin_file(repo, origin) for origin, _, _ in entries
                           if origin.startswith("file:")} - base - {""}))
-    # a file named now that was not stamped before the reading: not kept for the next question
-    _CONFIG[repo] = (now if set(named) <= set(also) else float("-inf"), sources, found, entries, named)
+    later = _config_sources(repo, named) if named != also else sources
+    before = dict(sources[0])
+    settled = later[1] == sources[1] and all(
+        before[path] == st if path in before else st is not None and max(st[3], st[4]) < started - SETTLE_NS
+        for path, st in later[0])
+    _CONFIG[repo] = (now if settled else float("-inf"), later, found, entries, named)
     return found, entries
 
 
@@ -429,6 +441,8 @@ def config_files_in_vault(repo: GitRepo, root: Path) -> list[tuple[Path, str | N
     inside_of, outside_of = Path(os.path.realpath(root)), {Path(os.path.realpath(d)) for d in (repo.git_dir, repo.common_dir)}
 
     def inside(path: str) -> Path | None:
+        if not path:
+            return None
         real = Path(os.path.realpath(path if os.path.isabs(path) else top / path))
         if real.is_relative_to(inside_of) and not any(real.is_relative_to(d) for d in outside_of):
             return real
