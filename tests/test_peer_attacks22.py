@@ -199,3 +199,20 @@ def test_a_key_named_like_a_prefix_several_commits_share_never_takes_its_undo(tm
     r = cli("--vault", str(mine), "undo", prefix)
     assert r.returncode == 1 and "other commits" in r.stderr and "--commit" in r.stderr, (r.stdout, r.stderr)
     assert git(mine, "rev-parse", "HEAD") == head and (mine / "notes" / f"{prefix}.md").exists()
+
+
+def test_a_branch_named_with_hex_digits_alone_is_still_read_as_a_branch(tmp_path):
+    """Review of version_commit: a name of hex digits is looked up among objects first, but a
+    branch named `cafe` whose name no commit id starts with was then "unknown" for `cafe~0`,
+    `cafe~1` and `CAFE` reads: no commit of that id, so it is a name, read as refs are."""
+    from vault_mem.store.history import version_commit
+    from vault_mem.store.git import GitRepo
+
+    mine, _peer = person_and_peer(tmp_path)
+    repo = GitRepo(mine)
+    head = git(mine, "rev-parse", "HEAD").strip()
+    name = next(n for n in ("cafe", "beef", "fade", "face", "dead", "deed", "abba") if not head.startswith(n)
+                and not git(mine, "rev-parse", "--disambiguate=" + n, check=False).strip())
+    git(mine, "branch", name)
+    assert version_commit(repo, name) == (head, [])
+    assert version_commit(repo, f"{name}~0") == (head, [])

@@ -209,8 +209,10 @@ def quoted(name: str) -> str:
 
 
 #: quotation marks a reader takes for the end of a quotation in single quotes: the ASCII one
-#: escaped as ``\'``, the others (typographic, reversed, low-9, prime, fullwidth) as ``\uXXXX``
-_QUOTE_MARKS = {"'": "\\'", **{ch: f"\\u{ord(ch):04x}" for ch in "\u2018\u2019\u201a\u201b\u2032\u2035\uff07\u02bc"}}
+#: escaped as ``\'``, the others (backtick, acute, typographic, low-9, prime, angle, corner,
+#: modifier letters, fullwidth) as ``\uXXXX``
+_QUOTE_MARKS = {"'": "\\'", **{ch: f"\\u{ord(ch):04x}" for ch in
+                                   "`\u00b4\u2018\u2019\u201a\u201b\u2032\u2035\u2039\u203a\u300c\u300d\u02b9\u02bc\uff07"}}
 
 
 def _in_quotes(name: str) -> str:

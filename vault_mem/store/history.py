@@ -1033,11 +1033,13 @@ def version_commit(repo: GitRepo, rev: str) -> tuple[str | None, list[str]]:
     a ref first, and a peer's tag named like the person's id (brought by ``git pull --tags``)
     stood for it, also as ``ID~0``, ``ID^0`` or the id in capitals."""
     name, suffix = re.match(r"([^~^@:]*)(.*)", rev, re.S).groups()  # type: ignore[union-attr]
-    if re.fullmatch(r"[0-9a-fA-F]{4,64}", name):
-        commit = commit_by_id(repo, name)
+    commits = commits_by_id(repo, name) if re.fullmatch(r"[0-9a-fA-F]{4,64}", name) else []
+    if commits is None or commits:
+        commit = commits[0] if commits and len(commits) == 1 else None  # several: none is taken
         if commit is None or not suffix:
             return commit, []
         return resolve_commit(repo, commit + suffix), []
+    # no commit has that id: a name (a branch `cafe` is all hex digits), read as refs are
     commit = resolve_commit(repo, rev)
     return commit, shadowed_refs(repo, rev) if commit is not None else []
 
