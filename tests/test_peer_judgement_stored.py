@@ -175,3 +175,15 @@ def test_the_mcp_server_judges_the_peers_at_start_up_and_its_first_recall_brings
     finally:
         startup.close()
         vault.close()
+
+
+def test_code_changed_since_the_process_started_stamps_a_judgement_no_other_process_brings_along(monkeypatch):
+    """Review: the code's stamp was taken at the first judgement, from the files on disk; a
+    daemon started before an upgrade stamped its old rules' judgement with the new code's files,
+    and new processes brought that judgement along. A module file changed since this process
+    imported the judgement's module gives a stamp no other process has."""
+    monkeypatch.setattr(peers, "_IMPORTED_NS", 10**30)  # every file older than the import
+    assert peers._code_stamp() == peers._code_stamp()
+    monkeypatch.setattr(peers, "_IMPORTED_NS", 0)  # every file changed since
+    first, second = peers._code_stamp(), peers._code_stamp()
+    assert first != second and "changed since" in first

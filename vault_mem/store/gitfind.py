@@ -51,12 +51,6 @@ def discovered(cwd: Path, ask: Callable[[], list[str]]) -> list[str]:
     return lines
 
 
-def forget() -> None:
-    """Drop every kept answer (a repository made or moved here)."""
-    with _lock:
-        _found.clear()
-
-
 def _stat(path: str, *, content: bool) -> tuple | None:
     try:
         st = os.lstat(path)

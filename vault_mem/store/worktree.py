@@ -347,7 +347,7 @@ def _origin_file(repo: GitRepo, origin: str) -> str:
     """The file an origin ``file:PATH`` of ``git config --show-origin`` names (PATH relative to
     the top level, or absolute)."""
     name = origin.partition(":")[2]
-    if not name or os.path.isabs(name) or repo.toplevel is None:
+    if not name or os.path.isabs(name):
         return name
     return str(Path(repo.toplevel) / name)
 

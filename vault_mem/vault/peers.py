@@ -106,6 +106,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -394,27 +395,41 @@ def _why(kept: tuple | None, now: tuple | None) -> str:
 
 # -- the judgement kept in the sidecar, for the next process ----------------------------------------
 
+#: when this module was imported: a module file changed since is not the code this process runs
+_IMPORTED_NS = time.time_ns()
+#: :func:`_code`, once taken
+_CODE: str | None = None
+
+
 def _code_stamp() -> str:
     """This vault-mem's code, as a value: the name, size and modification time of each of its
     modules (and its version). A judgement kept by other code (an upgrade, a checkout of other
-    sources) is not brought along: its rules may differ. Taken when this module is imported, the
-    code this process runs: taken at the first judgement, a daemon started before an upgrade
-    stamped its old rules' judgement with the new code's files."""
+    sources) is not brought along: its rules may differ. A module file changed since this module
+    was imported (a daemon started before an upgrade) is not the code this process runs: the
+    stamp is then one no other process has, so its judgement is never brought along (taken
+    after the upgrade, it named the old rules' judgement with the new code's files); a file gone
+    meanwhile likewise."""
     top = Path(__file__).resolve().parent.parent
     found = [VERSION]
-    for folder, _dirs, files in sorted(os.walk(top)):
-        for name in sorted(files):
-            if name.endswith(".py"):
-                st = os.stat(os.path.join(folder, name))
-                found.append(f"{os.path.relpath(os.path.join(folder, name), top)} {st.st_size} {st.st_mtime_ns}")
+    try:
+        for folder, _dirs, files in sorted(os.walk(top)):
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    st = os.stat(os.path.join(folder, name))
+                    if max(st.st_mtime_ns, st.st_ctime_ns) >= _IMPORTED_NS:
+                        return f"changed since this process started: {os.urandom(12).hex()}"
+                    found.append(f"{os.path.relpath(os.path.join(folder, name), top)} {st.st_size} {st.st_mtime_ns}")
+    except OSError:
+        return f"changed since this process started: {os.urandom(12).hex()}"
     return hashlib.sha256("\n".join(found).encode()).hexdigest()
 
 
-_CODE = _code_stamp()
-
-
 def _code() -> str:
-    """:func:`_code_stamp` of the code this process runs."""
+    """:func:`_code_stamp` of the code this process runs, taken at its first judgement kept or
+    brought along (no walk of the package at every command's start: a write never judges)."""
+    global _CODE
+    if _CODE is None:
+        _CODE = _code_stamp()
     return _CODE
 
 
