@@ -258,6 +258,16 @@ def test_a_repository_made_or_changed_meanwhile_is_found_again(tmp_path):
     assert GitRepo(outer / "inner" / "deep").toplevel == outer / "inner"
 
 
+def _included_identity(tmp_path: Path) -> tuple[GitRepo, Path]:
+    """A repository whose config includes ``identity.conf`` (user.email first@example.com)."""
+    root = tmp_path / "r"
+    git(tmp_path, "init", "-q", str(root))
+    extra = tmp_path / "identity.conf"
+    extra.write_text("[user]\n\temail = first@example.com\n", encoding="utf-8")
+    git(root, "config", "include.path", str(extra))
+    return GitRepo(root), extra
+
+
 def test_an_edit_of_an_included_config_file_is_seen_by_the_next_question(tmp_path):
     """Review of proc28: a reading of git's config was kept while the five files git reads
     before any include kept their stat, so an edit of an included file (``include.path``: a
@@ -265,12 +275,7 @@ def test_an_edit_of_an_included_config_file_is_seen_by_the_next_question(tmp_pat
     server, the daemon). The files a reading names are stamped as well, before the next reading."""
     from vault_mem.store import worktree
 
-    root = tmp_path / "r"
-    git(tmp_path, "init", "-q", str(root))
-    extra = tmp_path / "identity.conf"
-    extra.write_text("[user]\n\temail = first@example.com\n", encoding="utf-8")
-    git(root, "config", "include.path", str(extra))
-    repo = GitRepo(root)
+    repo, extra = _included_identity(tmp_path)
     assert worktree.config_value(repo, "user.email") == "first@example.com"
     assert worktree.config_value(repo, "user.email") == "first@example.com"  # a kept reading now
     for n, email in enumerate(("second@example.com", "third-one@example.com")):
@@ -324,15 +329,10 @@ def test_a_config_with_a_settled_include_is_read_once_for_a_commands_questions(t
     never kept, so every command of a person whose ~/.gitconfig has an `includeIf` (a work email)
     started one more `git config`. A file named anew that had settled before the reading began
     is stamped after it and the reading kept."""
-    from vault_mem.store import worktree
+    from vault_mem.store import trust, worktree
 
-    monkeypatch.setattr(worktree, "SETTLE_NS", 0)  # the include is written a moment before; settled here
-    root = tmp_path / "r"
-    git(tmp_path, "init", "-q", str(root))
-    extra = tmp_path / "identity.conf"
-    extra.write_text("[user]\n\temail = first@example.com\n", encoding="utf-8")
-    git(root, "config", "include.path", str(extra))
-    repo = GitRepo(root)
+    monkeypatch.setattr(trust, "SETTLE_NS", 0)  # the include is written a moment before; settled here
+    repo, extra = _included_identity(tmp_path)
     starts(logged_git)
     for name in ("user.email", "user.name", "core.bare", "user.email"):
         worktree.config_value(repo, name)

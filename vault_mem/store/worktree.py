@@ -22,7 +22,7 @@ from pathlib import Path
 from vault_mem.errors import VaultMemError
 from vault_mem.store.git import GitRepo
 from vault_mem.store.gitfind import base_config_files
-from vault_mem.store.trust import SETTLE_NS
+from vault_mem.store import trust
 
 __all__ = [
     "as_committed", "checkout_files", "checkout_staged", "config_files_in_vault", "config_in_vault_notice", "config_value", "config_files", "config_values", "forget_config", "dirty_files", "dirty_paths", "index_marks", "same_as_committed", "gc_auto", "ignored_paths",
@@ -337,7 +337,7 @@ def _config_read(repo: GitRepo) -> tuple[dict[str, list[str | None]], list[tuple
     later = _config_sources(repo, named) if named != also else sources
     before = dict(sources[0])
     settled = later[1] == sources[1] and all(
-        before[path] == st if path in before else st is not None and max(st[3], st[4]) < started - SETTLE_NS
+        before[path] == st if path in before else st is not None and max(st[3], st[4]) < started - trust.SETTLE_NS
         for path, st in later[0])
     _CONFIG[repo] = (now if settled else float("-inf"), later, found, entries, named)
     return found, entries
