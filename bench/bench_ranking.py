@@ -42,7 +42,6 @@ import json
 import os
 import sys
 import time
-from collections import defaultdict
 from functools import partial
 from pathlib import Path
 
@@ -210,11 +209,7 @@ def row(res, q: dict, back: dict) -> dict:
 def measure(path: Path, embedder, names: list[str]) -> dict[str, dict]:
     """Each variant's figures on one benchmark file (see the module)."""
     data = evalmod.load_benchmark(path)
-    mems, qs = defaultdict(list), defaultdict(list)
-    for m in data["memories"]:
-        mems[str(m.get("group", ""))].append(m)
-    for q in data["queries"]:
-        qs[str(q.get("group", ""))].append(q)
+    mems, qs = bv.grouped(data)
     landed = search.fuse_phrasings
     current: list = []
     fusions = {name: variant(name, lambda: current[0]) for name in names}

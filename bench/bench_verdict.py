@@ -109,17 +109,23 @@ def group_vaults(mems: dict[str, list], qs: dict[str, list], embedder, prefix: s
                 vault.close()
 
 
+def grouped(data: dict) -> tuple[defaultdict, defaultdict]:
+    """A benchmark file's memories and questions by their ``group`` (each group is one vault)."""
+    mems, qs = defaultdict(list), defaultdict(list)
+    for m in data["memories"]:
+        mems[str(m.get("group", ""))].append(m)
+    for q in data["queries"]:
+        qs[str(q.get("group", ""))].append(q)
+    return mems, qs
+
+
 def measure(path: Path, embedder, dump=None, half: str | None = None) -> dict:
     """The figures of one benchmark file; ``dump`` (a text file) gets one JSON line per question:
     the question, its relevant keys and its top 5 hits (key, level, relevant, description, and
     for a candidate the verdict stage that made it one). ``half``: only that half of the
     questions (:func:`split_half`)."""
     data = evalmod.load_benchmark(path)
-    mems, qs = defaultdict(list), defaultdict(list)
-    for m in data["memories"]:
-        mems[str(m.get("group", ""))].append(m)
-    for q in data["queries"]:
-        qs[str(q.get("group", ""))].append(q)
+    mems, qs = grouped(data)
     qs = defaultdict(list, split_half(dict(qs), half))
     rows = []
     cpu = 0.0  # process CPU of the recalls alone (ms), not the vaults' build

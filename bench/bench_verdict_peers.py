@@ -33,12 +33,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_verdict import figures  # bench/ is on sys.path when run as a script
+from bench_verdict import figures, grouped  # bench/ is on sys.path when run as a script
 from embed_cache import CachedEmbedder
 
 from vault_mem.config import EmbedderConfig
@@ -85,11 +84,7 @@ def peer_commit(root: Path, vault: Vault, mems: list, kmap: dict, who: tuple[str
 
 def measure(path: Path, embedder, mode: str) -> dict:
     data = evalmod.load_benchmark(path)
-    mems, qs = defaultdict(list), defaultdict(list)
-    for m in data["memories"]:
-        mems[str(m.get("group", ""))].append(m)
-    for q in data["queries"]:
-        qs[str(q.get("group", ""))].append(q)
+    mems, qs = grouped(data)
     asked, own, floors = [], [], set()
     with tempfile.TemporaryDirectory(prefix="vault-mem-verdict-peers-") as tmp:
         for gi, group in enumerate(sorted(set(mems) | set(qs))):
