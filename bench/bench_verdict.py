@@ -90,10 +90,15 @@ def split_half(groups: dict[str, list], half: str | None) -> dict[str, list]:
     return out
 
 
-def group_vaults(mems: dict[str, list], qs: dict[str, list], embedder, prefix: str):
-    """Each group's vault in a temporary folder named ``prefix...``, its memories imported in one
-    commit and embedded: yields (group, vault, back), ``back`` mapping the vault's keys to the
-    benchmark's; each vault is closed before the next is built."""
+def _import_all(vault, root: Path, memories: list, kmap: dict) -> None:
+    vault.import_memories([evalmod._to_memory(m, kmap[m["key"]]) for m in memories], message="bench: import")
+
+
+def group_vaults(mems: dict[str, list], qs: dict[str, list], embedder, prefix: str, fill=_import_all):
+    """Each group's vault in a temporary folder named ``prefix...``, its memories put in by
+    ``fill(vault, root, memories, kmap)`` (default: imported in one commit) and embedded: yields
+    (group, vault, back), ``back`` mapping the vault's keys to the benchmark's; each vault is
+    closed before the next is built."""
     with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         for gi, group in enumerate(sorted(set(mems) | set(qs))):
             root = Path(tmp) / f"g{gi}"
@@ -101,8 +106,7 @@ def group_vaults(mems: dict[str, list], qs: dict[str, list], embedder, prefix: s
             vault = Vault(root, embedder=embedder)
             try:
                 kmap = evalmod._key_map(m["key"] for m in mems[group])
-                vault.import_memories([evalmod._to_memory(m, kmap[m["key"]]) for m in mems[group]],
-                                      message="bench: import")
+                fill(vault, root, mems[group], kmap)
                 vault.sidecar.vectors.embed_pending()
                 yield group, vault, {v: k for k, v in kmap.items()}
             finally:

@@ -31,13 +31,12 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_verdict import figures, grouped  # bench/ is on sys.path when run as a script
+from bench_verdict import figures, group_vaults, grouped  # bench/ is on sys.path when run as a script
 from embed_cache import CachedEmbedder
 
 from vault_mem.config import EmbedderConfig
@@ -86,33 +85,27 @@ def measure(path: Path, embedder, mode: str) -> dict:
     data = evalmod.load_benchmark(path)
     mems, qs = grouped(data)
     asked, own, floors = [], [], set()
-    with tempfile.TemporaryDirectory(prefix="vault-mem-verdict-peers-") as tmp:
-        for gi, group in enumerate(sorted(set(mems) | set(qs))):
-            root = Path(tmp) / f"g{gi}"
-            Vault.init(root, agent="bench").close()
-            vault = Vault(root, embedder=embedder)
-            try:
-                kmap = evalmod._key_map(m["key"] for m in mems[group])
-                back = {v: k for k, v in kmap.items()}
-                mine, approved, peers = split(mems[group], mode)
-                if mine:
-                    vault.import_memories([evalmod._to_memory(m, kmap[m["key"]]) for m in mine], message="bench: import")
-                for who, part in ((PEER, approved), (OTHER, peers)):
-                    if part:
-                        peer_commit(root, vault, part, kmap, who)
-                if approved:
-                    trust.approve_authors(root, [PEER[1]])
-                vault.sidecar.vectors.embed_pending()
-                trusted_keys = {m["key"] for m in mine + approved}
-                for q in qs[group]:
-                    rel = {str(k) for k in q.get("relevant", [])}
-                    asked.append(row(vault.recall(q["q"], k=10), rel, back))
-                    if rel <= trusted_keys:
-                        res = vault.recall(q["q"], k=10, trusted_only=True)
-                        own.append(row(res, rel, back))
-                        floors.add((res.floor or {}).get("source"))
-            finally:
-                vault.close()
+
+    def fill(vault, root: Path, memories: list, kmap: dict) -> None:
+        mine, approved, peers = split(memories, mode)
+        if mine:
+            vault.import_memories([evalmod._to_memory(m, kmap[m["key"]]) for m in mine], message="bench: import")
+        for who, part in ((PEER, approved), (OTHER, peers)):
+            if part:
+                peer_commit(root, vault, part, kmap, who)
+        if approved:
+            trust.approve_authors(root, [PEER[1]])
+
+    for group, vault, back in group_vaults(mems, qs, embedder, "vault-mem-verdict-peers-", fill):
+        mine, approved, _ = split(mems[group], mode)
+        trusted_keys = {m["key"] for m in mine + approved}
+        for q in qs[group]:
+            rel = {str(k) for k in q.get("relevant", [])}
+            asked.append(row(vault.recall(q["q"], k=10), rel, back))
+            if rel <= trusted_keys:
+                res = vault.recall(q["q"], k=10, trusted_only=True)
+                own.append(row(res, rel, back))
+                floors.add((res.floor or {}).get("source"))
     return {"file": path.name, "mode": mode, "asked": figures(asked), "own": figures(own),
             "floor": sorted(f for f in floors if f)}
 
