@@ -1169,3 +1169,19 @@ def prune_when_found(monkeypatch, root: Path, folder: Path) -> list[bool]:
 
     monkeypatch.setattr(os, "mkdir", mkdir_while_git_prunes)
     return pruned
+
+
+def count_standing(monkeypatch) -> list[str]:
+    """The emails :meth:`vault_mem.vault.authors.Identities.standing` is asked of from now on in
+    this test (a judgement asks it of every memory it judges: how many were judged again)."""
+    from vault_mem.vault import authors
+
+    calls: list[str] = []
+    standing = authors.Identities.standing
+
+    def counted(self, email, commit):
+        calls.append(email)
+        return standing(self, email, commit)
+
+    monkeypatch.setattr(authors.Identities, "standing", counted)
+    return calls

@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import PEER_EMAIL, cli, git, new_vault, publish
+from conftest import PEER_EMAIL, cli, count_standing, git, new_vault, publish
 
 from vault_mem import Vault
 from vault_mem.errors import VaultMemError
@@ -406,17 +406,9 @@ def test_one_change_judges_again_what_it_changed_not_every_memory(tmp_path, monk
         if change == "sync":
             world.peer_pushes()
         getattr(world, change)()
-        calls = []
-        standing = authors.Identities.standing
-
-        def counted(self, email, commit):
-            calls.append(email)
-            return standing(self, email, commit)
-
-        monkeypatch.setattr(authors.Identities, "standing", counted)
+        calls = count_standing(monkeypatch)
         world.warm.reconcile()
         peers = world.warm.render_trusted_index()[2]
-        monkeypatch.setattr(authors.Identities, "standing", standing)
         assert len(calls) < N_PEER // 4, (change, len(calls))
         with Vault(world.root) as fresh:
             assert dict(peers) == authors.peer_memories(fresh.ws, fresh.sidecar)

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import new_vault
+from conftest import count_standing, new_vault
 
 from vault_mem import Vault
 from vault_mem.store.trust import approve_authors
@@ -70,14 +70,7 @@ def test_a_read_asked_again_in_an_unchanged_vault_judges_no_memory_again(team, m
     judgement on every read (~1.8 s of CPU at 100k, issue 29), now it is the hits'."""
     first = answers(team)
     assert len(first[0]) == N_PEER and first[1] == ["deploy-window"] and "deploy-window" in first[2]
-    calls = []
-    standing = authors.Identities.standing
-
-    def counted(self, email, commit):
-        calls.append(email)
-        return standing(self, email, commit)
-
-    monkeypatch.setattr(authors.Identities, "standing", counted)
+    calls = count_standing(monkeypatch)
     assert answers(team) == first
     # the hits' own authors (a handful per recall), never the N_PEER memories again
     assert len(calls) < N_PEER // 4, len(calls)
