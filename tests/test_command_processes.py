@@ -258,6 +258,24 @@ def test_a_repository_made_or_changed_meanwhile_is_found_again(tmp_path):
     assert GitRepo(outer / "inner" / "deep").toplevel == outer / "inner"
 
 
+def test_an_edit_of_a_linked_global_config_is_seen_by_the_next_discovery(tmp_path, monkeypatch):
+    """Last read: the kept discovery stamped git's config files through lstat, so an edit of a
+    ~/.gitconfig that is a link (a dotfile manager's) left its stamp as it was, and a hooks
+    folder set there went unseen for up to 2 s. The files git reads are stamped as git reads
+    them: through the link."""
+    real, link = tmp_path / "dotfiles" / "gitconfig", tmp_path / "gitconfig-link"
+    real.parent.mkdir()
+    real.write_text("", encoding="utf-8")
+    link.symlink_to(real)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(link))
+    root = tmp_path / "r"
+    git(tmp_path, "init", "-q", str(root))
+    assert GitRepo(root).hooks_dir == root / ".git" / "hooks"
+    hooks = tmp_path / "shared-hooks"
+    real.write_text(f"[core]\n\thooksPath = {hooks}\n", encoding="utf-8")  # the link's own stat unchanged
+    assert GitRepo(root).hooks_dir == hooks
+
+
 def _included_identity(tmp_path: Path) -> tuple[GitRepo, Path]:
     """A repository whose config includes ``identity.conf`` (user.email first@example.com)."""
     root = tmp_path / "r"

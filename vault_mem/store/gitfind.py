@@ -51,10 +51,13 @@ def discovered(cwd: Path, ask: Callable[[], list[str]]) -> list[str]:
     return lines
 
 
-def _stat(path: str, *, content: bool) -> tuple | None:
+def _stat(path: str, *, content: bool, follow: bool = False) -> tuple | None:
+    """What tells a version of ``path`` from another (``follow``: of the file a link names, as
+    git reads a config file: a dotfile manager's linked ~/.gitconfig, edited, kept its link's
+    stamp); None when it cannot be told (missing, or under a file or an unreadable folder)."""
     try:
-        st = os.lstat(path)
-    except FileNotFoundError:
+        st = os.stat(path) if follow else os.lstat(path)
+    except OSError:
         return None
     return (st.st_dev, st.st_ino, st.st_mode, *((st.st_size, st.st_mtime_ns, st.st_ctime_ns) if content else ()))
 
@@ -82,7 +85,7 @@ def _stamps(cwd: str, lines: list[str]) -> tuple | None:
             own = _stat(dotgit, content=True)
         git_dir = os.path.join(cwd, lines[1])
         common = os.path.join(cwd, lines[2])
-        configs = tuple(_stat(p, content=True) for p in base_config_files(common, git_dir))
+        configs = tuple(_stat(p, content=True, follow=True) for p in base_config_files(common, git_dir))
         return (tuple(below), own, _stat(git_dir, content=False), _stat(common, content=False), configs)
     except (OSError, ValueError):
         return None
