@@ -3,9 +3,12 @@
 :class:`vault_mem.vault.peers.KeptPeers`'s to say; this module stores and reads one row.
 
 Its writes are a cache's: uncounted (:meth:`~vault_mem.index.db.Database.uncounted`: they
-change no row a judgement reads, so the writer's own next read keeps its judgement), never
-waiting for another writer, and given up on any failure (busy, read-only, a full disk): the
-next process then judges from the row it finds, or whole.
+change no row a judgement reads, so the writer's own next read keeps its judgement), given up
+on any failure (read-only, a full disk): the next process then judges from the row it finds,
+or whole. A read's write never waits for another writer (busy: given up); a writer with no one
+waiting for it (the MCP server's start-up thread, whose judgement the served vault already
+holds) waits, ``wait``: up to :data:`BUSY_ATTEMPTS` times the sidecar's busy timeout, so a
+lock held at that moment (a daemon's or a hook's write, a sync) does not lose it.
 """
 
 from __future__ import annotations
@@ -19,7 +22,11 @@ from vault_mem.errors import IndexStoreError
 if TYPE_CHECKING:
     from vault_mem.index.db import Database
 
-__all__ = ["kept_judgement", "keep_judgement"]
+__all__ = ["BUSY_ATTEMPTS", "kept_judgement", "keep_judgement"]
+
+#: ``keep_judgement(wait=True)``: how many times a busy sidecar is waited for (each up to its
+#: busy timeout, 15 s) before the row is given up
+BUSY_ATTEMPTS = 8
 
 
 def kept_judgement(db: Database) -> tuple[str, str, str] | None:
@@ -34,16 +41,36 @@ def kept_judgement(db: Database) -> tuple[str, str, str] | None:
     return (row[0], row[1], row[2]) if row else None
 
 
-def keep_judgement(db: Database, state: str | None, token: str | None, judgement: Callable[[], str]) -> str | None:
+def keep_judgement(db: Database, state: str | None, token: str | None, judgement: Callable[[], str], *,
+                   fresh: str | None = None, wait: bool = False) -> str | None:
     """Keep ``state`` with its judgement: nothing written when the row was made from that very
     state (its judgement is the same); the row's own (its state alone rewritten) while the
-    row's token is still ``token``; else ``judgement()`` under a new token; ``state`` None:
-    nothing can be kept (the row is dropped). Returns the token the row holds now, None when
+    row's token is still ``token``; else ``judgement()`` under a new token (``fresh``, or a
+    random one); ``state`` None: nothing can be kept (the row is dropped). ``wait``: another
+    writer is waited for (see the module). Returns the token the row holds now, None when
     there is none or nothing could be written (the row as it was)."""
-    from vault_mem.index.db import database_error, is_damage
+    from vault_mem.index.db import database_error, is_busy
+
+    for _attempt in range(BUSY_ATTEMPTS - 1 if wait else 0):
+        try:
+            return _keep(db, state, token, judgement, fresh, wait)
+        except (IndexStoreError, database_error()) as exc:
+            if not is_busy(exc):
+                raise  # damage (_keep gives up on every other failure itself)
+    try:
+        return _keep(db, state, token, judgement, fresh, wait)
+    except (IndexStoreError, database_error()) as exc:
+        if is_busy(exc):
+            return None  # still busy at the last attempt: given up
+        raise
+
+
+def _keep(db: Database, state: str | None, token: str | None, judgement: Callable[[], str], fresh: str | None,
+          wait: bool) -> str | None:
+    from vault_mem.index.db import database_error, is_busy, is_damage
 
     try:
-        with db.uncounted(), db.write(wait=False):
+        with db.uncounted(), db.write(wait=wait):
             row = db.execute("SELECT state, token FROM kept_judgement WHERE id = 1").fetchone()
             if state is None:
                 if row is not None:
@@ -55,11 +82,11 @@ def keep_judgement(db: Database, state: str | None, token: str | None, judgement
                 if row[0] != state:
                     db.execute("UPDATE kept_judgement SET state = ? WHERE id = 1", (state,))
                 return token
-            token = os.urandom(12).hex()
+            token = fresh or os.urandom(12).hex()
             db.execute("INSERT OR REPLACE INTO kept_judgement(id, state, token, judgement) VALUES (1, ?, ?, ?)",
                        (state, token, judgement()))
             return token
     except (IndexStoreError, database_error()) as exc:
-        if is_damage(exc):
-            raise
+        if is_damage(exc) or (wait and is_busy(exc)):
+            raise  # damage: the caller's to report; busy: waited for again
         return None

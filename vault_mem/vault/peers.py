@@ -43,7 +43,10 @@ authors' standing) and that of the paths it was moved from. So ``p`` is judged a
   100k). Exact for every memory file; the answer for other paths (INDEX.md) is not read;
 - (5): it entered or left the lineage, or its move entry changed (a move made here or a peer's:
   one table, :func:`~vault_mem.index.authors.moved_from`; a peer's move forgotten past its
-  bound is a changed entry too);
+  bound is a changed entry too). Both are read with the log's entry, as of one snapshot, before
+  the judgement, which is made from them (:meth:`~vault_mem.vault.authors.Origins.pin`): read
+  after it, another process's change landing between was recorded as what the judgement was
+  made from, and never judged again;
 - (6): a commit in ``OLD...NEW`` (HEAD's commits that are in one history and not the other:
   a fast-forward, a reset, a force-push, a rebase) changed it, each merge against each parent
   (``git log -m``), since a path's history gains or loses exactly those commits; or a commit
@@ -103,11 +106,12 @@ hits judged trusted, so such an edit never puts a peer's text in front of the ag
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -153,6 +157,13 @@ class _Base:
         #: the sidecar's kept row this judgement is (:func:`~vault_mem.index.kept_judgement.keep_judgement`)
         self.token = token
 
+    def bound(self, conn: object) -> _Base:
+        """This base as another connection to the same sidecar holds it (:meth:`KeptPeers.offer`):
+        the judge log counts from the same file."""
+        other = copy.copy(self)
+        other.conn = conn
+        return other
+
 
 class Judged(NamedTuple):
     """How :meth:`KeptPeers.peer_memories` made its last answer: ``how`` is "kept" (nothing it
@@ -189,6 +200,14 @@ class KeptPeers:
     earlier process's), and keep each one made there (False: neither; a test's reference)."""
 
     def __init__(self, *, stored: bool = True) -> None:
+        #: a judgement another vault of this folder made in this process (the MCP server's
+        #: start-up thread: :meth:`offer`), brought along at the first read that has none
+        self._offered: _Base | None = None
+        #: hold the kept row's write back for :meth:`keep_held` (a writer no read waits for)
+        self.hold = False
+        #: the row held back: ``(state, the row's token if its judgement is the same, the
+        #: judgement's text, the token of a new row)``
+        self._held: tuple[str, str | None, Callable[[], str], str] | None = None
         self._key: tuple | None = None
         self._peers: dict[str, Author] = {}
         #: the paths of :attr:`_peers` in a table of the sidecar's connection (None: none kept)
@@ -219,16 +238,23 @@ class KeptPeers:
         base, self._base = self._base, None
         judgement = changed = marks = None
         how, seq = "changed", 0
+        lineage: set[str] = set()
+        moved: dict[str, tuple[str, str, str]] = {}
         if key is not None:
-            seq = rows.judge_log_head(sidecar.db)  # before the judgement reads: what moves later is judged next time
+            # before the judgement reads, as of one snapshot: a row that moves later is judged
+            # next time (the log), and the lineage and moves are the very ones it is made from
+            # and recorded with, so any change of them later is one next time too
+            seq, lineage, moved = rows.judged_from(sidecar.db)
+            origins.pin(lineage, moved)
             marks = self._marks(ws)  # before git status is asked: an index change after it is seen next time
             if base is None and self._stored:
-                loaded = _load(ws, sidecar)
+                offered, self._offered = self._offered, None
+                loaded = _load(ws, sidecar) if offered is None else offered.bound(sidecar.db.conn)
                 base, how = (loaded, "stored") if isinstance(loaded, _Base) else (None, loaded)
             if base is not None and marks is None:
                 how = "git cannot list its index's marks"
             elif base is not None:
-                found = self._changed(ws, sidecar, ids, origins, base, key[0], marks)
+                found = self._changed(ws, sidecar, ids, origins, base, key[0], marks, lineage, moved)
                 if isinstance(found, str):
                     how = found
                 else:
@@ -257,13 +283,41 @@ class KeptPeers:
                 table.drop()
             self._key, self._peers, self._dirty = key, peers, judgement.dirty
             self._base = _Base(conn=sidecar.db.conn, ids=ids, head=key[0], seq=seq, judgement=judgement,
-                               lineage=rows.lineage_paths(sidecar.db), moved=rows.moved_from(sidecar.db), marks=marks)
-            if self._stored:  # not made from origins held in memory alone (a sidecar that could not take them)
-                self._base.token = _store(ws, sidecar, self._base, base) if not origins.unstored \
-                    else keep_judgement(sidecar.db, None, None, str)
+                               lineage=lineage, moved=moved, marks=marks)
+            self._held = None
+            if self._stored and origins.unstored:  # made from origins held in memory alone (a sidecar that could not take them)
+                keep_judgement(sidecar.db, None, None, str)
+            elif self._stored and self.hold:
+                row = _row(ws, self._base, base)
+                if row is not None:
+                    self._base.token = row[1] or os.urandom(12).hex()
+                    self._held = (*row, self._base.token)
+            elif self._stored:
+                self._base.token = _store(ws, sidecar, self._base, base)
         elif table is not None:
             table.drop()
         return peers
+
+    def offer(self, base: _Base | None) -> None:
+        """Bring ``base`` (:attr:`made` of another vault of this folder in this process) along
+        at this vault's first read that has no judgement of its own, instead of the sidecar's
+        kept row: what it was made from is compared as for a row (:meth:`_changed`)."""
+        self._offered = base
+
+    @property
+    def made(self) -> _Base | None:
+        """The judgement this vault keeps now, with what it was made from (None: none)."""
+        return self._base if self._key is not None else None
+
+    def keep_held(self, sidecar: Sidecar) -> str | None:
+        """Keep the judgement whose row :attr:`hold` held back in the sidecar, waiting for
+        another writer (:func:`~vault_mem.index.kept_judgement.keep_judgement`'s ``wait``): no
+        read waits for this writer. The token the row holds now, None when nothing was kept."""
+        held, self._held = self._held, None
+        if held is None:
+            return None
+        state, same, judgement, fresh = held
+        return keep_judgement(sidecar.db, state, same, judgement, fresh=fresh, wait=True)
 
     @staticmethod
     def _marks(ws: Workspace) -> tuple[set[str], set[str]] | None:
@@ -277,16 +331,18 @@ class KeptPeers:
         return {top[n:] for top in staged}, {top[n:] for top in marked}
 
     def _changed(self, ws: Workspace, sidecar: Sidecar, ids: authors.Identities, origins: authors.Origins,
-                 base: _Base, head: str, marks: tuple[set[str], set[str]]) -> tuple[int, authors.PeerJudgement, set[str]] | str:
+                 base: _Base, head: str, marks: tuple[set[str], set[str]], lineage: set[str],
+                 moved: dict[str, tuple[str, str, str]]) -> tuple[int, authors.PeerJudgement, set[str]] | str:
         """``(the log's entry it reflects, the judgement, the paths judged again)``: ``base``'s
         judgement brought along what changed since (the module docstring says which paths and
-        why); when it cannot be (the whole judgement is to be made), why not."""
+        why), to ``lineage`` and ``moved`` (read with the log's entry, and what the judgement is
+        made from: ``origins`` pinned to them); when it cannot be (the whole judgement is to be
+        made), why not."""
         db = sidecar.db
         if (base.conn is not db.conn or base.dirty is None or base.marks is None
                 or base.person != ids.person or base.agents != ids.agents
                 or base.approved != ids.approved or not base.local <= ids.local or origins.unstored):
             return "the identities, the approvals or the commits made here changed"
-        moved = rows.moved_from(db)
         made_here = ids.local - base.local
         if len(moved) > authors.MOVES_FOLLOWED or len(made_here) > CHANGED_AT_MOST:
             return "too many moves or commits made here"
@@ -317,7 +373,6 @@ class KeptPeers:
         if dirty is None:
             dirty = authors.dirty_rels(ws)
         changed |= dirty ^ base.dirty
-        lineage = rows.lineage_paths(db)
         changed |= lineage ^ base.lineage
         changed |= {rel for rel in moved.keys() | base.moved.keys() if moved.get(rel) != base.moved.get(rel)}
         if learnt or made_here:
@@ -467,10 +522,11 @@ def _state_of(ws: Workspace, base: _Base) -> str | None:
     }, sort_keys=True)
 
 
-def _store(ws: Workspace, sidecar: Sidecar, base: _Base, before: _Base | None) -> str | None:
-    """Keep ``base`` in the sidecar for the next process; the token of the kept row (None:
-    none). The judgement is written again only when it is not the row's own: ``before`` (the
-    judgement it was brought along from) was that row, and the answer is the same."""
+def _row(ws: Workspace, base: _Base, before: _Base | None) -> tuple[str, str | None, Callable[[], str]] | None:
+    """What keeps ``base`` in the sidecar: ``(its state, the token of the row whose judgement
+    is the same, its judgement's text when one is written)``; None when it cannot be told again.
+    The judgement is written again only when it is not the row's own: ``before`` (the judgement
+    it was brought along from) was that row, and the answer is the same."""
     same = before is not None and before.peers == base.peers and before.judged == base.judged
 
     def judgement() -> str:
@@ -479,8 +535,17 @@ def _store(ws: Workspace, sidecar: Sidecar, base: _Base, before: _Base | None) -
 
     state = _state_of(ws, base)
     if state is None:
+        return None
+    return state, before.token if same and before else None, judgement
+
+
+def _store(ws: Workspace, sidecar: Sidecar, base: _Base, before: _Base | None) -> str | None:
+    """Keep ``base`` in the sidecar for the next process (:func:`_row`), never waiting for
+    another writer; the token of the kept row (None: none)."""
+    row = _row(ws, base, before)
+    if row is None:
         return None  # cannot be told again: the row (another process's, true to its own state) stays
-    return keep_judgement(sidecar.db, state, before.token if same and before else None, judgement)
+    return keep_judgement(sidecar.db, *row)
 
 
 def _load(ws: Workspace, sidecar: Sidecar) -> _Base | str:
