@@ -258,9 +258,37 @@ def test_a_kept_row_written_waiting_gives_up_when_the_lock_stays_held_and_never_
             assert holder.stdout.readline().strip() == "held"
             db.execute("PRAGMA busy_timeout = 20")
             calls: list[int] = []
-            assert keep_judgement(db, "a state", None, lambda: calls.append(1) or "{}", wait=True) is None
+            assert keep_judgement(db, "a state", None, lambda: calls.append(1) or [], wait=True) is None
             assert BUSY_ATTEMPTS > 1 and calls == []
         finally:
             holder.communicate("\n", timeout=60)
-        assert keep_judgement(db, "a state", None, lambda: "{}", fresh="t1", wait=True) == "t1"
-        assert kept_judgement(db) == ("a state", "t1", "{}")
+        assert keep_judgement(db, "a state", None, lambda: [("facts/a.md", None, None)], fresh="t1", wait=True) == "t1"
+        assert kept_judgement(db) == ("a state", "t1", [("facts/a.md", None, None)])
+
+
+def test_a_judgement_brought_along_a_change_rewrites_the_paths_judged_again_not_every_path(tmp_path) -> None:
+    """Review of oneshot29: the kept judgement was one JSON value (~7 MB at 100k peers'
+    memories) rewritten whole whenever the judgement moved. Now a row per path: a judgement
+    brought along one hand edit from the row's own writes that path's row (and the small state
+    row), and the next process brings it along as the whole judgement answers."""
+    world = World(tmp_path, random.Random(13))
+    try:
+        warm = world.warm
+        warm.reconcile()
+        warm.render_trusted_index()
+        db = warm.sidecar.db
+        assert db.execute("SELECT count(*) FROM kept_judgement_paths").fetchone()[0] >= 72
+        (world.root / "facts/peer-005.md").write_text("---\ndescription: The person's own\n---\nMine.\n")
+        warm.reconcile()
+        before = db.conn.total_changes
+        found = dict(warm.render_trusted_index()[2])
+        assert warm._kept_peers.last.how == "changed"
+        written = db.conn.total_changes - before
+        # the path's row, the state row and the read's other small writes (its temporary table of
+        # the paths not left out, caches), not every path's row again (72 dropped, 72 written)
+        assert 1 <= written < 20, written
+        assert "facts/peer-005.md" not in found
+        how, answer = opened_how(world.root)
+        assert how == "stored" and answer == found == whole(world.root)
+    finally:
+        world.warm.close()

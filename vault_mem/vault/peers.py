@@ -72,7 +72,7 @@ modification time is seen by none) is judged at that path's next change, no long
 change of anything.
 
 **Kept for the next process.** Each judgement made is also kept in the sidecar (table
-``kept_judgement``, ``m018``: :func:`_store`), so a process that starts (the prompt hook run per
+``kept_judgement``, ``m018``, and ``kept_judgement_paths``, ``m019``: :func:`_store`), so a process that starts (the prompt hook run per
 prompt, ``vault-mem recall`` without a daemon, ``get``, ``list``) brings the last judgement
 along what changed since, as a warm process brings its own (its ``how``: "stored"), instead of
 judging every memory (~1.9 s of CPU at 100k peers' memories). What a warm base is tied to by
@@ -88,9 +88,11 @@ of the record: whole); git's index marks and the files that differed from HEAD, 
 the kept moves, compared as a warm base's are. The row is the sidecar's, so it is exactly as
 trustworthy as the rows the judgement reads: an index.db not made on this machine for this
 vault is read by no one (:mod:`vault_mem.index.db`). It is written like the judgement's other
-caches (uncounted, never waiting for a writer, given up on failure), the judgement itself only
-when it changed or the row is another process's (its token): a warm process whose judgement
-stayed rewrites the row's small state alone, and nothing is written when the row was made from
+caches (uncounted, never waiting for a writer, given up on failure; the MCP server's start-up
+thread waits: :meth:`Vault.judge_peers`), the judgement itself only when it changed or the row is
+another process's (its token), and then only the paths judged again when it was brought along
+from the row (a row per path: the whole judgement rewritten was ~7 MB at 100k peers' memories):
+a warm process whose judgement stayed rewrites the row's small state alone, and nothing is written when the row was made from
 the same state (another process's judgement of it: the same answer), so two warm processes (a
 daemon and an MCP server) do not make each other judge again through it beyond once.
 
@@ -118,7 +120,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from vault_mem.config import VERSION
 from vault_mem.errors import VaultMemError
 from vault_mem.index import authors as rows
-from vault_mem.index.kept_judgement import keep_judgement, kept_judgement
+from vault_mem.index.kept_judgement import Kept, keep_judgement, kept_judgement
 from vault_mem.index.pathsets import PathTable
 from vault_mem.model.render import Author
 from vault_mem.platform.logs import Logger
@@ -207,7 +209,7 @@ class KeptPeers:
         self.hold = False
         #: the row held back: ``(state, the row's token if its judgement is the same, the
         #: judgement's text, the token of a new row)``
-        self._held: tuple[str, str | None, Callable[[], str], str] | None = None
+        self._held: tuple[str, str | None, Callable[[], list[Kept]], _Delta | None, str] | None = None
         self._key: tuple | None = None
         self._peers: dict[str, Author] = {}
         #: the paths of :attr:`_peers` in a table of the sidecar's connection (None: none kept)
@@ -288,12 +290,12 @@ class KeptPeers:
             if self._stored and origins.unstored:  # made from origins held in memory alone (a sidecar that could not take them)
                 keep_judgement(sidecar.db, None, None, str)
             elif self._stored and self.hold:
-                row = _row(ws, self._base, base)
+                row = _row(ws, self._base, base, changed)
                 if row is not None:
                     self._base.token = row[1] or os.urandom(12).hex()
                     self._held = (*row, self._base.token)
             elif self._stored:
-                self._base.token = _store(ws, sidecar, self._base, base)
+                self._base.token = _store(ws, sidecar, self._base, base, changed)
         elif table is not None:
             table.drop()
         return peers
@@ -316,8 +318,8 @@ class KeptPeers:
         held, self._held = self._held, None
         if held is None:
             return None
-        state, same, judgement, fresh = held
-        return keep_judgement(sidecar.db, state, same, judgement, fresh=fresh, wait=True)
+        state, same, judgement, delta, fresh = held
+        return keep_judgement(sidecar.db, state, same, judgement, delta=delta, fresh=fresh, wait=True)
 
     @staticmethod
     def _marks(ws: Workspace) -> tuple[set[str], set[str]] | None:
@@ -522,30 +524,49 @@ def _state_of(ws: Workspace, base: _Base) -> str | None:
     }, sort_keys=True)
 
 
-def _row(ws: Workspace, base: _Base, before: _Base | None) -> tuple[str, str | None, Callable[[], str]] | None:
+#: a judgement as the rows it changed since the one it was brought along from: ``(that one's
+#: token, () -> (the rows written, the paths dropped))``
+_Delta = tuple[str, Callable[[], tuple[list[Kept], list[str]]]]
+
+
+def _row(ws: Workspace, base: _Base, before: _Base | None, changed: set[str] | None
+         ) -> tuple[str, str | None, Callable[[], list[Kept]], _Delta | None] | None:
     """What keeps ``base`` in the sidecar: ``(its state, the token of the row whose judgement
-    is the same, its judgement's text when one is written)``; None when it cannot be told again.
-    The judgement is written again only when it is not the row's own: ``before`` (the judgement
-    it was brought along from) was that row, and the answer is the same."""
+    is the same, its judgement's rows, the rows it changed since ``before``)``; None when it
+    cannot be told again. The judgement is written again only when it is not the row's own:
+    ``before`` (the judgement it was brought along from, ``changed`` the paths judged again;
+    None: judged whole) was that row, and the answer is the same; when ``before`` was that row
+    and the answer moved, only the paths judged again are written (``base`` differs from
+    ``before`` at those alone: :meth:`KeptPeers._changed`)."""
     same = before is not None and before.peers == base.peers and before.judged == base.judged
 
-    def judgement() -> str:
-        return json.dumps({"peers": {rel: [who.email, who.standing] for rel, who in base.peers.items()},
-                           "others": sorted(base.judged - base.peers.keys())})
+    def one(rel: str) -> Kept:
+        who = base.peers.get(rel)
+        return (rel, who.email, who.standing) if who is not None else (rel, None, None)
 
+    def judgement() -> list[Kept]:
+        return [one(rel) for rel in base.judged]
+
+    delta: _Delta | None = None
+    if before is not None and before.token is not None and changed is not None:
+        def moved() -> tuple[list[Kept], list[str]]:
+            return [one(rel) for rel in changed if rel in base.judged], [rel for rel in changed if rel not in base.judged]
+
+        delta = (before.token, moved)
     state = _state_of(ws, base)
     if state is None:
         return None
-    return state, before.token if same and before else None, judgement
+    return state, before.token if same and before else None, judgement, delta
 
 
-def _store(ws: Workspace, sidecar: Sidecar, base: _Base, before: _Base | None) -> str | None:
+def _store(ws: Workspace, sidecar: Sidecar, base: _Base, before: _Base | None, changed: set[str] | None) -> str | None:
     """Keep ``base`` in the sidecar for the next process (:func:`_row`), never waiting for
     another writer; the token of the kept row (None: none)."""
-    row = _row(ws, base, before)
+    row = _row(ws, base, before, changed)
     if row is None:
         return None  # cannot be told again: the row (another process's, true to its own state) stays
-    return keep_judgement(sidecar.db, *row)
+    state, same, judgement, delta = row
+    return keep_judgement(sidecar.db, state, same, judgement, delta=delta)
 
 
 def _load(ws: Workspace, sidecar: Sidecar) -> _Base | str:
@@ -557,9 +578,9 @@ def _load(ws: Workspace, sidecar: Sidecar) -> _Base | str:
     kept = kept_judgement(sidecar.db)
     if kept is None:
         return "none is kept"
-    state_text, token, judgement_text = kept
+    state_text, token, judged = kept
     try:
-        state, judgement = json.loads(state_text), json.loads(judgement_text)
+        state = json.loads(state_text)
         if state["code"] != _code():
             return "kept by other code"
         size, digest = state["local"]
@@ -568,7 +589,9 @@ def _load(ws: Workspace, sidecar: Sidecar) -> _Base | str:
             return "the record of the commits made here is not the one it read"
         seen: dict[tuple[str | None, str], Author] = {}  # one Author per (email, standing): few
         peers = {}
-        for rel, (email, standing) in judgement["peers"].items():
+        for rel, email, standing in judged:
+            if standing is None:
+                continue  # judged the person's
             who = seen.get((email, standing))
             if who is None:
                 who = seen[(email, standing)] = Author(email, standing)
@@ -576,7 +599,7 @@ def _load(ws: Workspace, sidecar: Sidecar) -> _Base | str:
         ids = authors.Identities(set(state["person"]), set(state["agents"]), set(state["approved"]),
                                  _local_ids(data[:size]))
         base = _Base(conn=sidecar.db.conn, ids=ids, head=state["head"], seq=int(state["seq"]),
-                     judgement=authors.PeerJudgement(peers, set(judgement["others"]) | peers.keys(), set(state["dirty"])),
+                     judgement=authors.PeerJudgement(peers, {row[0] for row in judged}, set(state["dirty"])),
                      lineage=set(state["lineage"]), moved={rel: tuple(v) for rel, v in state["moved"].items()},
                      marks=(set(state["marks"][0]), set(state["marks"][1])), token=token)
     except (ValueError, KeyError, TypeError):
