@@ -569,11 +569,17 @@ class Vault:
         finally:
             kept.hold = False
         if to is not None:
-            to._kept_peers.offer(kept.made)
+            to.offer_judgement(kept.made)
             if judged is not None:
                 judged()
             kept.keep_held(self.sidecar)
         return found
+
+    def offer_judgement(self, made) -> None:
+        """Bring the judgement ``made`` (another vault's of this folder in this process, as
+        :meth:`judge_peers` ``to=`` hands it) along at this vault's first read that has none of
+        its own (:meth:`KeptPeers.offer`)."""
+        self._kept_peers.offer(made)
 
     def _floor_uncounted(self) -> tuple[str, ...]:
         """The paths of the memories whose vectors the relevance floor's calibration leaves out
