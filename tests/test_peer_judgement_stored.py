@@ -292,3 +292,24 @@ def test_a_judgement_brought_along_a_change_rewrites_the_paths_judged_again_not_
         assert how == "stored" and answer == found == whole(world.root)
     finally:
         world.warm.close()
+
+
+def test_a_warm_vault_whose_index_was_deleted_and_made_again_answers_as_the_whole_judgement(tmp_path) -> None:
+    """Found by mcp30: a warm vault (the MCP server, the daemon) keeps the paths its judgement
+    leaves in a temporary table of its sidecar's connection. When the index file is replaced
+    (the person deletes it, as its refusal message says to; another process moves a damaged one
+    aside), the vault follows it to a new connection and closes the old one; its next judgement
+    dropped the old table through the closed connection and the read failed (ProgrammingError)."""
+    world = World(tmp_path, random.Random(14))
+    try:
+        warm = world.warm
+        warm.reconcile()
+        assert warm.render_trusted_index()[2]  # judged: the table made
+        path = warm.sidecar.db.path
+        for name in (path.name, path.name + "-wal", path.name + "-shm"):
+            (path.parent / name).unlink(missing_ok=True)
+        warm.reconcile()  # follows the replaced file: a new connection, the old one closed
+        found = dict(warm.render_trusted_index()[2])
+        assert found == whole(world.root)
+    finally:
+        world.warm.close()
