@@ -30,6 +30,7 @@ from conftest import PEER_EMAIL, cli, count_standing, git, new_vault, publish
 
 from vault_mem import Vault
 from vault_mem.errors import VaultMemError
+from vault_mem.index import authors as index_rows
 from vault_mem.store.trust import approve_authors, trust_file
 from vault_mem.vault import authors
 from vault_mem.vault.peers import KeptPeers
@@ -466,3 +467,53 @@ def test_the_log_names_every_row_another_process_changed_and_says_when_it_no_lon
         assert JUDGE_LOG_KEPT <= kept[0] == kept[1] < JUDGE_LOG_KEPT + JUDGE_LOG_PRUNED_EVERY
     finally:
         vault.close()
+
+
+def test_a_move_dropped_by_another_process_while_a_judgement_is_made_is_judged_again(tmp_path, monkeypatch) -> None:
+    """Review of oneshot29: the lineage and the kept moves a judgement is compared with next time
+    were read after the judgement was made, so a change of them landing between (another
+    process's refresh: a peer's move forgotten past its bound, rows brought to a new HEAD) was
+    recorded as what the judgement was made from, and no later read judged those paths again.
+    Here another process drops the person's move of a peer's memory (edited on the way, so the
+    text is the person's and only the move makes it the peer's) right after the warm vault's
+    judgement; the warm vault's next judgement must equal the whole one."""
+    world = World(tmp_path, random.Random(12))
+    root, warm = world.root, world.warm
+    old, new = "facts/peer-003.md", "facts/moved-here.md"
+    text = (root / old).read_text()
+    run(root, "mv", old, new)
+    (root / new).write_text(text.replace("Peer note 3", "Peer note three, kept by the person"))
+    run(root, "commit", "-q", "-m", "moved and edited", "--", old, new)
+    warm.reconcile()
+    assert new in dict(warm.render_trusted_index()[2])  # the move followed: the peer's lines kept
+    with Vault(root) as fresh:
+        assert new in index_rows.moved_from(fresh.sidecar.db)
+    judgement = authors.peer_judgement
+    dropped: list[str] = []
+
+    def then_another_process(*args, **kwargs):
+        out = judgement(*args, **kwargs)
+        if not dropped:  # another process's write, between the judgement and what it was made from
+            subprocess.run([sys.executable, "-c", "import sys; from vault_mem import Vault; v = Vault(sys.argv[1]); "
+                            "v.sidecar.db.set_meta('peer_moved_from', None); v.close()", str(root)], check=True)
+            dropped.append(new)
+        return out
+
+    monkeypatch.setattr(authors, "peer_judgement", then_another_process)
+    # a hand edit elsewhere (no commit made here, which would judge every lineage path again):
+    # the warm vault judges again what it touched
+    (root / "facts/peer-010.md").write_text(memory("The person's own note", "Mine."))
+    warm.reconcile()
+    warm.render_trusted_index()
+    assert dropped  # the wrapper passes through from now on
+    (root / "facts/peer-011.md").write_text(memory("Another note of the person's", "Mine too."))
+    warm.reconcile()
+    found = dict(warm.render_trusted_index()[2])
+    with Vault(root) as fresh:
+        fresh._kept_peers = KeptPeers(stored=False)
+        fresh.reconcile()
+        assert new not in index_rows.moved_from(fresh.sidecar.db)
+        whole = dict(fresh.render_trusted_index()[2])
+    assert warm._kept_peers.last.how == "changed"
+    assert found == whole, set(found) ^ set(whole)
+    warm.close()

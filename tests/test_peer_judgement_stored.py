@@ -187,3 +187,129 @@ def test_code_changed_since_the_process_started_stamps_a_judgement_no_other_proc
     monkeypatch.setattr(peers, "_IMPORTED_NS", 0)  # every file changed since
     first, second = peers._code_stamp(), peers._code_stamp()
     assert first != second and "changed since" in first
+
+
+def test_the_start_up_judgement_made_while_another_writer_holds_the_lock_is_kept_once_it_frees(tmp_path) -> None:
+    """Review of oneshot29: the MCP server's start-up judgement was kept with a write that never
+    waits (a cache's), so another process holding the sidecar's lock at that moment (a daemon's
+    or a hook's write, a sync) lost it, and every later process judged every memory again (~1.9 s
+    of CPU at 100k peers' memories). Now the served vault brings the start-up's judgement along
+    at once (its first answer does not wait for the lock), and the start-up thread keeps it in
+    the sidecar once the lock frees, so the next process brings it along too ("stored")."""
+    import subprocess
+    import sys
+    import threading
+
+    from vault_mem.adapters.mcp_server import Startup
+    from vault_mem.index.kept_judgement import kept_judgement
+
+    world = World(tmp_path, random.Random(10))
+    world.warm.render_trusted_index()  # the texts' origins scanned (a read's write of its own)
+    world.warm.close()
+    vault = Vault(world.root)
+    startup = Startup(vault, lambda: Vault(world.root), wait_s=60.0)
+    # another process: none kept yet (a first start, another code's row), then the lock held
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
+         "c.execute('DELETE FROM kept_judgement'); c.execute('BEGIN IMMEDIATE'); print('held', flush=True); "
+         "sys.stdin.readline(); c.execute('ROLLBACK')", str(vault.sidecar.db.path)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        try:
+            startup.preload()
+            assert startup.judged.wait(120)  # judged, whatever the lock: the first read waits for no lock
+            found = vault.judge_peers()  # the served vault's first read that needs the judgement
+            assert vault._kept_peers.last.how == "stored", vault._kept_peers.last
+        finally:
+            holder.stdin.write("\n")  # the lock frees
+            holder.stdin.flush()
+            holder.wait(60)
+        for thread in threading.enumerate():
+            if thread.name == "vault-mem-judge":
+                thread.join(120)
+        assert kept_judgement(vault.sidecar.db) is not None
+        how, answer = opened_how(world.root)
+        assert how == "stored" and answer == whole(world.root) and len(answer) == found
+    finally:
+        holder.kill()
+        startup.close()
+        vault.close()
+
+
+def test_a_kept_row_written_waiting_gives_up_when_the_lock_stays_held_and_never_raises(tmp_path) -> None:
+    """``keep_judgement(wait=True)`` waits for another writer a bounded number of times, then
+    gives the row up (None) as a cache does; nothing raised to the start-up thread."""
+    import subprocess
+    import sys
+
+    from vault_mem.index.kept_judgement import BUSY_ATTEMPTS, keep_judgement, kept_judgement
+
+    world = World(tmp_path, random.Random(11))
+    world.warm.close()
+    holder = None
+    with Vault(world.root) as vault:
+        db = vault.sidecar.db
+        holder = subprocess.Popen(
+            [sys.executable, "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
+             "c.execute('BEGIN IMMEDIATE'); print('held', flush=True); sys.stdin.readline(); c.execute('ROLLBACK')",
+             str(db.path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        try:
+            assert holder.stdout.readline().strip() == "held"
+            db.execute("PRAGMA busy_timeout = 20")
+            calls: list[int] = []
+            assert keep_judgement(db, "a state", None, lambda: calls.append(1) or [], wait=True) is None
+            assert BUSY_ATTEMPTS > 1 and calls == []
+        finally:
+            holder.communicate("\n", timeout=60)
+        assert keep_judgement(db, "a state", None, lambda: [("facts/a.md", None, None)], fresh="t1", wait=True) == "t1"
+        assert kept_judgement(db) == ("a state", "t1", [("facts/a.md", None, None)])
+
+
+def test_a_judgement_brought_along_a_change_rewrites_the_paths_judged_again_not_every_path(tmp_path) -> None:
+    """Review of oneshot29: the kept judgement was one JSON value (~7 MB at 100k peers'
+    memories) rewritten whole whenever the judgement moved. Now a row per path: a judgement
+    brought along one hand edit from the row's own writes that path's row (and the small state
+    row), and the next process brings it along as the whole judgement answers."""
+    world = World(tmp_path, random.Random(13))
+    try:
+        warm = world.warm
+        warm.reconcile()
+        warm.render_trusted_index()
+        db = warm.sidecar.db
+        assert db.execute("SELECT count(*) FROM kept_judgement_paths").fetchone()[0] >= 72
+        (world.root / "facts/peer-005.md").write_text("---\ndescription: The person's own\n---\nMine.\n")
+        warm.reconcile()
+        before = db.conn.total_changes
+        found = dict(warm.render_trusted_index()[2])
+        assert warm._kept_peers.last.how == "changed"
+        written = db.conn.total_changes - before
+        # the path's row, the state row and the read's other small writes (its temporary table of
+        # the paths not left out, caches), not every path's row again (72 dropped, 72 written)
+        assert 1 <= written < 20, written
+        assert "facts/peer-005.md" not in found
+        how, answer = opened_how(world.root)
+        assert how == "stored" and answer == found == whole(world.root)
+    finally:
+        world.warm.close()
+
+
+def test_a_warm_vault_whose_index_was_deleted_and_made_again_answers_as_the_whole_judgement(tmp_path) -> None:
+    """Found by mcp30: a warm vault (the MCP server, the daemon) keeps the paths its judgement
+    leaves in a temporary table of its sidecar's connection. When the index file is replaced
+    (the person deletes it, as its refusal message says to; another process moves a damaged one
+    aside), the vault follows it to a new connection and closes the old one; its next judgement
+    dropped the old table through the closed connection and the read failed (ProgrammingError)."""
+    world = World(tmp_path, random.Random(14))
+    try:
+        warm = world.warm
+        warm.reconcile()
+        assert warm.render_trusted_index()[2]  # judged: the table made
+        path = warm.sidecar.db.path
+        for name in (path.name, path.name + "-wal", path.name + "-shm"):
+            (path.parent / name).unlink(missing_ok=True)
+        warm.reconcile()  # follows the replaced file: a new connection, the old one closed
+        found = dict(warm.render_trusted_index()[2])
+        assert found == whole(world.root)
+    finally:
+        world.warm.close()

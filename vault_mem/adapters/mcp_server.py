@@ -247,12 +247,14 @@ class Startup:
         the judgement in the sidecar (:meth:`Vault.judge_peers`): the served vault's first read
         that needs it (a recall whose hits are a peer's, asked again without them) brings that
         along what changed since instead of judging every memory (~1.9 s of CPU at 100k
-        peers' memories, which the first full answer paid). Nothing kept when it fails: the
-        first read judges itself."""
+        peers' memories, which the first full answer paid). The served vault is handed the
+        judgement itself and :attr:`judged` set before it is written to the sidecar, which
+        then waits for another writer holding the lock (the next process brings it along).
+        Nothing kept when it fails: the first read judges itself."""
         t0 = time.perf_counter()
         try:
             with self.open_vault() as vault:
-                n = vault.judge_peers()
+                n = vault.judge_peers(to=self.vault, judged=self.judged.set)
             log.info("vault-mem: the peers' memories judged at start-up in %.0f ms (%d)", (time.perf_counter() - t0) * 1000, n)
         except Exception as exc:  # noqa: BLE001 - a cache: the first read judges itself
             log.warning("vault-mem: judging the peers' memories at start-up failed (%s); the first read judges them", exc)

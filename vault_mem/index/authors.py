@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from vault_mem.index.db import Database
 
-__all__ = ["HEAD_META", "LINEAGE", "add_origins", "all_authors", "author_pairs", "authors_of", "foreign_changes", "foreign_paths",
+__all__ = ["HEAD_META", "LINEAGE", "add_origins", "all_authors", "author_pairs", "authors_of", "foreign_changes", "foreign_paths", "judged_from",
            "judge_log_head", "judge_log_since", "paths_holding", "unapproved_rows",
            "adoption_states", "keep_adoption_states", "keep_path_histories", "deleted_here", "lineage_paths", "lineage_rows", "moved_from", "origins_of", "origins_state", "path_histories", "paths_by", "replace", "stored_head", "update"]
 
@@ -159,10 +159,11 @@ def _set_deleted(db: Database, deleted: dict[str, tuple[str, str]]) -> None:
     db.set_meta(DELETED, json.dumps({p: list(m) for p, m in deleted.items()}) if deleted else None)
 
 
-def lineage_rows(db: Database, only: Iterable[str] | None = None) -> dict[str, tuple[str, str, str, str]]:
+def lineage_rows(db: Database, only: Iterable[str] | None = None, *,
+                 lineage: set[str] | None = None) -> dict[str, tuple[str, str, str, str]]:
     """``{path: (commit, email, name, blob)}`` of the usable memories :func:`lineage_paths` names
-    (``only``: those of these paths alone)."""
-    paths = lineage_paths(db)
+    (``only``: those of these paths alone; ``lineage``: that set as the caller read it)."""
+    paths = set(lineage_paths(db) if lineage is None else lineage)
     if only is not None:
         paths &= set(only)
     if not paths:
@@ -353,6 +354,21 @@ def judge_log_head(db: Database) -> int:
     never goes back)."""
     row = db.execute("SELECT max(seq) FROM judge_log").fetchone()
     return int(row[0]) if row and row[0] is not None else 0
+
+
+def judged_from(db: Database) -> tuple[int, set[str], dict[str, tuple[str, str, str]]]:
+    """``(`` :func:`judge_log_head` ``,`` :func:`lineage_paths` ``,`` :func:`moved_from` ``)`` as of
+    one snapshot: what a judgement of the peers' memories is made from besides the rows the
+    log names (another process's write cannot land between the three reads)."""
+    conn = db.conn
+    own = not conn.in_transaction
+    if own:
+        conn.execute("BEGIN")
+    try:
+        return judge_log_head(db), lineage_paths(db), moved_from(db)
+    finally:
+        if own:
+            conn.execute("COMMIT")
 
 
 def judge_log_since(db: Database, seq: int) -> tuple[int, set[str], set[str]] | None:

@@ -680,11 +680,30 @@ def m018_kept_judgement(conn) -> None:
     )
 
 
+def m019_kept_judgement_paths(conn) -> None:
+    """The kept judgement by path (:mod:`vault_mem.index.kept_judgement`): one row per memory
+    judged (``email``/``standing`` of a peer's; NULL for one judged the person's), so a judgement
+    brought along a change rewrites the paths it judged again, not the whole judgement (one JSON
+    value of ~7 MB at 100k peers' memories, rewritten whenever the judgement moved). The single
+    row of m018 keeps what it was made from and its token; its ``judgement`` column is left empty.
+    A row of m018's form is dropped (the next read judges whole once). Derived state; safe to run
+    again."""
+    _run_script(
+        conn,
+        """
+        CREATE TABLE IF NOT EXISTS kept_judgement_paths (path TEXT PRIMARY KEY, email TEXT, standing TEXT)
+            WITHOUT ROWID;
+        DELETE FROM kept_judgement WHERE judgement != '';
+        """,
+    )
+
+
 MIGRATIONS: list[Callable] = [m001_initial, m002_vectors, m003_covering_indexes, m004_conflict_of, m005_sqlite_vec,
                               m006_embed_cache_rowid, m007_index_counter, m008_floor_calibration,
                               m009_index_counter_by_type, m010_change_dates, m011_authors,
                               m012_committed_view, m013_missing_blobs_index, m014_scan_generation,
-                              m015_origins, m016_judge_log, m017_judge_log_lean, m018_kept_judgement]
+                              m015_origins, m016_judge_log, m017_judge_log_lean, m018_kept_judgement,
+                              m019_kept_judgement_paths]
 SCHEMA_VERSION = len(MIGRATIONS)
 _BASE_TABLES = {"meta", "files", "tags", "supersedes", "embed_cache", "fts"}
 #: tables a schema version must have, from that version on (a file missing them is damaged)
@@ -702,7 +721,10 @@ TABLES_FROM_VERSION = {1: _BASE_TABLES, 2: _BASE_TABLES | {"vectors"}, 5: _BASE_
                                            "committed", "differs", "origins", "foreign_texts", "judge_log"},
                        18: _BASE_TABLES | {"vector_log", "counters", "floor_calibration", "changes", "authors",
                                            "committed", "differs", "origins", "foreign_texts", "judge_log",
-                                           "kept_judgement"}}
+                                           "kept_judgement"},
+                       19: _BASE_TABLES | {"vector_log", "counters", "floor_calibration", "changes", "authors",
+                                           "committed", "differs", "origins", "foreign_texts", "judge_log",
+                                           "kept_judgement", "kept_judgement_paths"}}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,17 +1,23 @@
-"""The peers' judgement kept in the sidecar for the next process (table ``kept_judgement``,
-``m018``): the one home of its SQL. What it holds and when it may be used is
-:class:`vault_mem.vault.peers.KeptPeers`'s to say; this module stores and reads one row.
+"""The peers' judgement kept in the sidecar for the next process (tables ``kept_judgement``,
+``m018``: one row, what it was made from and its token; ``kept_judgement_paths``, ``m019``: the
+judgement, a row per memory judged): the one home of its SQL. What it holds and when it may be
+used is :class:`vault_mem.vault.peers.KeptPeers`'s to say. A judgement brought along a change
+from the row's own rewrites the paths it judged again (``delta``), not every path (~7 MB at
+100k peers' memories as the one JSON value of m018).
 
 Its writes are a cache's: uncounted (:meth:`~vault_mem.index.db.Database.uncounted`: they
-change no row a judgement reads, so the writer's own next read keeps its judgement), never
-waiting for another writer, and given up on any failure (busy, read-only, a full disk): the
-next process then judges from the row it finds, or whole.
+change no row a judgement reads, so the writer's own next read keeps its judgement), given up
+on any failure (read-only, a full disk): the next process then judges from the row it finds,
+or whole. A read's write never waits for another writer (busy: given up); a writer with no one
+waiting for it (the MCP server's start-up thread, whose judgement the served vault already
+holds) waits, ``wait``: up to :data:`BUSY_ATTEMPTS` times the sidecar's busy timeout, so a
+lock held at that moment (a daemon's or a hook's write, a sync) does not lose it.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from vault_mem.errors import IndexStoreError
@@ -19,35 +25,78 @@ from vault_mem.errors import IndexStoreError
 if TYPE_CHECKING:
     from vault_mem.index.db import Database
 
-__all__ = ["kept_judgement", "keep_judgement"]
+__all__ = ["BUSY_ATTEMPTS", "Kept", "kept_judgement", "keep_judgement"]
+
+#: ``keep_judgement(wait=True)``: how many times a busy sidecar is waited for (each up to its
+#: busy timeout, 15 s) before the row is given up
+BUSY_ATTEMPTS = 8
+
+#: one memory judged: ``(path, email, standing)``; ``standing`` None: judged the person's
+Kept = tuple[str, str | None, str | None]
 
 
-def kept_judgement(db: Database) -> tuple[str, str, str] | None:
-    """``(state, token, judgement)`` of the kept row, None when there is none (or the table
-    cannot be read)."""
+def kept_judgement(db: Database) -> tuple[str, str, list[Kept]] | None:
+    """``(state, token, the judgement's rows)`` as of one snapshot, None when there is none (or
+    the tables cannot be read)."""
     from vault_mem.index.db import database_error
 
+    conn = db.conn
+    own = not conn.in_transaction
     try:
-        row = db.execute("SELECT state, token, judgement FROM kept_judgement WHERE id = 1").fetchone()
+        if own:
+            conn.execute("BEGIN")
+        try:
+            row = db.execute("SELECT state, token FROM kept_judgement WHERE id = 1").fetchone()
+            if row is None:
+                return None
+            found = [(r[0], r[1], r[2]) for r in db.execute("SELECT path, email, standing FROM kept_judgement_paths")]
+        finally:
+            if own:
+                conn.execute("COMMIT")
     except database_error():
         return None
-    return (row[0], row[1], row[2]) if row else None
+    return row[0], row[1], found
 
 
-def keep_judgement(db: Database, state: str | None, token: str | None, judgement: Callable[[], str]) -> str | None:
+def keep_judgement(db: Database, state: str | None, token: str | None, judgement: Callable[[], Iterable[Kept]], *,
+                   delta: tuple[str, Callable[[], tuple[list[Kept], list[str]]]] | None = None,
+                   fresh: str | None = None, wait: bool = False) -> str | None:
     """Keep ``state`` with its judgement: nothing written when the row was made from that very
     state (its judgement is the same); the row's own (its state alone rewritten) while the
-    row's token is still ``token``; else ``judgement()`` under a new token; ``state`` None:
-    nothing can be kept (the row is dropped). Returns the token the row holds now, None when
-    there is none or nothing could be written (the row as it was)."""
-    from vault_mem.index.db import database_error, is_damage
+    row's token is still ``token``; else, under a new token (``fresh``, or a random one), the
+    judgement: ``delta``'s rows written and paths dropped when the row's token is ``delta``'s
+    (the judgement this one was brought along from), else every row of ``judgement()``;
+    ``state`` None: nothing can be kept (the row is dropped). ``wait``: another writer is
+    waited for (see the module). Returns the token the row holds now, None when there is none
+    or nothing could be written (the row as it was)."""
+    from vault_mem.index.db import database_error, is_busy
+
+    for _attempt in range(BUSY_ATTEMPTS - 1 if wait else 0):
+        try:
+            return _keep(db, state, token, judgement, delta, fresh, wait)
+        except (IndexStoreError, database_error()) as exc:
+            if not is_busy(exc):
+                raise  # damage (_keep gives up on every other failure itself)
+    try:
+        return _keep(db, state, token, judgement, delta, fresh, wait)
+    except (IndexStoreError, database_error()) as exc:
+        if is_busy(exc):
+            return None  # still busy at the last attempt: given up
+        raise
+
+
+def _keep(db: Database, state: str | None, token: str | None, judgement: Callable[[], Iterable[Kept]],
+          delta: tuple[str, Callable[[], tuple[list[Kept], list[str]]]] | None, fresh: str | None,
+          wait: bool) -> str | None:
+    from vault_mem.index.db import database_error, is_busy, is_damage
 
     try:
-        with db.uncounted(), db.write(wait=False):
+        with db.uncounted(), db.write(wait=wait):
             row = db.execute("SELECT state, token FROM kept_judgement WHERE id = 1").fetchone()
             if state is None:
                 if row is not None:
                     db.execute("DELETE FROM kept_judgement")
+                    db.execute("DELETE FROM kept_judgement_paths")
                 return None
             if row is not None and row[0] == state:
                 return row[1]  # made from the same state: the same judgement (another process's)
@@ -55,11 +104,19 @@ def keep_judgement(db: Database, state: str | None, token: str | None, judgement
                 if row[0] != state:
                     db.execute("UPDATE kept_judgement SET state = ? WHERE id = 1", (state,))
                 return token
-            token = os.urandom(12).hex()
-            db.execute("INSERT OR REPLACE INTO kept_judgement(id, state, token, judgement) VALUES (1, ?, ?, ?)",
-                       (state, token, judgement()))
+            if row is not None and delta is not None and row[1] == delta[0]:
+                written, dropped = delta[1]()
+                db.executemany("DELETE FROM kept_judgement_paths WHERE path = ?", [(p,) for p in dropped])
+            else:
+                written = judgement()
+                db.execute("DELETE FROM kept_judgement_paths")
+            db.executemany("INSERT OR REPLACE INTO kept_judgement_paths(path, email, standing) VALUES (?, ?, ?)",
+                           written)
+            token = fresh or os.urandom(12).hex()
+            db.execute("INSERT OR REPLACE INTO kept_judgement(id, state, token, judgement) VALUES (1, ?, ?, '')",
+                       (state, token))
             return token
     except (IndexStoreError, database_error()) as exc:
-        if is_damage(exc):
-            raise
+        if is_damage(exc) or (wait and is_busy(exc)):
+            raise  # damage: the caller's to report; busy: waited for again
         return None

@@ -80,11 +80,11 @@ class PathTable(Collection[str]):
         if not self._live:
             return
         self._live = False
-        if not self._conn.in_transaction:  # else left to the connection's end (a temporary table)
-            try:
+        try:  # a closed connection (the index file replaced, followed) took its tables with it
+            if not self._conn.in_transaction:  # else left to the connection's end (a temporary table)
                 self._conn.execute(f"DROP TABLE IF EXISTS temp.{self.name}")
-            except Exception:  # noqa: BLE001 - a closed connection took its tables with it
-                pass
+        except Exception:  # noqa: BLE001 - asking a closed connection anything raises
+            pass
 
     def refit(self, paths: Iterable[str], changed: Iterable[str], since: int) -> bool:
         """This table made the complement of ``paths`` (a new judgement, which differs from the

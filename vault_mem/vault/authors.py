@@ -657,7 +657,7 @@ def _moved_uncommitted(ws: Workspace, ids: Identities, origins: Origins, fresh: 
     kept = rows.authors_of(origins.db, paths) if paths is not None else rows.all_authors(origins.db)
     if not kept:
         return {}
-    lineage, moved = origins.lineage(), rows.moved_from(origins.db)
+    lineage, moved = origins.lineage(), origins.moved()
     gone = [rel for rel, (commit, email, _n, _b) in kept.items()
             if (rel in lineage or rel in moved or not commit or ids.standing(email, commit) == "peer")
             and not os.path.lexists(ws.root / rel)]
@@ -687,7 +687,7 @@ def _adopted_walk(ws: Workspace, ids: Identities, origins: Origins, known: dict[
     """:func:`_adopted`'s answer for ``asked`` (``{path: the text of the change not committed,
     or None}``): the peer whose change's lines survive, for those whose do."""
     out: dict[str, Author] = {}
-    moved = rows.moved_from(origins.db)
+    moved = origins.moved()
     paths = set(asked)
     for rel in asked:  # the paths each was moved from here, and theirs (see _moved)
         at = rel
@@ -1058,6 +1058,7 @@ def peer_judgement(ws: Workspace, sidecar: Sidecar, ids: Identities | None = Non
     ids = ids or identities(ws)
     refresh(ws, sidecar)
     head = ws.repo.head()
+    origins = origins or Origins(ws, sidecar, ids)
     if head is not None and rows.stored_head(sidecar.db) == head:
         if only is None:
             # judged per (email, commit), not per file; the approved pass whoever made them
@@ -1067,14 +1068,14 @@ def peer_judgement(ws: Workspace, sidecar: Sidecar, ids: Identities | None = Non
             found = {rel: who for rel, who in rows.unapproved_rows(sidecar.db, ids.approved, only).items()
                      if ids.standing(who[1], who[0]) == "peer"}
         found.update(rows.foreign_paths(sidecar.db, only))  # texts committed again: judged by their first author
-        found.update({rel: who for rel, who in rows.lineage_rows(sidecar.db, only).items() if rel not in found})  # see _adopted
+        found.update({rel: who for rel, who in rows.lineage_rows(sidecar.db, only, lineage=origins.lineage()).items()
+                      if rel not in found})  # see _adopted
     else:  # a read-only sidecar behind HEAD (see _kept)
         if only is not None:
             raise ValueError("a judgement of some paths needs HEAD's rows")
         kept = _kept(ws, sidecar, None)
-        lineage = rows.lineage_paths(sidecar.db)
+        lineage = origins.lineage()
         found = {rel: who for rel, who in kept.items() if ids.standing(who[1], who[0]) == "peer" or rel in lineage}
-    origins = origins or Origins(ws, sidecar, ids)
     uncommitted = _Uncommitted(ws, ids, origins)
     rels = list(found)
     rels += [rel for rel in rows.foreign_changes(sidecar.db) if rel not in found and (only is None or rel in only)]
@@ -1227,6 +1228,7 @@ class Origins:
         self.sidecar = sidecar
         self.unstored = _UNSTORED.get(str(ws.root), {})
         self._lineage: set[str] | None = None
+        self._moved: dict[str, tuple[str, str, str]] | None = None
         #: :func:`_adopted`'s answers in this operation, by (path, committed blob, text on disk)
         self.adopted: dict[tuple[str, str, str | None], Author | None] = {}
         try:
@@ -1333,10 +1335,24 @@ class Origins:
         return firsts
 
     def lineage(self) -> set[str]:
-        """:func:`~vault_mem.index.authors.lineage_paths`, read once per operation."""
+        """:func:`~vault_mem.index.authors.lineage_paths`, read once per operation (or :meth:`pin`'s)."""
         if self._lineage is None:
             self._lineage = rows.lineage_paths(self.db)
         return self._lineage
+
+    def moved(self) -> dict[str, tuple[str, str, str]]:
+        """:func:`~vault_mem.index.authors.moved_from`, read once per operation (or :meth:`pin`'s)."""
+        if self._moved is None:
+            self._moved = rows.moved_from(self.db)
+        return self._moved
+
+    def pin(self, lineage: set[str], moved: dict[str, tuple[str, str, str]]) -> None:
+        """Judge from this lineage and these moves (:func:`~vault_mem.index.authors.judged_from`,
+        read by :class:`vault_mem.vault.peers.KeptPeers` with the log's entry): what a kept
+        judgement records it was made from is then exactly what it was made from, whatever
+        another process writes meanwhile (recorded after, a change landing between was never
+        judged again)."""
+        self._lineage, self._moved = lineage, moved
 
     def first_seen(self, blobs: list[str]) -> dict[str, tuple[str, str]]:
         """``{blob: (commit, email)}``: where each of ``blobs`` was first seen, for those seen."""

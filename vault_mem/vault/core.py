@@ -551,14 +551,35 @@ class Vault:
         self.reconcile()
         return authors.peer_memories(self.ws, self.sidecar)
 
-    def judge_peers(self) -> int:
+    def judge_peers(self, *, to: Vault | None = None, judged: Callable[[], None] | None = None) -> int:
         """Judge which memories are a peer's and keep the judgement (in this vault, and in the
         sidecar for the next process: :class:`KeptPeers`), as a read that leaves them out would;
         how many there are. A long-lived server does it at start-up, on a vault of its own, so
-        that its first read brings the judgement kept along instead of making it."""
+        that its first read brings the judgement kept along instead of making it: ``to``, the
+        served vault (of this folder, in this process), is handed the judgement itself, then
+        ``judged`` is called, and only then is it written to the sidecar, waiting for another
+        writer if one holds the lock (no read waits for this write; a write given up at once
+        when busy lost it, and every later process judged every memory again)."""
         ids = authors.identities(self.ws)
         origins = authors.Origins(self.ws, self.sidecar, ids)
-        return len(self._kept_peers.peer_memories(self.ws, self.sidecar, ids, origins))
+        kept = self._kept_peers
+        kept.hold = to is not None
+        try:
+            found = len(kept.peer_memories(self.ws, self.sidecar, ids, origins))
+        finally:
+            kept.hold = False
+        if to is not None:
+            to.offer_judgement(kept.made)
+            if judged is not None:
+                judged()
+            kept.keep_held(self.sidecar)
+        return found
+
+    def offer_judgement(self, made) -> None:
+        """Bring the judgement ``made`` (another vault's of this folder in this process, as
+        :meth:`judge_peers` ``to=`` hands it) along at this vault's first read that has none of
+        its own (:meth:`KeptPeers.offer`)."""
+        self._kept_peers.offer(made)
 
     def _floor_uncounted(self) -> tuple[str, ...]:
         """The paths of the memories whose vectors the relevance floor's calibration leaves out

@@ -43,7 +43,10 @@ authors' standing) and that of the paths it was moved from. So ``p`` is judged a
   100k). Exact for every memory file; the answer for other paths (INDEX.md) is not read;
 - (5): it entered or left the lineage, or its move entry changed (a move made here or a peer's:
   one table, :func:`~vault_mem.index.authors.moved_from`; a peer's move forgotten past its
-  bound is a changed entry too);
+  bound is a changed entry too). Both are read with the log's entry, as of one snapshot, before
+  the judgement, which is made from them (:meth:`~vault_mem.vault.authors.Origins.pin`): read
+  after it, another process's change landing between was recorded as what the judgement was
+  made from, and never judged again;
 - (6): a commit in ``OLD...NEW`` (HEAD's commits that are in one history and not the other:
   a fast-forward, a reset, a force-push, a rebase) changed it, each merge against each parent
   (``git log -m``), since a path's history gains or loses exactly those commits; or a commit
@@ -69,7 +72,7 @@ modification time is seen by none) is judged at that path's next change, no long
 change of anything.
 
 **Kept for the next process.** Each judgement made is also kept in the sidecar (table
-``kept_judgement``, ``m018``: :func:`_store`), so a process that starts (the prompt hook run per
+``kept_judgement``, ``m018``, and ``kept_judgement_paths``, ``m019``: :func:`_store`), so a process that starts (the prompt hook run per
 prompt, ``vault-mem recall`` without a daemon, ``get``, ``list``) brings the last judgement
 along what changed since, as a warm process brings its own (its ``how``: "stored"), instead of
 judging every memory (~1.9 s of CPU at 100k peers' memories). What a warm base is tied to by
@@ -85,9 +88,11 @@ of the record: whole); git's index marks and the files that differed from HEAD, 
 the kept moves, compared as a warm base's are. The row is the sidecar's, so it is exactly as
 trustworthy as the rows the judgement reads: an index.db not made on this machine for this
 vault is read by no one (:mod:`vault_mem.index.db`). It is written like the judgement's other
-caches (uncounted, never waiting for a writer, given up on failure), the judgement itself only
-when it changed or the row is another process's (its token): a warm process whose judgement
-stayed rewrites the row's small state alone, and nothing is written when the row was made from
+caches (uncounted, never waiting for a writer, given up on failure; the MCP server's start-up
+thread waits: :meth:`Vault.judge_peers`), the judgement itself only when it changed or the row is
+another process's (its token), and then only the paths judged again when it was brought along
+from the row (a row per path: the whole judgement rewritten was ~7 MB at 100k peers' memories):
+a warm process whose judgement stayed rewrites the row's small state alone, and nothing is written when the row was made from
 the same state (another process's judgement of it: the same answer), so two warm processes (a
 daemon and an MCP server) do not make each other judge again through it beyond once.
 
@@ -103,18 +108,19 @@ hits judged trusted, so such an edit never puts a peer's text in front of the ag
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from vault_mem.config import VERSION
 from vault_mem.errors import VaultMemError
 from vault_mem.index import authors as rows
-from vault_mem.index.kept_judgement import keep_judgement, kept_judgement
+from vault_mem.index.kept_judgement import Kept, keep_judgement, kept_judgement
 from vault_mem.index.pathsets import PathTable
 from vault_mem.model.render import Author
 from vault_mem.platform.logs import Logger
@@ -153,6 +159,13 @@ class _Base:
         #: the sidecar's kept row this judgement is (:func:`~vault_mem.index.kept_judgement.keep_judgement`)
         self.token = token
 
+    def bound(self, conn: object) -> _Base:
+        """This base as another connection to the same sidecar holds it (:meth:`KeptPeers.offer`):
+        the judge log counts from the same file."""
+        other = copy.copy(self)
+        other.conn = conn
+        return other
+
 
 class Judged(NamedTuple):
     """How :meth:`KeptPeers.peer_memories` made its last answer: ``how`` is "kept" (nothing it
@@ -189,6 +202,14 @@ class KeptPeers:
     earlier process's), and keep each one made there (False: neither; a test's reference)."""
 
     def __init__(self, *, stored: bool = True) -> None:
+        #: a judgement another vault of this folder made in this process (the MCP server's
+        #: start-up thread: :meth:`offer`), brought along at the first read that has none
+        self._offered: _Base | None = None
+        #: hold the kept row's write back for :meth:`keep_held` (a writer no read waits for)
+        self.hold = False
+        #: the row held back: ``(state, the row's token if its judgement is the same, the
+        #: judgement's text, the token of a new row)``
+        self._held: tuple[str, str | None, Callable[[], list[Kept]], _Delta | None, str] | None = None
         self._key: tuple | None = None
         self._peers: dict[str, Author] = {}
         #: the paths of :attr:`_peers` in a table of the sidecar's connection (None: none kept)
@@ -219,16 +240,23 @@ class KeptPeers:
         base, self._base = self._base, None
         judgement = changed = marks = None
         how, seq = "changed", 0
+        lineage: set[str] = set()
+        moved: dict[str, tuple[str, str, str]] = {}
         if key is not None:
-            seq = rows.judge_log_head(sidecar.db)  # before the judgement reads: what moves later is judged next time
+            # before the judgement reads, as of one snapshot: a row that moves later is judged
+            # next time (the log), and the lineage and moves are the very ones it is made from
+            # and recorded with, so any change of them later is one next time too
+            seq, lineage, moved = rows.judged_from(sidecar.db)
+            origins.pin(lineage, moved)
             marks = self._marks(ws)  # before git status is asked: an index change after it is seen next time
             if base is None and self._stored:
-                loaded = _load(ws, sidecar)
+                offered, self._offered = self._offered, None
+                loaded = _load(ws, sidecar) if offered is None else offered.bound(sidecar.db.conn)
                 base, how = (loaded, "stored") if isinstance(loaded, _Base) else (None, loaded)
             if base is not None and marks is None:
                 how = "git cannot list its index's marks"
             elif base is not None:
-                found = self._changed(ws, sidecar, ids, origins, base, key[0], marks)
+                found = self._changed(ws, sidecar, ids, origins, base, key[0], marks, lineage, moved)
                 if isinstance(found, str):
                     how = found
                 else:
@@ -257,13 +285,41 @@ class KeptPeers:
                 table.drop()
             self._key, self._peers, self._dirty = key, peers, judgement.dirty
             self._base = _Base(conn=sidecar.db.conn, ids=ids, head=key[0], seq=seq, judgement=judgement,
-                               lineage=rows.lineage_paths(sidecar.db), moved=rows.moved_from(sidecar.db), marks=marks)
-            if self._stored:  # not made from origins held in memory alone (a sidecar that could not take them)
-                self._base.token = _store(ws, sidecar, self._base, base) if not origins.unstored \
-                    else keep_judgement(sidecar.db, None, None, str)
+                               lineage=lineage, moved=moved, marks=marks)
+            self._held = None
+            if self._stored and origins.unstored:  # made from origins held in memory alone (a sidecar that could not take them)
+                keep_judgement(sidecar.db, None, None, str)
+            elif self._stored and self.hold:
+                row = _row(ws, self._base, base, changed)
+                if row is not None:
+                    self._base.token = row[1] or os.urandom(12).hex()
+                    self._held = (*row, self._base.token)
+            elif self._stored:
+                self._base.token = _store(ws, sidecar, self._base, base, changed)
         elif table is not None:
             table.drop()
         return peers
+
+    def offer(self, base: _Base | None) -> None:
+        """Bring ``base`` (:attr:`made` of another vault of this folder in this process) along
+        at this vault's first read that has no judgement of its own, instead of the sidecar's
+        kept row: what it was made from is compared as for a row (:meth:`_changed`)."""
+        self._offered = base
+
+    @property
+    def made(self) -> _Base | None:
+        """The judgement this vault keeps now, with what it was made from (None: none)."""
+        return self._base if self._key is not None else None
+
+    def keep_held(self, sidecar: Sidecar) -> str | None:
+        """Keep the judgement whose row :attr:`hold` held back in the sidecar, waiting for
+        another writer (:func:`~vault_mem.index.kept_judgement.keep_judgement`'s ``wait``): no
+        read waits for this writer. The token the row holds now, None when nothing was kept."""
+        held, self._held = self._held, None
+        if held is None:
+            return None
+        state, same, judgement, delta, fresh = held
+        return keep_judgement(sidecar.db, state, same, judgement, delta=delta, fresh=fresh, wait=True)
 
     @staticmethod
     def _marks(ws: Workspace) -> tuple[set[str], set[str]] | None:
@@ -277,16 +333,18 @@ class KeptPeers:
         return {top[n:] for top in staged}, {top[n:] for top in marked}
 
     def _changed(self, ws: Workspace, sidecar: Sidecar, ids: authors.Identities, origins: authors.Origins,
-                 base: _Base, head: str, marks: tuple[set[str], set[str]]) -> tuple[int, authors.PeerJudgement, set[str]] | str:
+                 base: _Base, head: str, marks: tuple[set[str], set[str]], lineage: set[str],
+                 moved: dict[str, tuple[str, str, str]]) -> tuple[int, authors.PeerJudgement, set[str]] | str:
         """``(the log's entry it reflects, the judgement, the paths judged again)``: ``base``'s
         judgement brought along what changed since (the module docstring says which paths and
-        why); when it cannot be (the whole judgement is to be made), why not."""
+        why), to ``lineage`` and ``moved`` (read with the log's entry, and what the judgement is
+        made from: ``origins`` pinned to them); when it cannot be (the whole judgement is to be
+        made), why not."""
         db = sidecar.db
         if (base.conn is not db.conn or base.dirty is None or base.marks is None
                 or base.person != ids.person or base.agents != ids.agents
                 or base.approved != ids.approved or not base.local <= ids.local or origins.unstored):
             return "the identities, the approvals or the commits made here changed"
-        moved = rows.moved_from(db)
         made_here = ids.local - base.local
         if len(moved) > authors.MOVES_FOLLOWED or len(made_here) > CHANGED_AT_MOST:
             return "too many moves or commits made here"
@@ -317,7 +375,6 @@ class KeptPeers:
         if dirty is None:
             dirty = authors.dirty_rels(ws)
         changed |= dirty ^ base.dirty
-        lineage = rows.lineage_paths(db)
         changed |= lineage ^ base.lineage
         changed |= {rel for rel in moved.keys() | base.moved.keys() if moved.get(rel) != base.moved.get(rel)}
         if learnt or made_here:
@@ -467,20 +524,49 @@ def _state_of(ws: Workspace, base: _Base) -> str | None:
     }, sort_keys=True)
 
 
-def _store(ws: Workspace, sidecar: Sidecar, base: _Base, before: _Base | None) -> str | None:
-    """Keep ``base`` in the sidecar for the next process; the token of the kept row (None:
-    none). The judgement is written again only when it is not the row's own: ``before`` (the
-    judgement it was brought along from) was that row, and the answer is the same."""
+#: a judgement as the rows it changed since the one it was brought along from: ``(that one's
+#: token, () -> (the rows written, the paths dropped))``
+_Delta = tuple[str, Callable[[], tuple[list[Kept], list[str]]]]
+
+
+def _row(ws: Workspace, base: _Base, before: _Base | None, changed: set[str] | None
+         ) -> tuple[str, str | None, Callable[[], list[Kept]], _Delta | None] | None:
+    """What keeps ``base`` in the sidecar: ``(its state, the token of the row whose judgement
+    is the same, its judgement's rows, the rows it changed since ``before``)``; None when it
+    cannot be told again. The judgement is written again only when it is not the row's own:
+    ``before`` (the judgement it was brought along from, ``changed`` the paths judged again;
+    None: judged whole) was that row, and the answer is the same; when ``before`` was that row
+    and the answer moved, only the paths judged again are written (``base`` differs from
+    ``before`` at those alone: :meth:`KeptPeers._changed`)."""
     same = before is not None and before.peers == base.peers and before.judged == base.judged
 
-    def judgement() -> str:
-        return json.dumps({"peers": {rel: [who.email, who.standing] for rel, who in base.peers.items()},
-                           "others": sorted(base.judged - base.peers.keys())})
+    def one(rel: str) -> Kept:
+        who = base.peers.get(rel)
+        return (rel, who.email, who.standing) if who is not None else (rel, None, None)
 
+    def judgement() -> list[Kept]:
+        return [one(rel) for rel in base.judged]
+
+    delta: _Delta | None = None
+    if before is not None and before.token is not None and changed is not None:
+        def moved() -> tuple[list[Kept], list[str]]:
+            return [one(rel) for rel in changed if rel in base.judged], [rel for rel in changed if rel not in base.judged]
+
+        delta = (before.token, moved)
     state = _state_of(ws, base)
     if state is None:
+        return None
+    return state, before.token if same and before else None, judgement, delta
+
+
+def _store(ws: Workspace, sidecar: Sidecar, base: _Base, before: _Base | None, changed: set[str] | None) -> str | None:
+    """Keep ``base`` in the sidecar for the next process (:func:`_row`), never waiting for
+    another writer; the token of the kept row (None: none)."""
+    row = _row(ws, base, before, changed)
+    if row is None:
         return None  # cannot be told again: the row (another process's, true to its own state) stays
-    return keep_judgement(sidecar.db, state, before.token if same and before else None, judgement)
+    state, same, judgement, delta = row
+    return keep_judgement(sidecar.db, state, same, judgement, delta=delta)
 
 
 def _load(ws: Workspace, sidecar: Sidecar) -> _Base | str:
@@ -492,9 +578,9 @@ def _load(ws: Workspace, sidecar: Sidecar) -> _Base | str:
     kept = kept_judgement(sidecar.db)
     if kept is None:
         return "none is kept"
-    state_text, token, judgement_text = kept
+    state_text, token, judged = kept
     try:
-        state, judgement = json.loads(state_text), json.loads(judgement_text)
+        state = json.loads(state_text)
         if state["code"] != _code():
             return "kept by other code"
         size, digest = state["local"]
@@ -503,7 +589,9 @@ def _load(ws: Workspace, sidecar: Sidecar) -> _Base | str:
             return "the record of the commits made here is not the one it read"
         seen: dict[tuple[str | None, str], Author] = {}  # one Author per (email, standing): few
         peers = {}
-        for rel, (email, standing) in judgement["peers"].items():
+        for rel, email, standing in judged:
+            if standing is None:
+                continue  # judged the person's
             who = seen.get((email, standing))
             if who is None:
                 who = seen[(email, standing)] = Author(email, standing)
@@ -511,7 +599,7 @@ def _load(ws: Workspace, sidecar: Sidecar) -> _Base | str:
         ids = authors.Identities(set(state["person"]), set(state["agents"]), set(state["approved"]),
                                  _local_ids(data[:size]))
         base = _Base(conn=sidecar.db.conn, ids=ids, head=state["head"], seq=int(state["seq"]),
-                     judgement=authors.PeerJudgement(peers, set(judgement["others"]) | peers.keys(), set(state["dirty"])),
+                     judgement=authors.PeerJudgement(peers, {row[0] for row in judged}, set(state["dirty"])),
                      lineage=set(state["lineage"]), moved={rel: tuple(v) for rel, v in state["moved"].items()},
                      marks=(set(state["marks"][0]), set(state["marks"][1])), token=token)
     except (ValueError, KeyError, TypeError):
