@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 
-from conftest import PEER_EMAIL, cli, git, person_and_peer
+from conftest import PEER_EMAIL, cli, git, person_and_peer, publish
 
 PEER = {"GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": PEER_EMAIL,
         "GIT_COMMITTER_NAME": "Mallory", "GIT_COMMITTER_EMAIL": PEER_EMAIL}
@@ -110,3 +110,19 @@ def test_a_clone_of_a_remote_holding_the_vault_alone_is_told_nothing_of_branches
     git(new, "fetch", "-q", "origin")
     r = cli("--vault", str(new), "doctor")
     assert "'origin/side'" in r.stdout + r.stderr  # a vault's repository has one line: another is named
+
+
+def test_a_projects_other_branches_holding_its_vault_are_the_projects_work_and_not_named(project, tmp_path):
+    """Guard: in a project, a teammate's feature branch holds ``memory/`` as well: the project's
+    work, never named as another line of the vault."""
+    proj, _ = project
+    publish(proj, tmp_path, clone="mate")
+    mate = tmp_path / "mate"
+    _peer_git(mate, "checkout", "-q", "-b", "feature")
+    (mate / "src.txt").write_text("work\n", encoding="utf-8")
+    _peer_git(mate, "add", "-A")
+    _peer_git(mate, "commit", "-q", "--no-verify", "-m", "feature work")
+    _peer_git(mate, "push", "-q", "origin", "feature")
+    git(proj, "fetch", "-q", "origin")
+    r = cli("doctor", cwd=proj)
+    assert "origin/feature" not in r.stdout + r.stderr, r.stdout
