@@ -126,3 +126,30 @@ def test_a_projects_other_branches_holding_its_vault_are_the_projects_work_and_n
     git(proj, "fetch", "-q", "origin")
     r = cli("doctor", cwd=proj)
     assert "origin/feature" not in r.stdout + r.stderr, r.stdout
+
+
+def test_the_sync_that_publishes_the_vault_names_a_remote_head_new_clones_would_not_get(tmp_path):
+    """Before: the person's first sync to a bare remote made by a plain ``git init --bare``
+    (HEAD naming ``master``) published ``main`` and said nothing, so every new clone checked out
+    nothing, or whatever someone pushed as ``master`` first. The sync that creates the branch
+    on the remote names the remote's HEAD when it is not that branch, with the step; once it is,
+    a new clone checks out the vault."""
+    mine, _ = person_and_peer(tmp_path)
+    hub = tmp_path / "hub.git"
+    git(tmp_path, "-c", "init.defaultBranch=master", "init", "-q", "--bare", str(hub))
+    git(mine, "remote", "add", "hub", str(hub))
+    r = cli("--vault", str(mine), "sync", "--remote", "hub")
+    assert r.returncode == 0, r.stderr
+    assert "HEAD of the remote 'hub' names no branch the remote has" in r.stdout, r.stdout
+    assert "`git symbolic-ref HEAD refs/heads/main` there" in r.stdout, r.stdout
+    r = cli("--vault", str(mine), "sync", "--remote", "hub")
+    assert r.returncode == 0 and "HEAD of the remote" not in r.stdout, r.stdout  # said when publishing
+
+    git(hub, "symbolic-ref", "HEAD", "refs/heads/main")  # the step named
+    assert (_clone(tmp_path, hub, "new") / "vault.toml").is_file()
+
+    ready = tmp_path / "ready.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(ready))  # as docs/sync.md makes it
+    git(mine, "remote", "add", "ready", str(ready))
+    r = cli("--vault", str(mine), "sync", "--remote", "ready")
+    assert r.returncode == 0 and "HEAD of the remote" not in r.stdout, r.stdout

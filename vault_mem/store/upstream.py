@@ -29,10 +29,11 @@ from vault_mem.model.names import quoted, shell_word
 from vault_mem.store.files import PRIVATE_FILE, read_own, replace_file
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import current_branch, merge_base, resolve_commit
+from vault_mem.store.network import run_remote, upload_pack_args
 from vault_mem.store.worktree import config_values
 
 __all__ = ["STOPPED", "note_stopped", "other_lines", "replaced_history", "replaced_upstream", "stopped_notice",
-           "unborn_clone", "vault_branches"]
+           "remote_head_notice", "unborn_clone", "vault_branches"]
 
 
 def replaced_history(remote: str, branch: str, tip: str, root: Path) -> str:
@@ -188,3 +189,31 @@ def other_lines(repo: GitRepo, prefix: str, remote: str = "origin") -> str | Non
             f"Look at both (`git log --oneline --left-right {shell_word(branch)}...{shell_word(one)}`) and keep "
             f"working on the vault's branch (`{_checkout(one)}` if it is that one; then `vault-mem sync`); a new "
             "clone checks out the branch the remote's HEAD names, which anyone who can push may have chosen")
+
+
+def remote_head_notice(repo: GitRepo, name: str, url: str, branch: str, timeout_s: float) -> str | None:
+    """What to say when the remote's HEAD, which every new ``git clone`` checks out, names no
+    branch the remote has or another than ``branch``, the vault's, which a sync has just
+    published there; None when it names ``branch`` (or git cannot say). One ``git ls-remote``,
+    run by the sync that creates the branch on the remote, once: a plain ``git init --bare``
+    names ``master``, and the vault's ``main`` pushed beside it left every new clone with nothing
+    checked out, or with whatever someone pushes as ``master`` first."""
+    try:
+        proc = run_remote(repo, timeout_s, "ls-remote", "--symref", *upload_pack_args(repo.toplevel, url), name, "HEAD")
+    except VaultMemError:
+        return None
+    if proc.returncode != 0:
+        return None
+    names = [line[len("ref: "):].split("\t")[0] for line in proc.stdout.splitlines() if line.startswith("ref: ")]
+    if names == [f"refs/heads/{branch}"]:
+        return None
+    if names:
+        other = quoted(names[0].removeprefix("refs/heads/"))
+        said = (f"names {other}, not {quoted(branch)}: a new `git clone` checks out {other}, not this vault's "
+                "branch, and whoever can push there chooses what it holds")
+    else:
+        said = ("names no branch the remote has: a new `git clone` checks out nothing, and whoever first pushes "
+                "the branch it names chooses what every new clone holds")
+    return (f"the HEAD of the remote {quoted(name)} {said}. Make {quoted(branch)} the remote's HEAD: "
+            f"on a bare repository, `git symbolic-ref HEAD refs/heads/{shell_word(branch)}` there; on a hosting "
+            "service, its default branch")

@@ -83,7 +83,7 @@ from vault_mem.store.network import (
     run_remote,
     upload_pack_args,
 )
-from vault_mem.store.upstream import note_stopped, replaced_history
+from vault_mem.store.upstream import note_stopped, remote_head_notice, replaced_history
 from vault_mem.store.worktree import ensure_upstream
 from vault_mem.sync.replay import MAX_COMMIT_BYTES, Replay, check_incoming_count
 from vault_mem.sync.report import SyncReport
@@ -202,6 +202,8 @@ def _attempts(vault: Vault, name: str, url: str, branch: str, rbranch: str, trac
         if err is None:
             update_ref(repo, tracking, head)
             report.pushed = int(count)
+            if remote_tip is None:  # the branch is new there: is it what a new clone checks out?
+                report.remote_head = remote_head_notice(repo, name, url, rbranch, timeout_s)
             report.upstream_set = not had_upstream and ensure_upstream(repo, branch, name, rbranch)
             return report
     raise SyncError("race", f"the remote '{name}' kept moving: someone pushed during each of {ATTEMPTS} "

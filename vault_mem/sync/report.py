@@ -37,6 +37,9 @@ class SyncReport:
     #: them: commit (the first), count, refused (git's words), author, subject, unpushed (the
     #: local commits that cannot be pushed meanwhile); None when it took the branch whole
     set_aside: dict[str, Any] | None = None
+    #: the sync created the branch on the remote, whose HEAD (what a new clone checks out) names
+    #: another branch or none: what to do (store/upstream.remote_head_notice); None otherwise
+    remote_head: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -73,6 +76,8 @@ class SyncReport:
         parts += self.displaced_lines()
         if self.set_aside is not None:
             parts.append(set_aside_line(self.remote, self.branch, self.set_aside))
+        if self.remote_head:
+            parts.append(self.remote_head)
         if self.attempts > 1:
             parts.append(f"the remote moved during the sync; it took {self.attempts} attempts")
         return "; ".join(parts) + "."
