@@ -47,12 +47,12 @@ def test_a_clone_of_a_remote_whose_head_names_no_branch_never_gets_a_second_empt
 
     r = cli("init", str(new))
     assert r.returncode == 2, r.stdout
-    assert "'origin/main'" in r.stderr and "`git checkout main`" in r.stderr and "nothing was created" in r.stderr, \
+    assert "'origin/main'" in r.stderr and "`git checkout --track origin/main`" in r.stderr and "nothing was created" in r.stderr, \
         r.stderr
     assert not (new / "vault.toml").exists()
     assert git(new, "for-each-ref", "refs/heads/").strip() == ""  # no commit made on the remote's unborn branch
 
-    git(new, "checkout", "-q", "main")  # the step the refusal names
+    git(new, "checkout", "-q", "--track", "origin/main")  # the step the refusal names
     assert cli("init", str(new)).returncode == 0
     r = cli("--vault", str(new), "list")
     assert r.returncode == 0 and "editor-choice" in r.stdout, r.stderr
@@ -81,7 +81,7 @@ def test_a_peers_branch_that_the_remote_head_names_is_named_at_a_clones_init_and
     assert git(new, "branch", "--show-current").strip() == "master"  # the remote's choice, the peer's push
     r = cli("init", str(new))
     assert r.returncode == 0, r.stderr
-    assert "'origin/main'" in r.stdout and "'origin/master'" in r.stdout and "`git checkout main`" in r.stdout, \
+    assert "'origin/main'" in r.stdout and "'origin/master'" in r.stdout and "`git checkout --track origin/main`" in r.stdout, \
         r.stdout
     r = cli("--vault", str(new), "doctor")
     assert "'origin/main'" in r.stdout + r.stderr and "holds this vault too" in r.stdout + r.stderr, r.stdout
@@ -91,9 +91,17 @@ def test_a_peers_branch_that_the_remote_head_names_is_named_at_a_clones_init_and
     r = cli("--vault", str(mine), "doctor")
     assert "'origin/master'" in r.stdout + r.stderr and "holds this vault too" in r.stdout + r.stderr, r.stdout
 
-    git(new, "checkout", "-q", "main")  # the step named: the vault's branch
+    git(new, "checkout", "-q", "--track", "origin/main")  # the step named: the vault's branch
     r = cli("--vault", str(new), "doctor")
     assert "'origin/master'" in r.stdout + r.stderr  # the peer's line is still there, still named
+
+    # a branch is anyone's to name: a peer's `-f` (sorted first) never makes the suggested command
+    # a bare `git checkout -f`, which discards the person's uncommitted edits
+    _peer_git(peer, "push", "-q", "origin", "master:refs/heads/-f")
+    git(new, "fetch", "-q", "origin")
+    said = cli("--vault", str(new), "doctor")
+    assert "`git checkout --track origin/-f`" in said.stdout + said.stderr, said.stdout
+    assert "git checkout -f" not in said.stdout + said.stderr
 
 
 def test_a_clone_of_a_remote_holding_the_vault_alone_is_told_nothing_of_branches(tmp_path):

@@ -105,12 +105,14 @@ def stopped_notice(state_dir: Path) -> str | None:
 NAMED_BRANCHES = 5
 
 
-def vault_branches(repo: GitRepo, prefix: str, synced: str | None = None) -> list[str]:
-    """The remote-tracking branches (``origin/main``), as the clone or the last fetch left them,
-    whose tip holds the vault (a ``vault.toml`` at ``prefix``), but for ``synced`` (a full ref
-    name: the branch sync takes). One ``git for-each-ref`` and, when it lists any, one ``git
-    cat-file --batch-check``, whatever the number of branches."""
-    proc = repo.run("for-each-ref", "--format=%(refname)%00%(symref)", "refs/remotes/", check=False)
+def vault_branches(repo: GitRepo, prefix: str, synced: str | None = None, remote: str | None = None) -> list[str]:
+    """The remote-tracking branches (``origin/main``) of ``remote`` (None: of every remote), as
+    the clone or the last fetch left them, whose tip holds the vault (a ``vault.toml`` at
+    ``prefix``), but for ``synced`` (a full ref name: the branch sync takes). One ``git
+    for-each-ref`` and, when it lists any, one ``git cat-file --batch-check``, whatever the
+    number of branches."""
+    where = f"refs/remotes/{remote}/" if remote else "refs/remotes/"
+    proc = repo.run("for-each-ref", "--format=%(refname)%00%(symref)", where, check=False)
     if proc.returncode != 0:
         return []
     refs = [name for name, _, link in (line.partition("\0") for line in
@@ -141,9 +143,11 @@ def _listed(branches: list[str]) -> str:
 
 
 def _checkout(branch: str) -> str:
-    """The command that checks out the branch following ``branch`` (``origin/main``): git makes
-    the local ``main`` to follow it when there is none yet."""
-    return f"git checkout {shell_word(branch.partition('/')[2] or branch)}"
+    """The command that checks out a branch following ``branch`` (``origin/main``), made by git
+    when there is none yet. The remote's name stands first in the word: a branch is anyone's to
+    name, and a peer's ``-f`` made a bare ``git checkout -f``, which discards the person's
+    uncommitted edits."""
+    return f"git checkout --track {shell_word(branch)}"
 
 
 def unborn_clone(repo: GitRepo, prefix: str) -> str | None:
@@ -178,7 +182,7 @@ def other_lines(repo: GitRepo, prefix: str, remote: str = "origin") -> str | Non
     if prefix or branch is None or repo.head() is None:
         return None
     synced = _synced_ref(repo, branch, remote)
-    found = vault_branches(repo, prefix, synced)
+    found = vault_branches(repo, prefix, synced, remote)  # another remote is the person's own choice
     if not found:
         return None
     one, ours = found[0], synced.removeprefix("refs/remotes/")
@@ -187,7 +191,8 @@ def other_lines(repo: GitRepo, prefix: str, remote: str = "origin") -> str | Non
             f"alone (the branch checked out here, {quoted(branch)}): what is written on "
             f"{'that branch' if len(found) == 1 else 'those'} never arrives here, nor this clone's writes there. "
             f"Look at both (`git log --oneline --left-right {shell_word(branch)}...{shell_word(one)}`) and keep "
-            f"working on the vault's branch (`{_checkout(one)}` if it is that one; then `vault-mem sync`); a new "
+            f"working on the vault's branch (`{_checkout(one)}` if it is that one and not here yet; then "
+            "`vault-mem sync`); a new "
             "clone checks out the branch the remote's HEAD names, which anyone who can push may have chosen")
 
 
