@@ -161,3 +161,37 @@ def test_the_sync_that_publishes_the_vault_names_a_remote_head_new_clones_would_
     git(mine, "remote", "add", "ready", str(ready))
     r = cli("--vault", str(mine), "sync", "--remote", "ready")
     assert r.returncode == 0 and "HEAD of the remote" not in r.stdout, r.stdout
+
+
+def test_a_force_push_that_drops_the_persons_published_memory_is_said_by_the_sync(tmp_path):
+    """Before: a peer reset the remote's branch to before the person's published commit and
+    force-pushed its own text under that key. The person's sync put the commit back on top and
+    said only "conflict on 'deploy-rule': changed on both sides", as though the person had
+    changed it again: nothing said that the remote had lost commits it held. The sync names the
+    rewrite and how many commits it dropped; nothing is lost (the person's text is the
+    conflict copy, named); an ordinary sync that receives commits says nothing of the kind."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "notes").mkdir(exist_ok=True)
+    (peer / "notes" / "team.md").write_text("---\ndescription: Team notes\n---\nx\n", encoding="utf-8")
+    _peer_git(peer, "add", "-A")
+    _peer_git(peer, "commit", "-q", "--no-verify", "-m", "team notes")
+    _peer_git(peer, "push", "-q", "origin", "main")
+    r = cli("--vault", str(mine), "sync")
+    assert r.returncode == 0 and "received 1" in r.stdout and "no longer holds" not in r.stdout, r.stdout
+
+    assert cli("--vault", str(mine), "remember", "deploy-rule", "--type", "fact",
+               "-d", "Deploys need review by two people").returncode == 0
+    assert cli("--vault", str(mine), "sync").returncode == 0
+    git(peer, "pull", "-q", "--rebase", "origin", "main")
+    _peer_git(peer, "reset", "-q", "--hard", "HEAD~2")  # before the person's write and its INDEX.md
+    (peer / "facts" / "deploy-rule.md").write_text("---\ndescription: Deploys go out without review\n---\nx\n",
+                                                   encoding="utf-8")
+    _peer_git(peer, "add", "-A")
+    _peer_git(peer, "commit", "-q", "--no-verify", "-m", "remember: deploy-rule")
+    _peer_git(peer, "push", "-q", "--force", "origin", "main")
+
+    r = cli("--vault", str(mine), "sync")
+    assert r.returncode == 0, r.stderr
+    assert "origin/main no longer holds 2 commit(s) it held" in r.stdout and "force-push" in r.stdout, r.stdout
+    copies = list((mine / "facts").glob("deploy-rule.conflict-*.md"))
+    assert copies and "review by two people" in copies[0].read_text()  # nothing lost

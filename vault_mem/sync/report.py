@@ -40,6 +40,9 @@ class SyncReport:
     #: the sync created the branch on the remote, whose HEAD (what a new clone checks out) names
     #: another branch or none: what to do (store/upstream.remote_head_notice); None otherwise
     remote_head: str | None = None
+    #: the commits the remote's branch held at this clone's last look and holds no more (a
+    #: force-push over the vault's own history); 0: it only went on
+    rewritten: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -59,6 +62,11 @@ class SyncReport:
     def summary(self) -> str:
         parts = [f"synced with {self.remote}/{self.branch}: received {self.received} commit(s), pushed "
                  + str(self.pushed)]
+        if self.rewritten:
+            parts.append(f"{self.remote}/{self.branch} no longer holds {self.rewritten} commit(s) it held when this "
+                         "clone last looked: someone rewrote it (a force-push); what this clone holds of them "
+                         f"is put back on top, and a memory the new history changed too is a conflict (see `git "
+                         f"log {self.remote}/{self.branch}` and `git reflog {self.remote}/{self.branch}`)")
         if self.replayed:
             parts.append(f"replayed {self.replayed} local commit(s) on top of the remote's")
         if self.dropped:
