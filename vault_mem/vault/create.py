@@ -52,7 +52,8 @@ def create_files(path: str | Path) -> tuple[Path, list[Path]]:
     except GitError:
         init_repository(root)
     else:  # a clone that checked out nothing while the remote holds the vault: no second vault
-        prefix = "" if root == repo.toplevel.resolve() else root.relative_to(repo.toplevel.resolve()).as_posix() + "/"
+        top = repo.toplevel.resolve()
+        prefix = root.relative_to(top).as_posix() + "/" if root != top and root.is_relative_to(top) else ""
         refused = unborn_clone(repo, prefix)
         repo.close()
         if refused:
