@@ -29,7 +29,6 @@ from vault_mem.model.names import quoted, shell_word
 from vault_mem.store.files import PRIVATE_FILE, read_own, replace_file
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import current_branch, merge_base, resolve_commit
-from vault_mem.store.network import run_remote, upload_pack_args
 from vault_mem.store.worktree import config_values
 
 __all__ = ["STOPPED", "note_stopped", "other_lines", "replaced_history", "replaced_upstream", "stopped_notice",
@@ -203,6 +202,9 @@ def remote_head_notice(repo: GitRepo, name: str, url: str, branch: str, timeout_
     run by the sync that creates the branch on the remote, once: a plain ``git init --bare``
     names ``master``, and the vault's ``main`` pushed beside it left every new clone with nothing
     checked out, or with whatever someone pushes as ``master`` first."""
+    # lazy: init and every write import this module, and the network one brings `socket` and more
+    from vault_mem.store.network import run_remote, upload_pack_args
+
     try:
         proc = run_remote(repo, timeout_s, "ls-remote", "--symref", *upload_pack_args(repo.toplevel, url), name, "HEAD")
     except VaultMemError:
