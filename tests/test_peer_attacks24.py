@@ -245,3 +245,25 @@ def test_undo_by_key_that_reverts_a_peers_change_says_whose_change_it_undid(tmp_
     assert "the change undone is the last commit naming 'editor-choice'" in r.stderr, r.stderr
     assert PEER_EMAIL in r.stderr and "vault-mem undo --commit ID" in r.stderr, r.stderr
     assert "deploy.sh" not in (mine / "preferences" / "editor-choice.md").read_text()
+
+
+def test_a_peers_branch_of_another_tree_that_a_clone_checks_out_never_gets_a_second_vault(tmp_path):
+    """Before: the peer pushed ``master`` as a line of its own holding no vault (a README),
+    which the remote's HEAD names: a new clone checked it out, and ``vault-mem init CLONE`` made
+    a new, empty vault on top of it, for the first sync to publish to every later clone. init
+    refuses there too, naming the remote's branch that holds the vault."""
+    mine, peer = person_and_peer(tmp_path)
+    hub = _hub_naming_master(tmp_path, mine)
+    git(peer, "remote", "set-url", "origin", str(hub))
+    _peer_git(peer, "checkout", "-q", "--orphan", "master")
+    _peer_git(peer, "rm", "-r", "-q", "--cached", ".")
+    (peer / "README.md").write_text("Team notes live here.\n", encoding="utf-8")
+    _peer_git(peer, "add", "README.md")
+    _peer_git(peer, "commit", "-q", "--no-verify", "-m", "readme")
+    _peer_git(peer, "push", "-q", "origin", "master")
+    new = _clone(tmp_path, hub, "new")
+    assert not (new / "vault.toml").exists()
+    r = cli("init", str(new))
+    assert r.returncode == 2, r.stdout
+    assert "'master', which holds no vault" in r.stderr and "`git checkout --track origin/main`" in r.stderr, r.stderr
+    assert not (new / "vault.toml").exists()

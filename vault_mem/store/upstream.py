@@ -14,8 +14,10 @@ holds no commit, and ``vault-mem init`` made a second, empty vault there, which 
 published as ``master``: every later clone got it, with the person's memories on ``main`` unseen
 and nothing said; a peer who pushes ``master`` first chooses what every new clone syncs the same
 way. Which branch is the vault's is the person's to say (a fresh clone knows nothing more than the
-remote tells it): :func:`vault_branches` names the remote's branches that hold the vault and that
-the branch checked out does not contain, from the refs the clone or the last fetch wrote.
+remote tells it): :func:`unborn_clone` and :func:`other_lines` name the remote's branches that
+hold the vault, other than the one sync takes, from the refs the clone or the last fetch wrote
+(:func:`vault_branches`); the sync that publishes the branch names a remote HEAD that is not it
+(:func:`remote_head_notice`).
 """
 
 from __future__ import annotations
@@ -31,8 +33,8 @@ from vault_mem.store.git import GitRepo
 from vault_mem.store.history import current_branch, merge_base, resolve_commit
 from vault_mem.store.worktree import config_values
 
-__all__ = ["STOPPED", "note_stopped", "other_lines", "replaced_history", "replaced_upstream", "stopped_notice",
-           "remote_head_notice", "unborn_clone", "vault_branches"]
+__all__ = ["STOPPED", "note_stopped", "other_lines", "remote_head_notice", "replaced_history", "replaced_upstream",
+           "stopped_notice", "unborn_clone", "vault_branches"]
 
 
 def replaced_history(remote: str, branch: str, tip: str, root: Path) -> str:
@@ -150,20 +152,26 @@ def _checkout(branch: str) -> str:
 
 
 def unborn_clone(repo: GitRepo, prefix: str) -> str | None:
-    """Why ``vault-mem init`` makes no new vault at ``prefix`` of ``repo``, or None: nothing is
-    checked out (a clone of a remote whose HEAD names a branch it does not have) while a branch
-    of the remote holds the vault. A new vault there, published by its first sync under the
-    remote's HEAD, is what every later clone gets instead of the person's."""
-    if repo.head() is not None:
+    """Why ``vault-mem init`` makes no new vault at ``prefix`` of ``repo``, or None: a branch of
+    the remote holds the vault while nothing is checked out (a clone of a remote whose HEAD names
+    a branch it does not have), or, in a repository of its own (``prefix`` ""), while the branch
+    checked out holds none (a peer's ``master`` of another tree, which that HEAD named). A new
+    vault there, published by its first sync under the remote's HEAD, is what every later clone
+    gets instead of the person's. A project's other branches are its work: not asked there once
+    a commit is checked out."""
+    head = repo.head()
+    if head is not None and prefix:
         return None
     found = vault_branches(repo, prefix)
     if not found:
         return None
-    where = f"'{prefix.rstrip('/')}' of " if prefix else ""
-    return (f"{repo.toplevel} has no commit checked out (the remote's HEAD names a branch the remote does not "
-            f"have), but the remote's {'branch' if len(found) == 1 else 'branches'} {_listed(found)} "
-            f"{'holds' if len(found) == 1 else 'hold'} {where}this vault: check out the vault's branch "
-            f"(`{_checkout(found[0])}`{', or another of them' if len(found) > 1 else ''}), then run "
+    where = f"{quoted(prefix.rstrip('/'))} of " if prefix else ""
+    here = ("has no commit checked out (the remote's HEAD names a branch the remote does not have)" if head is None
+            else f"has checked out {quoted(current_branch(repo) or 'HEAD')}, which holds no vault (the branch the "
+            "remote's HEAD names)")
+    return (f"{repo.toplevel} {here}, but the remote's {'branch' if len(found) == 1 else 'branches'} "
+            f"{_listed(found)} {'holds' if len(found) == 1 else 'hold'} {where}this vault: check out the vault's "
+            f"branch (`{_checkout(found[0])}`{', or another of them' if len(found) > 1 else ''}), then run "
             "`vault-mem init` again; nothing was created. So that new clones check out that branch, make it the "
             "remote's HEAD (on a bare repository `git symbolic-ref HEAD refs/heads/BRANCH` there; on a hosting "
             "service its default branch)")
