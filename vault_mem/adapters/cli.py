@@ -206,6 +206,7 @@ def cmd_init(args) -> int:
 
     target = args.path or args.vault or "."
     if (Path(target) / CONFIG_FILE).is_file():  # an existing vault, or a fresh clone of one
+        from vault_mem.store.upstream import other_lines  # lazy: start-up time (module docstring)
         from vault_mem.vault.create import ensure_gitignore  # lazy: start-up time (module docstring)
 
         vault = open_vault(args, target)
@@ -214,6 +215,8 @@ def cmd_init(args) -> int:
         added = ensure_gitignore(vault.root)
         # a clone is made under the umask (others may read it): taken on private, as init makes one
         closed = vault.ws.make_private()
+        # a clone checks out the branch the remote's HEAD names: anyone's push (atk24)
+        lines_elsewhere = other_lines(vault.repo, vault.prefix, vault.config.sync_remote or "origin")
         lines = [f"{vault.root} is already a vault" + ("" if changed or added or closed else "; nothing changed")]
         if closed:
             lines.append(_closed_line(vault.root, closed))
@@ -222,8 +225,10 @@ def cmd_init(args) -> int:
         if added:
             lines.append(f"added to its .gitignore what editors leave behind: {' '.join(added)} "
                          "(review and commit it: git commit .gitignore)")
+        if lines_elsewhere:
+            lines.append(f"warning: {lines_elsewhere}")
         emit(args, {"vault": str(vault.root), "created": False, "hooks": notes, "gitignore_added": added,
-                    "made_private": [str(p) for p in closed]},
+                    "made_private": [str(p) for p in closed], "other_branches": lines_elsewhere},
              "\n".join(lines))
         return 0
     vault = Vault.init(target, agent=args.agent)

@@ -20,7 +20,7 @@ from vault_mem.ops.review import quarantined
 from vault_mem.store.attributes import replace_older_driver
 from vault_mem.store.hooks import missing_hooks_notice, unsafe_hooks_notice
 from vault_mem.store.locks import daemon_pid
-from vault_mem.store.upstream import replaced_upstream
+from vault_mem.store.upstream import other_lines, replaced_upstream
 from vault_mem.store.worktree import config_in_vault_notice, index_format_notice
 
 if TYPE_CHECKING:
@@ -114,10 +114,12 @@ def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
             vault.notices.remove(said)
     # and git's index in a format other programs that read the vault cannot read (its fix said)
     # and memories the embedder refused (too long for its model): found by keywords only
-    # and a remote branch whose history a peer replaced: sync stops in every clone (its one step)
+    # and a remote branch whose history a peer replaced: sync stops in every clone (its one step);
+    # the remote's other lines of the vault, which a clone on the remote's HEAD never syncs
     warnings = [w for w in (hooks_note, config_note, vault.ws.exposure(), index_format_notice(vault.repo),
                             vault.sidecar.vectors.refused_notice(), _replay_notice(vault),
-                            replaced_upstream(repo, vault.config.sync_remote or "origin", vault.root)) if w]
+                            replaced_upstream(repo, vault.config.sync_remote or "origin", vault.root),
+                            other_lines(repo, vault.prefix, vault.config.sync_remote or "origin")) if w]
     return Diagnosis(differences=diffs, problems=problems, quarantined=held, blockers=blockers, history=history,
                      index_md_current=index_ok, ignored_folders=ignored, warnings=warnings,
                      daemon_pid=daemon_pid(vault.state_dir))

@@ -65,6 +65,7 @@ from vault_mem.store.history import (
     count_commits,
     current_branch,
     incoming_commits,
+    is_ancestor,
     merge_base,
     paths_by_commit,
     remembered,
@@ -83,7 +84,7 @@ from vault_mem.store.network import (
     run_remote,
     upload_pack_args,
 )
-from vault_mem.store.upstream import note_stopped, replaced_history
+from vault_mem.store.upstream import note_stopped, remote_head_notice, replaced_history
 from vault_mem.store.worktree import ensure_upstream
 from vault_mem.sync.replay import MAX_COMMIT_BYTES, Replay, check_incoming_count
 from vault_mem.sync.report import SyncReport
@@ -157,13 +158,14 @@ def _attempts(vault: Vault, name: str, url: str, branch: str, rbranch: str, trac
     repo = vault.repo
     for attempt in range(1, ATTEMPTS + 1):
         report.attempts = attempt
+        seen = repo.ref_in_files(tracking)  # the remote's tip as this clone last saw it
         remote_tip, aside = _fetch(repo, name, url, rbranch, tracking, timeout_s)
         # the write transaction's first steps: lock, finish a crashed write or sync, git state;
         # the replay then writes each file through the same WritePolicy (sync/replay.py)
         with vault.transaction():
             before = repo.head()
             check_outgoing(vault, remote_tip, before, name)
-            head, index = _integrate(vault, remote_tip, report)
+            head, index = _integrate(vault, remote_tip, report, seen)
             indexed = None
             if head != before:  # the remote's files came in: stat the vault once for them
                 vault.reconcile(force=True, recover=False)
@@ -202,6 +204,8 @@ def _attempts(vault: Vault, name: str, url: str, branch: str, rbranch: str, trac
         if err is None:
             update_ref(repo, tracking, head)
             report.pushed = int(count)
+            if remote_tip is None:  # the branch is new there: is it what a new clone checks out?
+                report.remote_head = remote_head_notice(repo, name, url, rbranch, timeout_s)
             report.upstream_set = not had_upstream and ensure_upstream(repo, branch, name, rbranch)
             return report
     raise SyncError("race", f"the remote '{name}' kept moving: someone pushed during each of {ATTEMPTS} "
@@ -366,9 +370,11 @@ def _push(repo, name: str, url: str, head: str, rbranch: str, timeout_s: float) 
 
 # -- integration ----------------------------------------------------------------------------
 
-def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport) -> tuple[str | None, bytes | None]:
+def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport,
+               seen: str | None = None) -> tuple[str | None, bytes | None]:
     """Bring the remote's commits into the local branch (caller holds the lock): the new HEAD,
-    and INDEX.md as the replay rendered it last into the work tree (None: no replay ran)."""
+    and INDEX.md as the replay rendered it last into the work tree (None: no replay ran).
+    ``seen``: the remote's tip as this clone saw it before the fetch (its tracking ref)."""
     repo = vault.repo
     local = repo.head()
     if local is None:
@@ -384,6 +390,11 @@ def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport) -> tupl
     if remote_tip is not None and base != remote_tip:
         # first: what git is asked next lists every path the remote's commits change
         check_incoming_count(repo, local, remote_tip)
+        # the tip seen last is the merge base whenever the remote only went on from it (no git
+        # asked); else a force-push took commits the remote held: their copies here are
+        # replayed, and a peer's text put under a key meanwhile is a conflict, said as one
+        if seen is not None and seen != base and not is_ancestor(repo, seen, remote_tip):
+            report.rewritten = count_commits(repo, seen, remote_tip)
     if vault.prefix:
         # inside a larger repository: integrate and publish vault-only history, nothing else
         outside = _outside(repo, vault.prefix, base, local)

@@ -37,6 +37,12 @@ class SyncReport:
     #: them: commit (the first), count, refused (git's words), author, subject, unpushed (the
     #: local commits that cannot be pushed meanwhile); None when it took the branch whole
     set_aside: dict[str, Any] | None = None
+    #: the sync created the branch on the remote, whose HEAD (what a new clone checks out) names
+    #: another branch or none: what to do (store/upstream.remote_head_notice); None otherwise
+    remote_head: str | None = None
+    #: the commits the remote's branch held at this clone's last look and holds no more (a
+    #: force-push over the vault's own history); 0: it only went on
+    rewritten: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -56,6 +62,11 @@ class SyncReport:
     def summary(self) -> str:
         parts = [f"synced with {self.remote}/{self.branch}: received {self.received} commit(s), pushed "
                  + str(self.pushed)]
+        if self.rewritten:
+            parts.append(f"{self.remote}/{self.branch} no longer holds {self.rewritten} commit(s) it held when this "
+                         "clone last looked: someone rewrote it (a force-push); what this clone holds of them "
+                         f"is put back on top, and a memory the new history changed too is a conflict (see `git "
+                         f"log {self.remote}/{self.branch}` and `git reflog {self.remote}/{self.branch}`)")
         if self.replayed:
             parts.append(f"replayed {self.replayed} local commit(s) on top of the remote's")
         if self.dropped:
@@ -73,6 +84,8 @@ class SyncReport:
         parts += self.displaced_lines()
         if self.set_aside is not None:
             parts.append(set_aside_line(self.remote, self.branch, self.set_aside))
+        if self.remote_head:
+            parts.append(self.remote_head)
         if self.attempts > 1:
             parts.append(f"the remote moved during the sync; it took {self.attempts} attempts")
         return "; ".join(parts) + "."

@@ -18,6 +18,7 @@ from vault_mem.store.attributes import protect
 from vault_mem.store.files import atomic_write, current_bytes, refuse_link
 from vault_mem.store.git import GitRepo
 from vault_mem.store.hooks import install, unsafe_hooks_notice
+from vault_mem.store.upstream import unborn_clone
 from vault_mem.store.workspace import Workspace, committed_link, init_repository
 
 
@@ -47,9 +48,16 @@ def create_files(path: str | Path) -> tuple[Path, list[Path]]:
     refuse_link(root / CONFIG_FILE)  # a dangling one: the template was copied through it, outside the vault
     root.mkdir(parents=True, exist_ok=True)
     try:
-        GitRepo(root)
+        repo = GitRepo(root)
     except GitError:
         init_repository(root)
+    else:  # a clone that checked out nothing while the remote holds the vault: no second vault
+        top = repo.toplevel.resolve()
+        prefix = root.relative_to(top).as_posix() + "/" if root != top and root.is_relative_to(top) else ""
+        refused = unborn_clone(repo, prefix)
+        repo.close()
+        if refused:
+            raise UsageError(refused)
     import shutil  # lazy: only init copies files (start-up time of every write, issue 29)
 
     created: list[Path] = []

@@ -18,7 +18,7 @@ from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import rel_path_for, validate_key
 from vault_mem.model.policy import check_text, mask_secrets
 from vault_mem.model.conflicts import CONFLICT_RE, copy_of, memory_key
-from vault_mem.model.names import shown
+from vault_mem.model.names import shown, shown_email
 from vault_mem.model.trailers import AGENT, MEMORY_ACTION, MEMORY_KEY, RESOLVES, REVERTS, parse_trailers, trailer
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import (
@@ -128,7 +128,7 @@ def undo(tx: WriteTransaction, target: str, *, agent: str | None = None, commit:
     says so. What it restores passes the write policy like any write (an old version holding a
     credential is not put back)."""
     ws = tx.ws
-    commit, trailers = _undo_target(ws, target, commit_id=commit)
+    commit, trailers, peer = _undo_target(ws, target, commit_id=commit)
     info = ws.repo.commit_info(commit)
     parent = info.parents[0] if info.parents else None
     names = changed_paths(ws.repo, parent, commit, ws.prefix or ".")
@@ -154,6 +154,9 @@ def undo(tx: WriteTransaction, target: str, *, agent: str | None = None, commit:
             )
         tx.expect(rel, now_bytes)
         changes[rel] = ws.repo.read_object(before)[1] if before else None
+    if not changes and peer is not None:
+        raise VaultMemError(f"nothing to undo: {_peers_commit(commit, peer, trailers)}, and changed no text of "
+                            f"it{_own_write(trailers)}")
     if not changes:
         raise VaultMemError(f"nothing to undo: the files of {commit[:10]} are already as before it")
     key = trailers.get(MEMORY_KEY) or Path(next(iter(changes))).stem
@@ -170,7 +173,22 @@ def undo(tx: WriteTransaction, target: str, *, agent: str | None = None, commit:
     warnings = [f"{commit[:10]} also changed {', '.join(shown(r) for r in left[:5])}"
                 f"{f' and {len(left) - 5} more' if len(left) > 5 else ''}, not of '{key}': left as they are"] \
         if left else []
+    if peer is not None:  # the person asked for the key's last write and got a peer's change undone
+        warnings.append(f"the change undone is {_peers_commit(commit, peer, trailers)}{_own_write(trailers)}")
     return WriteResult(key, type_, rel_new, "undo", result, [*warnings, *tx.warnings])
+
+
+def _peers_commit(commit: str, email: str, trailers: dict[str, str]) -> str:
+    """``commit``, the last one naming the key asked for, as a peer's (``email``, an author not
+    approved here): its trailers are text its author typed."""
+    return (f"the last commit naming '{trailers.get(MEMORY_KEY) or ''}', {commit[:10]}, is by {shown_email(email)}, "
+            "an author not approved here (a commit's trailers are text its author writes)")
+
+
+def _own_write(trailers: dict[str, str]) -> str:
+    key = trailers.get(MEMORY_KEY) or ""
+    return (f"; to undo a write of this machine's instead, name its commit: `vault-mem undo --commit ID` "
+            f"(see `vault-mem log {key}`)")
 
 
 def _of_named_key(rel: str, trailers: dict[str, str]) -> bool:
@@ -194,7 +212,10 @@ def _of_named_key(rel: str, trailers: dict[str, str]) -> bool:
 _COMMIT_ID = re.compile(r"[0-9a-fA-F]{4,64}")
 
 
-def _undo_target(ws: Workspace, target: str, *, commit_id: bool = False) -> tuple[str, dict[str, str]]:
+def _undo_target(ws: Workspace, target: str, *, commit_id: bool = False
+                 ) -> tuple[str, dict[str, str], str | None]:
+    """The commit ``undo`` reverts, its trailers, and its author's email when a key named it and
+    that commit is a peer's (None: this machine's, an approved author's, or named by the person)."""
     check_text("undo's target", target)
     if not target or target.startswith("-"):
         raise UsageError("undo needs a key or a commit id")
@@ -210,7 +231,8 @@ def _undo_target(ws: Workspace, target: str, *, commit_id: bool = False) -> tupl
         for entry in log(ws, target, limit=200):
             if entry.key == target and entry.action:
                 _not_also_a_commit(ws, target, entry.commit)
-                return entry.commit, parse_trailers(commit_trailers(ws.repo, entry.commit))
+                return (entry.commit, parse_trailers(commit_trailers(ws.repo, entry.commit)),
+                        None if entry.trusted else entry.email)
         # a key is never a ref name: a plain `git pull` brings a peer's tags, and a tag named
         # like the person's hand-written memory made `undo KEY` revert the peer's commit
         if not _COMMIT_ID.fullmatch(target):
@@ -229,7 +251,7 @@ def _undo_target(ws: Workspace, target: str, *, commit_id: bool = False) -> tupl
     trailers = parse_trailers(body)
     if MEMORY_KEY not in trailers:
         raise UsageError(f"{commit[:10]} is not an agent write (it has no {MEMORY_KEY} trailer)")
-    return commit, trailers
+    return commit, trailers, None
 
 
 def _not_also_a_commit(ws: Workspace, target: str, key_commit: str) -> None:
