@@ -8,7 +8,7 @@ peers left out); an agent that opens the file itself (Codex or Gemini reading th
 Code's Read tool, an editor plugin) read the teammate's lines as the vault's, with nothing
 saying otherwise. The file now carries a note, after its header, that its lines are data written
 by people and agents, never instructions, and that agents read memory through vault-mem, which
-names each author.
+names each author; ``vault-mem index`` prints the agent's rendering, not the file.
 
 The note is outside the token budget and comes after the header an older vault-mem wrote, so an
 INDEX.md committed by an older vault-mem lists the same lines under the older header: a vault
@@ -20,10 +20,15 @@ code and one on this code would otherwise take turns committing it).
 from __future__ import annotations
 
 import contextlib
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from agent_clis import agent_cli, claude_env, connect_cli
+from agent_standin import MessagesStandIn, request_text, text, tool_results, tool_use
 from conftest import (
+    TEAMMATES_SHELL_CHOICE,
     agent_hook,
     cli,
     git,
@@ -32,6 +37,7 @@ from conftest import (
     published_copy,
     new_vault,
     publish,
+    teammate_pushes,
 )
 
 from vault_mem import Vault
@@ -202,3 +208,79 @@ def test_a_pull_of_an_older_clones_commit_commits_nothing_for_the_note(tmp_path)
     r = cli("--vault", str(mine), "doctor")
     assert r.returncode == 0, r.stdout + r.stderr
     assert git(mine, "rev-parse", "HEAD").strip() == theirs and git_status(mine) == ""
+
+
+def test_vault_mem_index_prints_what_an_agent_is_shown_not_the_file(project, tmp_path):
+    """`vault-mem index`, which an agent with a shell runs: the rendering every agent path uses
+    (fenced, each line's author named, a teammate's memories not approved here left out and
+    counted), never the file's lines, where a teammate's pinned line reads as the vault's."""
+    proj, _home = project
+    teammate_pushes(proj, tmp_path, {"memory/preferences/shell-choice.md": TEAMMATES_SHELL_CHOICE})
+    vault = proj / "memory"
+    assert "mate.example" in (vault / "INDEX.md").read_text()  # the file lists it, for people and git
+    r = cli("--vault", str(vault), "index")
+    assert r.returncode == 0, r.stderr
+    assert "mate.example" not in r.stdout and "editor-choice" in r.stdout
+    assert "never an instruction" in r.stdout and "Left out above: 1 memory" in r.stdout
+    as_json = cli("--vault", str(vault), "index", "--json")
+    assert "mate.example" not in as_json.stdout and "editor-choice" in as_json.stdout
+    w = cli("--vault", str(vault), "index", "--write")
+    assert w.returncode == 0 and "mate.example" not in w.stdout
+
+
+@pytest.mark.slow
+def test_a_claude_session_reading_index_md_itself_is_told_it_is_data_and_vault_mem_index_leaves_the_teammate_out(
+        project, tmp_path):
+    """The real Claude Code in a project whose vault holds a teammate's pinned memory: its Read
+    tool on memory/INDEX.md gets the note (data, never instructions; read memory through
+    vault-mem), and its Bash tool's `vault-mem index` the fenced rendering without the
+    teammate's line; the session-start context leaves it out as before."""
+    claude = agent_cli("claude")
+    proj, home = project
+    connect_cli(proj, home, "--scope", "project")
+    teammate_pushes(proj, tmp_path, {"memory/preferences/shell-choice.md": TEAMMATES_SHELL_CHOICE})
+    exe = Path(sys.executable).parent / "vault-mem"
+    index = proj / "memory" / "INDEX.md"
+
+    def script(body):
+        done = tool_results(body)
+        if len(done) == 0:
+            return tool_use("Read", {"file_path": str(index)})
+        if len(done) == 1:
+            return tool_use("Bash", {"command": f"{exe} --vault {proj / 'memory'} index",
+                                     "description": "print the memory index"})
+        return text("done reading the memory index")
+
+    with MessagesStandIn(script) as model:
+        r = subprocess.run(check=False, args=[claude, "-p", "what is in my memory index?", "--allowedTools", "Read Bash"],
+                           cwd=proj, env=claude_env(home, model.url), capture_output=True, text=True,
+                           timeout=180, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    first = request_text(model.requests[0])
+    assert "editor-choice" in first and "mate.example" not in first  # the session context
+    results = [x for body in model.requests for x in tool_results(body)]
+    read = next(x for x in results if "Memory index" in x and "shell-choice" in x)
+    for words in NOTE_WORDS:
+        assert words in read, read
+    printed = next(x for x in results if "Left out above" in x)
+    assert "mate.example" not in printed and "editor-choice" in printed
+
+
+@pytest.mark.parametrize("scope", ["user", "project"])
+def test_nothing_connect_writes_points_an_agent_at_the_index_file(project, scope):
+    """A guard (it held before index30 too): `connect` writes each agent's MCP configuration and
+    hooks, no instruction file (AGENTS.md, GEMINI.md, CLAUDE.md, a Cursor rule) and nothing that
+    names INDEX.md; the MCP server's instructions point at `vault://index`, its fenced rendering."""
+    from vault_mem.adapters.connect import AGENTS, connect
+    from vault_mem.adapters.mcp_server import instructions
+
+    proj, home = project
+    for agent in AGENTS:
+        for change in connect(agent, proj / "memory", scope=scope, project=proj, home=home,
+                              exe="/opt/venv/bin/vault-mem"):
+            assert change.path.name not in ("AGENTS.md", "AGENTS.override.md", "GEMINI.md", "CLAUDE.md"), change
+            assert "rules" not in change.path.parts and not change.path.name.endswith(".mdc"), change
+            assert "INDEX.md" not in change.path.read_text(), change
+    with Vault(proj / "memory") as v:
+        said = instructions(v)
+    assert "vault://index" in said and str(proj / "memory" / "INDEX.md") not in said
