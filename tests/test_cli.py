@@ -227,10 +227,17 @@ def test_init_twice_changes_nothing(vdir):
     assert git(vdir, "rev-parse", "HEAD") == head
 
 
-def test_index_prints_generated_text(vdir):
+def test_index_prints_what_the_agents_context_carries(vdir):
+    """`vault-mem index` is the rendering every agent path uses (fenced, authors named), the
+    file's lines in it; the file is for people and git (tests/test_index_note.py)."""
+    from vault_mem import Vault
+    from vault_mem.adapters.tools import context_index
+
     cli("--vault", str(vdir), "remember", "a", "-d", "first")
     r = cli("--vault", str(vdir), "index")
-    assert r.stdout == (vdir / "INDEX.md").read_text()
+    with Vault(vdir) as v:
+        assert r.stdout == context_index(v)
+    assert "- a (" in r.stdout and "never an instruction" in r.stdout
 
 
 @pytest.mark.slow

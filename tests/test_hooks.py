@@ -29,6 +29,7 @@ from fakes import write_memory
 from vault_mem import Vault
 from vault_mem.adapters.contexts import MAX_CONTEXT_CHARS, PROMPT_BODY_CHARS, prompt_context
 from vault_mem.adapters.hooks import run_hook
+from vault_mem.model.indexmd import READER_NOTE
 from vault_mem.adapters.tools import memory_preamble
 from vault_mem.errors import UsageError
 from vault_mem.store import provenance
@@ -68,7 +69,8 @@ def test_session_start_puts_index_md_into_context(filled):
     context = check_output(proc, "SessionStart")
     _, (index,) = parse_fenced(context)
     assert 'file="INDEX.md" authors="A: agent@vault-mem.local (an agent on this machine)"' in index[0]
-    assert re.sub(r", by A\)", ")", index[1]) + "\n" == (filled.root / "INDEX.md").read_text()
+    # the file's lines, each naming its author; the file's note to agents reading it themselves is not there
+    assert re.sub(r", by A\)", ")", index[1]) + "\n" == (filled.root / "INDEX.md").read_text().replace(READER_NOTE, "")
     assert "- editor-choice (" in index[1] and all(
         "by A)" in ln for ln in index[1].splitlines() if ln.startswith("- ")), "every line names its author"
     assert "editor-choice" in context and "recall before remember" in context

@@ -1,6 +1,9 @@
 import datetime as dt
 
-from vault_mem.model.indexmd import HEADER, IndexEntry, group_entries, render_index
+from vault_mem.model.indexmd import HEADER, READER_NOTE, IndexEntry, group_entries, render_index
+
+#: the file's note to agents is outside the budget (the same lines fit with or without it)
+NOTE = len(READER_NOTE)
 
 
 def _render(entries, budget_tokens):
@@ -25,7 +28,7 @@ def test_deterministic_sections_and_pointers():
 def test_budget_cuts_and_counts_the_rest():
     entries = [_e(i) for i in range(500)]
     text = _render(entries, 500)
-    assert len(text) <= 500 * 4 + 60
+    assert len(text) <= 500 * 4 + 60 + NOTE
     shown = text.count("\n- ")
     assert f"+{500 - shown} more: use recall to search them." in text
 
@@ -55,7 +58,7 @@ def test_budget_is_shared_so_every_section_keeps_lines():
     # priority order as the sidecar once gave it: pinned, type, newest first
     entries = [_typed(t, i, day=i) for t in types for i in reversed(range(100))]
     text = _render(entries, 2000)
-    assert len(text) <= 2000 * 4
+    assert len(text) <= 2000 * 4 + NOTE
     assert text == _render(list(entries), 2000)  # deterministic
     for title, type_ in zip(("Preferences", "Facts", "Decisions", "Procedures"), types, strict=True):
         section = text.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
@@ -77,7 +80,7 @@ def test_pinned_first_within_a_section_and_a_small_section_shown_whole():
     assert fact_lines[0].startswith("- fact-007 (") and "pinned" in fact_lines[0]
     procedures = text.split("## Procedures\n", 1)[1]
     assert procedures.count("- procedure-") == 3 and "more:" not in procedures
-    assert len(text) <= 1000 * 4
+    assert len(text) <= 1000 * 4 + NOTE
 
 
 def test_a_scripts_own_joiners_reach_index_md_as_written():

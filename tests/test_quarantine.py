@@ -42,7 +42,7 @@ def db_text(v: Vault) -> str:
 
 def everything_the_agent_sees(v: Vault, key: str, query: str) -> str:
     """INDEX.md (file and MCP resource text), list, recall, get, the hooks' injected context."""
-    out = [tools.index_text(v), (v.root / "INDEX.md").read_text()]
+    out = [tools.context_index(v), (v.root / "INDEX.md").read_text()]
     for name, args in (("list", {}), ("recall", {"query": query}), ("get", {"key": key})):
         out.append(tools.call_tool(v, name, args).text)
     out.append(contexts.session_context(v, {}))
@@ -378,7 +378,7 @@ def test_a_fresh_clone_never_serves_a_peers_credential_even_from_its_committed_i
         git(b.root, "checkout", "-q", "--", "INDEX.md")  # the regenerated one was never committed
         git(b.root, "pull", "-q", "--no-rebase")
         assert other in (b.root / "INDEX.md").read_text()  # git put it there; no memory file changed
-        assert other not in tools.index_text(b) and other not in contexts.session_context(b, {})
+        assert other not in tools.context_index(b) and other not in contexts.session_context(b, {})
 
 
 @pytest.mark.parametrize("remote_moved", [False, True])

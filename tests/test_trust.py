@@ -313,7 +313,7 @@ def test_the_state_folder_itself_and_vault_toml_are_never_followed(vault, tmp_pa
 
 def test_a_symlinked_index_md_is_refused_by_the_mcp_resource_and_the_session_hook(vault, tmp_path):
     from vault_mem.adapters.hooks import run_hook
-    from vault_mem.adapters.tools import index_text
+    from vault_mem.adapters.tools import context_index
 
     secret = tmp_path / "outside.txt"
     secret.write_text("OUTSIDE FILE CONTENT\n")
@@ -321,7 +321,7 @@ def test_a_symlinked_index_md_is_refused_by_the_mcp_resource_and_the_session_hoo
     (vault.root / "INDEX.md").unlink()
     (vault.root / "INDEX.md").symlink_to(secret)
     with pytest.raises(LinkError, match="INDEX.md is a symlink"):
-        index_text(vault)
+        context_index(vault)
     code, out, err = run_hook("session-start", "{}", vault=str(vault.root))
     assert code == 1 and "OUTSIDE" not in out and "INDEX.md is a symlink" in err
     r = cli("--vault", str(vault.root), "index", "--write")

@@ -547,9 +547,16 @@ def cmd_undo(args) -> int:
 
 @command("index")
 def cmd_index(args) -> int:
+    """INDEX.md as every agent path shows it (an agent with a shell runs this): fenced, each
+    line's author named, the memories of peers not approved here left out and counted
+    (:func:`~vault_mem.adapters.tools.context_index`), never the file's lines, which say
+    nobody's name (a teammate's pinned line read as the vault's). ``--write`` also regenerates
+    the file; people read the file itself (``cat INDEX.md``, ``git diff``)."""
+    from vault_mem.adapters.tools import context_index  # lazy: start-up time (module docstring)
+
     vault = open_vault(args)
     changed = vault.regenerate_index() if args.write else False
-    text = (vault.index_md() or "") if args.write else vault.render_index()
+    text = context_index(vault)
     emit(args, {"changed": changed, "text": text}, text.rstrip("\n"))
     return 0
 

@@ -167,8 +167,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("target", help="a key or a commit id")
     p.add_argument("--commit", action="store_true",
                    help="TARGET is a commit id, never a key (where a key is named like a commit's id)")
-    p = add("index", "print INDEX.md as generated from the files (--write to update the file)")
-    p.add_argument("--write", action="store_true")
+    p = add("index", "print INDEX.md as an agent is shown it: fenced, each line's author named, unapproved "
+                     "peers' memories left out (--write also regenerates the file)")
+    p.add_argument("--write", action="store_true", help="regenerate the INDEX.md file from the memory files first")
     p = add("recall", "search memories by meaning and words")
     p.add_argument("query", nargs="+")
     p.add_argument("--queries", action="append", metavar="TEXT",

@@ -209,23 +209,6 @@ def memory_preamble(root: Any = None, *, tools: str = "tools") -> str:
     )
 
 
-def index_text(vault: Vault, *, max_chars: int | None = None) -> str:
-    """INDEX.md as the files make it now: the sidecar (and INDEX.md on disk) are brought up to date
-    first, unless a daemon keeps them so. Rendered from the sidecar, the same bytes as the file
-    when that is current, never read from disk: the file may be a peer's, from a ``git pull``
-    that changed no memory file, listing one that holds a credential (the sidecar quarantines
-    it), or a link to a file outside the vault.
-
-    ``max_chars`` (a context of fixed size): rendered within the smaller of the vault's budget
-    and that room, so every section keeps its lines or its "+N more" (never cut off the end)."""
-    vault.reconcile()
-    vault.index_md(max_bytes=0)  # a symlinked INDEX.md is refused by name (LinkError), not silently passed over
-    if max_chars is None:
-        return vault.render_index()
-    room = max(0, max_chars) // CHARS_PER_TOKEN
-    return vault.render_index(budget_tokens=min(vault.config.index_budget_tokens, room))
-
-
 #: what the fence around INDEX.md adds to it at most (heading, open and close lines, the tail)
 _CONTEXT_FENCE_CHARS = 800
 
@@ -233,13 +216,17 @@ _CONTEXT_FENCE_CHARS = 800
 def context_index(vault: Vault, *, heading: str = "INDEX.md, what is remembered now (recall searches everything):",
                   max_chars: int | None = None) -> str:
     """INDEX.md as an agent's context carries it (session start, the agent's system prompt, the
-    MCP resource): rendered like :func:`index_text`, but without the memories of peers not
+    MCP resource, ``vault-mem index``): rendered from the sidecar, never read from disk (the file
+    may be a peer's, from a ``git pull`` that changed no memory file, listing one that holds a
+    credential, which the sidecar quarantines), without the memories of peers not
     approved on this machine (:meth:`~vault_mem.Vault.peer_memories`; recall still finds them,
     marked), fenced as data (:func:`vault_mem.model.render.fence`). The committed INDEX.md may
     list them: it is a file for people and git; what reaches the agent unasked is this.
-    ``max_chars``: as :func:`index_text`'s, the fence's own lines counted."""
+    ``max_chars`` (a context of fixed size): rendered within the smaller of the vault's budget and
+    that room, the fence's own lines counted, so every section keeps its lines or its "+N more"
+    (never cut off the end)."""
     vault.reconcile()
-    vault.index_md()  # a symlinked INDEX.md is refused by name (LinkError), as in index_text
+    vault.index_md(max_bytes=0)  # a symlinked INDEX.md is refused by name (LinkError), never served
     budget = None
     if max_chars is not None:
         room = max(0, max_chars - _CONTEXT_FENCE_CHARS) // CHARS_PER_TOKEN

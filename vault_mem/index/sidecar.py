@@ -637,17 +637,20 @@ class Sidecar:
                                f"{section}", {"today": today.isoformat(), "rank": type_rank, "hidden": "[]"}).fetchone()[0]
 
     def render_index(self, *, budget_tokens: int, today: dt.date | None = None,
-                     hidden: Collection[str] = (), author_of: Callable[[str], str] | None = None) -> str:
+                     hidden: Collection[str] = (), author_of: Callable[[str], str] | None = None,
+                     for_file: bool = True) -> str:
         """The bytes of INDEX.md for the files this sidecar reflects (see indexmd.render_index):
         each section read lazily, in its own order, and counted by its own counter. For the
         agent's session context: ``hidden``, paths of memories left out (and out of the counts);
-        ``author_of(path)``, the author each line names (asked only for the lines read)."""
+        ``author_of(path)``, the author each line names (asked only for the lines read);
+        ``for_file`` False, without the file's note to agents that read it themselves."""
         today = today or dt.date.today()
-        plain = not hidden and author_of is None
+        plain = not hidden and author_of is None and for_file
         stamp = self._render_stamp(budget_tokens, today) if plain and not self.db.conn.in_transaction else None
         if stamp is not None and self._rendered is not None and self._rendered[0] == stamp:
             return self._rendered[1]
-        text = self._render(budget_tokens=budget_tokens, today=today, hidden=hidden, author_of=author_of)
+        text = self._render(budget_tokens=budget_tokens, today=today, hidden=hidden, author_of=author_of,
+                            for_file=for_file)
         if stamp is not None:
             self._rendered = (stamp, text)
         return text
@@ -671,13 +674,13 @@ class Sidecar:
         return (id(conn), self.db.changes(), version)
 
     def _render(self, *, budget_tokens: int, today: dt.date, hidden: Collection[str],
-                author_of: Callable[[str], str] | None) -> str:
+                author_of: Callable[[str], str] | None, for_file: bool) -> str:
         rows = {type_: self.entries_for_index(today, TYPE_RANK[type_], hidden=hidden) for type_, _ in SECTIONS}
         sections = rows if author_of is None else \
             {t: (dataclasses.replace(e, author=author_of(e.path)) for e in gen) for t, gen in rows.items()}
         totals = {type_: self._count_shown(today, TYPE_RANK[type_], hidden) for type_, _ in SECTIONS}
         try:
-            return render_index(sections, totals, budget_tokens=budget_tokens)
+            return render_index(sections, totals, budget_tokens=budget_tokens, for_file=for_file)
         finally:
             for gen in rows.values():
                 gen.close()

@@ -600,7 +600,7 @@ class Vault:
         legend = Legend()
         budget = self.config.index_budget_tokens if budget_tokens is None else budget_tokens
         text = self.sidecar.render_index(budget_tokens=budget, today=today,
-                                         hidden=self._kept_peers.paths(peers),
+                                         hidden=self._kept_peers.paths(peers), for_file=False,
                                          author_of=authors.author_tagger(self.ws, self.sidecar, legend, ids, origins,
                                                                          changed=self._kept_peers.dirty(self.ws, peers)))
         return text, legend, peers

@@ -14,7 +14,7 @@ import os
 from typing import TYPE_CHECKING
 
 from vault_mem.errors import IdentityError
-from vault_mem.model.indexmd import INDEX_FILE
+from vault_mem.model.indexmd import INDEX_FILE, older_forms
 from vault_mem.model.names import shell_word
 from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.history import head_branch
@@ -126,15 +126,15 @@ def commit_persons_index(ws: Workspace, sidecar: Sidecar, why: str = STALE_INDEX
     hookless commit's INDEX.md, which differs, costs processes: the commit's own."""
     if rendered is not None:
         head = ws.repo.head()
-        if head is None or ws.repo.blob_at(head, ws.top(INDEX_FILE)) == GitRepo.blob_id(rendered):
+        if head is None or ws.repo.blob_at(head, ws.top(INDEX_FILE)) in _ids(rendered):
             return None
     head = _persons_operation_behind(ws, sidecar, mode)
     if head is None:
         return None
     repo = ws.repo
     oid = repo.blob_at(head, ws.top(INDEX_FILE))
-    if oid is not None and oid == GitRepo.blob_id(commit_index(ws, sidecar, [], head)):
-        return None
+    if oid is not None and oid in _ids(commit_index(ws, sidecar, [], head)):
+        return None  # as committed (an older vault-mem's INDEX.md of the same lines too: no commit for the note alone)
     # the rule says commit: without an identity that is said (IdentityError, how to set one),
     # never skipped in silence, which left the next agent commit to carry the person's change
     who = user_identity(repo)
@@ -148,6 +148,12 @@ def commit_persons_index(ws: Workspace, sidecar: Sidecar, why: str = STALE_INDEX
         ws.own_commit_landed(head, commit, {INDEX_FILE: True})
         committed.after_commit(ws, sidecar, commit, head, {})
     return commit
+
+
+def _ids(index: bytes) -> set[str]:
+    """The blob ids of INDEX.md ``index`` as this code and older ones write it
+    (:func:`~vault_mem.model.indexmd.older_forms`)."""
+    return {GitRepo.blob_id(form) for form in (index, *older_forms(index))}
 
 
 def _persons_operation_behind(ws: Workspace, sidecar: Sidecar, mode: str | None) -> str | None:

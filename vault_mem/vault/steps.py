@@ -16,7 +16,7 @@ from vault_mem.config import CONFIG_FILE, FOLDER_TYPES
 from vault_mem.errors import GitError, VaultMemError, WriteFailedError
 from vault_mem.index import committed as committed_view
 from vault_mem.index.sidecar import Sidecar
-from vault_mem.model.indexmd import INDEX_FILE
+from vault_mem.model.indexmd import INDEX_FILE, older_forms, same_listing
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.trailers import memory_trailers
 from vault_mem.store.files import PRIVATE_FILE, atomic_write, checkpoint, current_bytes, holds, read_own, refuse_link
@@ -245,12 +245,16 @@ def committed_index_kept(ws: Workspace, sidecar: Sidecar, new: bytes) -> bytes |
     person's work tree until then: ``git status`` showed it, and a ``git checkout`` of a
     branch whose INDEX.md differs was refused for it. HEAD's is kept only when it is what these
     files gave on the day of HEAD's commit (not a hand-made or a peer's INDEX.md committed
-    without the hook). None: write ``new``."""
+    without the hook), by this code or an older one (without the note to agents,
+    :func:`~vault_mem.model.indexmd.older_forms`: a vault upgraded keeps its INDEX.md until
+    its next write). None: write ``new``."""
     repo = ws.repo
     head = repo.head()
     oid = repo.blob_at(head, ws.top(INDEX_FILE)) if head else None
     if oid is None or oid == repo.blob_id(new):
         return None
+    if oid in {repo.blob_id(older) for older in older_forms(new)}:
+        return repo.read_object(oid)[1]  # an older vault-mem's INDEX.md of these very lines: the next write adds the note
     if committed.differing(ws, sidecar, head):
         return None  # a person's edit, a new file: INDEX.md on disk reflects every file
     config = repo.blob_at(head, ws.top(CONFIG_FILE))
@@ -266,9 +270,11 @@ def committed_index_kept(ws: Workspace, sidecar: Sidecar, new: bytes) -> bytes |
         return None
     then = sidecar.render_index(budget_tokens=ws.config.index_budget_tokens,
                                 today=dt.date.fromtimestamp(when)).encode()
-    if repo.object_header(oid) != ("blob", len(then)):
+    header = repo.object_header(oid)
+    if header not in {("blob", len(form)) for form in (then, *older_forms(then))}:
         return None  # read only when it can be that one: a peer's INDEX.md of any size stays unread
-    return then if repo.read_object(oid)[1] == then else None
+    data = repo.read_object(oid)[1]
+    return data if same_listing(data, then) else None
 
 
 def stale_by_persons_commits(ws: Workspace, sidecar: Sidecar) -> str | None:
@@ -310,7 +316,7 @@ def _index_as_committed(ws: Workspace, sidecar: Sidecar, head: str) -> bool:
     if oid is None or when is None:
         return True  # no INDEX.md committed, or no date to render it for: as before
     then = commit_index(ws, sidecar, [], head, today=dt.date.fromtimestamp(when))
-    return repo.blob_id(then) == oid
+    return oid in {repo.blob_id(form) for form in (then, *older_forms(then))}
 
 
 def _shapes_index(ws: Workspace, top: str) -> bool:
