@@ -126,6 +126,9 @@ def _places() -> list[tuple[str, str, bool]]:
         ("jwt-encode-setting", 'jwt.encode(payload, settings.SECRET_KEY, algorithm="HS256")', False),
         ("uuid-after-invalid-token", f"invalid token {uuid4(_RNG)} in the logs", False),
         ("uuid-after-job", f"job {uuid4(_RNG)} failed at the upload step", False),
+        ("uuid-token-revoked", f"token {uuid4(_RNG)} was revoked by the admin", False),
+        ("uuid-secret-not-found", f"Secret {uuid4(_RNG)} not found (404)", False),
+        ("uuid-bw-get", f"bw get password {uuid4(_RNG)}", False),
         ("app-password-digits", "app password: 2024 1205 (the date we rotated it)", False),
     ]
 
@@ -136,6 +139,8 @@ def _look_alikes() -> list[tuple[str, str, bool]]:
     return [
         ("search-only-key", f"algolia app id {_D.r(10, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789')} and the search-only key {_hex(32)}", False),
         ("cache-restored-from-key", f"Cache restored from key: Linux-pip-{_hex(64)}", False),
+        ("cache-saved-with-key", f"Cache saved with key: node-modules-{_hex(64)}", False),
+        ("restored-cache-from-key", f"restored cache from key: v1-deps-{_hex(32)}", False),
         ("png-base64-cut-short", f'PNG_1PX = "{png}"', False),
         ("wg-show-peer", f"peer: {wg}\n  endpoint: 203.0.113.7:51820\n  latest handshake: 42 seconds ago", False),
         ("cert-serial-hex", f"notAfter=Mar  4 12:00:00 2027 GMT\nserial={_hex(32).upper()}", False),

@@ -413,7 +413,7 @@ def public_word_before(low: str, start: int) -> bool:
 
 # the word before a bare "key", or before a verb in the past and a preposition that lead to it
 _WORD_BEFORE_KEY = lazy(r"(?<![a-z0-9_-])(?P<word>[a-z0-9_-]{1,30})"
-                        r"(?:[ \t]{1,4}(?:[a-z]{2,16}ed|hit|miss|found)[ \t]{1,4}(?:from|for|with|by|under|using|at|on))?"
+                        r"(?:[ \t]{1,4}(?:[a-z]{2,16}ed|hit|miss|found))?(?:[ \t]{1,4}(?:from|for|with|by|under|using|at|on))?"
                         r"[ \t_-]{0,4}\Z")
 
 

@@ -192,8 +192,11 @@ _NOT_IN_USE = lazy(r"(?<![a-z])(?:invalid|expired|revoked|unknown|bad|wrong|miss
                    r"|test|placeholder|next|page|csrf|xsrf|request"
                    # a command's verb names the item it acts on by its id (`bw get password <uuid>`)
                    r"|get|show|read|delete|revoke|describe|inspect|list|rm|remove)[ _-]")
+# (the UUID ends its line or its clause: "token <uuid> was revoked", "secret <uuid> not found" go on
+# to say what happened to the thing the UUID names)
 _UUID_RIGHT_AFTER = lazy(r"[ \t]{1,2}[\"'`]?(?P<value>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-                         r"|[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12})(?![\w-])")
+                         r"|[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12})(?![\w-])[\"'`]?"
+                         r"(?=[ \t]*(?:[.,;]?[ \t]*(?:\r?\n|\Z)|[,;][ \t]|[ \t]\())")
 _ID_AFTER_LABEL = lazy(r"[ \t_-]{1,2}(?:ids?|identifier|fingerprint|hash|digest|prefix|name|version|number)(?![a-z])")
 # the names that hold a value for whatever names them (`secret: value=X`): any other name's value is its own
 _HOLDER_NAMES = frozenset({"value", "val", "v", "data", "content", "text", "str", "string", "raw", "literal"})
