@@ -66,6 +66,8 @@ def call_credentials(text: str, low: str) -> Iterator[Span]:
     parens = "(" in text and ('",' in text or "'," in text)  # (two literals at least)
     if parens:
         yield from _constructor_secrets(text, low)
+    if "(" in text and ("sign" in low or "encode" in low or "hmac" in low):
+        yield from _signing_keys(text, low)
     if parens or '" "' in text or "' '" in text:
         yield from _sign_in_calls(text, low)
 
@@ -92,6 +94,30 @@ def _sign_in_calls(text: str, low: str) -> Iterator[Span]:
                         and not HOST_OR_MAIL.fullmatch(value) and " " not in value):
                     yield "password passed to a sign-in call", arg.start("value"), arg.end("value")
                     break
+
+
+# A call that signs or MACs with the key it is given: a JWT library's `jwt.sign(payload, 'X')`,
+# `jwt.encode(payload, "X", algorithm="HS256")`, `JWT.encode(payload, 'X', 'HS256')`, an HMAC's
+# `crypto.createHmac('sha256', 'X')`, `hmac.new(b"X", msg, sha256)`: its literal that looks made to
+# be hard to guess is the signing secret, whichever argument it is (an algorithm's name is none)
+_SIGNING_CALL = lazy(r"(?<![\w])(?:(?:jwt|jws|jose|jsonwebtoken)[ \t]{0,2}(?:\.|::)[ \t]{0,2}(?:sign|encode)"
+                     r"|createhmac|hmac[ \t]{0,2}\.[ \t]{0,2}new|hmac)[ \t]{0,2}\(")
+_CALL_LITERAL = lazy(r"(?<![\w])b?(?P<q>[\"'`])(?P<value>[^\"'`\n]{8,200})(?P=q)")
+_ALGORITHM = lazy(r"(?i:hs|rs|es|ps|sha-?|hmac-?sha|md)[0-9]{1,3}|(?i:sha3-[0-9]{3}|blake2[bs]|none)")
+
+
+def _signing_keys(text: str, low: str) -> Iterator[Span]:
+    for m in _SIGNING_CALL.finditer(low):
+        end = low.find(")", m.end(), m.end() + 300)
+        end = min(len(low), m.end() + 300) if end < 0 else end
+        for arg in _CALL_LITERAL.finditer(text, m.end(), end):
+            value = arg.group("value")
+            if _ALGORITHM.fullmatch(value) or " " in value or "{" in value:
+                continue
+            if (random_token(value, min_len=16) or (len(value) >= 16 and high_entropy(value)) or password_shaped(value)) \
+                    and not is_placeholder(value, quoted=True) and not looks_fake(value):
+                yield "secret passed to a signing call", arg.start("value"), arg.end("value")
+                break
 
 
 # A constructor given a service's literals positionally, one of them made to be hard to guess:
@@ -456,13 +482,16 @@ _PUBLIC_FILE = lazy(r"(?i:pub|public|cert|\.crt|\.pem\.pub|known_hosts|authorize
 # (`echo X | docker login --password-stdin`, `--vault-password-file <(echo X)`, restic's
 # `--password-command "echo X"`)
 _ECHOED = lazy(r"(?<![\w-])(?:echo|printf)(?:[ \t]{1,4}-[a-z]{1,3})*(?:[ \t]{1,4}[\"']?%s(?:\\n)?[\"']?)?[ \t]{1,4}"
-               r"(?P<q>[\"']?)(?P<value>[^\s\"'<>|;()]{8,400})(?P=q)[ \t]{0,4}(?P<to>\||\)|[\"'](?=[ \t]|$))")
+               r"(?P<q>[\"']?)(?P<value>[^\s\"'<>|;()]{8,400})(?P=q)[ \t]{0,4}(?P<to>\||\)|;|[\"'](?=[ \t]|$))")
 _CREDENTIAL_FLAG = lazy(r"(?i:--?[\w-]{0,30}(?:pass|secret|token|key|cred)[\w-]{0,30}|chpasswd|passwd)")
 
 
 def _written_value(value: str) -> bool:
+    # (the file's or the flag's name says what the value is, as a user's name before it does:
+    # a person's words and number count, `lantern.cinder75$`, as in paired_password)
     return (random_token(value, min_len=16) or random_hex(value, min_len=32) or (len(value) >= 20 and high_entropy(value))
-            or password_shaped(value)) and not is_placeholder(value, quoted=True) and not looks_fake(value)
+            or password_shaped(value) or paired_password(value)) and not is_placeholder(value, quoted=True) \
+        and not looks_fake(value)
 
 
 def written_credentials(text: str, low: str) -> Iterator[Span]:
@@ -480,8 +509,9 @@ def written_credentials(text: str, low: str) -> Iterator[Span]:
                 yield "secret written to a key file", m.start("value"), m.end("value")
         for m in _ECHOED.finditer(text, start, end):
             value = m.group("value")
-            # (a pipe hands it to the flag after it; a process substitution to the flag before it)
-            if m.group("to") == "|":
+            # (a pipe hands it to the flag after it, and so does a group's `(echo X; echo Y) | passwd`;
+            # a process substitution to the flag before it)
+            if m.group("to") in ("|", ";"):
                 # a flag anywhere after the pipe on the line: found once per line (a search to the
                 # line's end from each pipe took time quadratic in a long line of pipes)
                 if last_flag is None:

@@ -159,6 +159,11 @@ _XML_ELEMENT = lazy(r"<(?P<name>(?:[A-Za-z][\w.-]{0,30}:)?[A-Za-z][\w.-]{0,63})(
 # `<AdministratorPassword><Value>X</Value>`): the parent's name labels it
 _XML_PARENT_VALUE = lazy(r"<(?P<name>(?:[A-Za-z][\w.-]{0,30}:)?[A-Za-z][\w.-]{0,63})(?:[ \t][^<>\n]{0,200})?>[ \t\r\n]{0,200}"
                          r"<(?P<child>(?i:value|val|data|string|text))>(?P<value>[^<>\s][^<>\n]{0,199})</(?P=child)>")
+# a value whose sibling element names it (Hadoop's and Hive's `<property><name>fs.s3a.secret.key</name>
+# <value>X</value>`, a KeePass export's `<Key>Password</Key><Value>X</Value>`): the name's text labels it
+_XML_NAMED_VALUE = lazy(r"<(?P<tag>(?i:name|key))>[ \t]{0,8}(?P<name>[A-Za-z][\w. -]{0,99}?)[ \t]{0,8}</(?P=tag)>[ \t\r\n]{0,200}"
+                        r"(?:<(?P<doc>(?i:description))>[^<>]{0,400}</(?P=doc)>[ \t\r\n]{0,200})?"
+                        r"<(?P<child>(?i:value|val))>(?P<value>[^<>\s][^<>\n]{0,199})</(?P=child)>")
 
 
 def _cells(line: str) -> list[str]:
@@ -217,11 +222,13 @@ def _html_cells(text: str) -> Iterator[Span]:
 
 
 def xml_elements(text: str) -> Iterator[Span]:
-    """``<password>X</password>``: an element named for a credential holding a literal."""
+    """``<password>X</password>``: an element named for a credential holding a literal, or whose
+    parent or sibling element names one (see :data:`_XML_NAMED_VALUE`)."""
     if "</" not in text:
         return
-    for m in itertools.chain(_XML_ELEMENT.finditer(text), _XML_PARENT_VALUE.finditer(text)):
-        cls = key_class(m.group("name").rsplit(":", 1)[-1])  # (`wsse:Password`: the local name)
+    for m in itertools.chain(_XML_ELEMENT.finditer(text), _XML_PARENT_VALUE.finditer(text), _XML_NAMED_VALUE.finditer(text)):
+        name = m.group("name").rsplit(":", 1)[-1]  # (`wsse:Password`: the local name)
+        cls = key_class(name) or key_class(name.rsplit(".", 1)[-1].replace(" ", "_"))
         if cls in ("password", "secret", "key"):
             kind = judge(cls, "=", m.group("value"), quoted=True, code=False, ends=True)
             if kind:
@@ -614,5 +621,11 @@ def _decodes_to_text(value: str) -> bool:
     try:
         raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
     except (binascii.Error, ValueError):
-        return False
+        # a file's run cut short or edited in a note still starts with its magic (a PNG's
+        # `iVBORw0KGgo...` pasted in part): its head decodes alone
+        try:
+            head = base64.b64decode(body[:16], validate=True)
+        except (binascii.Error, ValueError):
+            return False
+        return head.startswith(_FILE_MAGIC)
     return raw.startswith(_FILE_MAGIC) or (len(raw) >= 12 and sum(32 <= b < 127 or b in (9, 10, 13) for b in raw) >= 0.95 * len(raw))

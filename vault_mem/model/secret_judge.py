@@ -386,21 +386,35 @@ def random_groups(groups: list[str]) -> bool:
 
 
 def name_before(text: str, at: int) -> int | None:
-    """Where the key name ending at ``at`` starts; None for a name longer than any real one."""
+    """Where the key name ending at ``at`` starts; None for a name longer than any real one. A
+    dotted path longer than that (NixOS's `networking.wireguard.interfaces.wg0.privateKey`, a
+    Spring property's) is named by its last parts: it starts after a dot within reach."""
     start, limit = at, max(0, at - 42)
     while start > limit and is_key_char(text[start - 1]):
         start -= 1
     if start == limit and start > 0 and is_key_char(text[start - 1]):
-        return None
+        dot = text.find(".", limit, at)
+        return dot + 1 if dot >= 0 and text[dot + 1:dot + 2].isalpha() else None
     return start
 
 
 def public_word_before(low: str, start: int) -> bool:
-    """Does the word before a bare ``key`` say it is a public or lookup key ("cache key")?"""
-    before = low[max(0, start - 16):start].rstrip(" \t-_")
-    word = re.split(r"[^a-z0-9]", before)[-1] if before else ""
+    """Does the word before a bare ``key`` say it is a public or lookup key ("cache key", "the
+    search-only key"), or the word before a verb and a preposition that lead to it ("Cache
+    restored from key: X", a CI log's line)? A word joined with ``-`` or ``_`` is read whole and by
+    its last part (``search-only``, ``s3-object``)."""
+    m = _WORD_BEFORE_KEY.search(low, max(0, start - 48), start)
+    if m is None:
+        return False
+    word = m.group("word").strip("-_")
     # (a routing key is a queue's topic or an alerting service's integration secret: its value says which)
-    return bool(word) and word.startswith(PUBLIC_KEY_NAMES) and word != "routing"
+    return any(w.startswith(PUBLIC_KEY_NAMES) and w != "routing" for w in (word, re.split(r"[-_]", word)[-1]) if w)
+
+
+# the word before a bare "key", or before a verb in the past and a preposition that lead to it
+_WORD_BEFORE_KEY = lazy(r"(?<![a-z0-9_-])(?P<word>[a-z0-9_-]{1,30})"
+                        r"(?:[ \t]{1,4}(?:[a-z]{2,16}ed|hit|miss|found))?(?:[ \t]{1,4}(?:from|for|with|by|under|using|at|on))?"
+                        r"[ \t_-]{0,4}\Z")
 
 
 # a digest or MAC named before a credential's word, which is its input: "SHA-256 of \"password\" is <hex>",

@@ -85,8 +85,10 @@ __all__ = ["MAX_LABELS", "TOO_MANY_LABELS", "app_passwords", "assignments", "key
 
 # Google's app password (four groups of four lower-case letters) after an app password's label on
 # its line, whatever words stand between ("App password the CI job uses to send reports: X")
+_HEX_SERIAL = lazy(r"[0-9A-F]{8,64}|[0-9a-f]{8,64}|[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){3,31}")  # a serial number in hex
 _APP_LABEL = lazy(r"(?i:(?<![\w-])app(?:lication)?[ _-]?passwords?(?![\w-]))")
-_APP_GROUPS = lazy(r"(?<![\w-])[a-z]{4}(?:[ -]?[a-z]{4}){3}(?![\w-])")
+# (four letters each, as Google and Apple print them; or letters and digits, as other providers do)
+_APP_GROUPS = lazy(r"(?<![\w-])[a-z0-9]{4}(?:[ -]?[a-z0-9]{4}){3}(?![\w-])")
 
 
 # a push address's name and its value (`device_token=X`, `"fcm_token": "X"`, "APNs device token: X",
@@ -119,7 +121,10 @@ def app_passwords(text: str) -> Iterator[Span]:
         g = _APP_GROUPS.search(text, m.end(), min(m.end() + 120, len(text) if end < 0 else end))
         if g is None:
             continue
-        groups = [g.group().replace(" ", "").replace("-", "")[i:i + 4] for i in range(0, 16, 4)]
+        joined = g.group().replace(" ", "").replace("-", "")
+        groups = [joined[i:i + 4] for i in range(0, 16, 4)]
+        if any(c.isdigit() for c in joined) and (sum(c.isalpha() for c in joined) < 6 or all(c in "0123456789abcdef" for c in joined)):
+            continue  # (a number, a date or hex: no app password's draw)
         if sum(w not in COMMON_WORDS and w not in PROSE_WORDS for w in groups) >= 3:
             yield "app password", g.start(), g.end()
 
@@ -167,7 +172,9 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             # a licence or serial key: only a random or grouped value near it ("License: MIT" and
             # SPDX names are names), read by the value-near-its-label rule alone
             found = near_value(text, low, kw.end(), "secret", kw.start() if start == kw.start() else None)
-            if found:
+            if found and not (name.lower().endswith("serial") and _HEX_SERIAL.fullmatch(text, found[1], found[2])):
+                # (hex under a bare "serial" is a certificate's or a device's serial number, as
+                # `openssl x509 -serial` prints it: a licence's serial is grouped or base 32)
                 skip_to = max(skip_to, found[2])
                 yield found
             continue

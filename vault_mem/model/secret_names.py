@@ -69,6 +69,11 @@ _CONTENT_END = lazy(_CONTENT + "$")
 # (with the short and misspelt forms people type in a hurry: `pword`, `pswd`, `pasword`, `passwrd`)
 _ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase|wrd|owrd)?|pwd|pw|psk|pword|pswd|pasword|paswd|paswrd|secret|token|apikey|key|credentials?|creds?"
                       r"|auth|pat|session|sess|login|logon|wif|appid|encrypt|licen[cs]e|serial|seed"
+                      # an auth token and an auth ident by their short names (SSSD's `ldap_default_authtok`,
+                      # Yarn's `npmAuthIdent`, a user and a password joined)
+                      r"|authtok|authident"
+                      # SNMP's community string, its v1/v2c password ("the SNMP community string is X")
+                      r"|(?:snmp[ _-]?)?community[ _-]?string|snmp[ _-]?community"
                       # the secret half of an AK/SK pair (Volcengine's `--sk`, Huawei's `HUAWEICLOUD_SDK_SK`)
                       r"|(?<![a-z0-9])sk"
                       # a session cookie by its name (`.AspNetCore.Cookies`, `sid`, Google's `__Secure-3PSID`)
@@ -113,6 +118,8 @@ def _foreign_keyword(alternatives: tuple[str, ...]) -> re.Pattern[str]:
 # "Das Passwort lautet X"): every one reads as the sign ``is``
 # (Catalan's "és"; Greek's "είναι" as the gate reads it, its Latin look-alikes folded)
 _COPULA = (r"(?:is|was|es|és|ist|lautet|est|era|war|é|è|är|er|je|jest|on|ni|adalah|là|este|ay|هي|هو|היא|הוא|"
+           # Latvian "ir", Lithuanian "yra", Welsh "yw", Irish "ná" ("is é an pasfhocal ná X"), Bulgarian "е"
+           r"ir|yra|yw|ná|" + secret_words.folded("е") + "|"
            + secret_words.folded("είναι") + ")")
 # The words that stand as a sign: "is", and "to" ("set the admin password to X", "changed to X"),
 # which stays the sign ``to`` (only a value that looks like a credential follows it; see judged_value)
@@ -132,6 +139,8 @@ OWNER = lazy(r"[ \t]{1,4}(?:[(\[~/]|(?:for|of|on|to|at|in|from|with|im|am|für|v
              # ("mật khẩu của/cho", "mật khẩu quản trị": an account's name after the noun, as "root" above)
              "|" + "|".join(secret_words.folded(w) for w in ("от", "для", "до", "від", "к", "у", "в", "на")) +
              r"|của|cho|quản|admin|wifi|wi-fi" +
+             # Afrikaans ("die wagwoord vir die bediener"), Bulgarian ("паролата за сървъра")
+             r"|vir|die|" + secret_words.folded("за") +
              # Hebrew writes "to", "in" and "of" against the noun ("הסיסמה לשרת": the server's password)
              r")(?![^\W\d_])|(?:ל|ב|של)(?=[\u05d0-\u05ea]))", re.IGNORECASE)
 _ADVERB = r"(?:still|now|currently|always|also|just|again|actually|apparently|probably|supposedly|reportedly|simply|officially|jetzt|noch|ahora|todav[ií]a|maintenant|toujours|ora|ancora|sekarang|nu|nog)"
@@ -162,7 +171,7 @@ ASSIGN_TAIL = lazy(r"[*_`'\"\]]{0,3}"
                          + _TYPED_SIGN +
                          # "is" written against the label ("Password's X, username is the usual")
                          r"|['’]s(?:[ \t]{1,4}" + _ADVERB + r")?[ \t]{1,8}"
-                         r"|[ \t]{0,8}(?::=|=>|==|=|:|->|→)[ \t]{0,24}|[ \t]{9,40}:[ \t]{1,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,8}" + _SIGN_WORD + r"(?:[ \t]{1,4}" + _ADVERB + r")?[ \t]{1,8}|[ \t]{0,2}" + _CJK_COPULA
+                         r"|[ \t]{0,8}(?::=|=>|==|=|:|->|→|՝)[ \t]{0,24}|[ \t]{9,40}:[ \t]{1,8}|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,8}" + _SIGN_WORD + r"(?:[ \t]{1,4}" + _ADVERB + r")?[ \t]{1,8}|[ \t]{0,2}" + _CJK_COPULA
                          + r"[ \t]{0,8}|" + _THAI_COPULA + r"[ \t]{0,8}"
                          # a call named for the credential, given a literal (`.bearer_auth("X")`)
                          + r"|[ \t]{0,4}\((?=[ \t]{0,4}[\"'`])[ \t]{0,4}"
@@ -290,7 +299,7 @@ sum ref rev revision version ver build tag image ray span state offset
 address addr signature sig data name slug path file url uri host domain email user username account project proj org
 team tenant bucket region zone price product plan sku order invoice customer video playlist channel message thread doc
 document sheet folder object blob upload download link txid tx transaction block chain wallet xpub npub cid ipfs seq
-sequence serial number num client app application instance node device machine cluster repo branch run job task
+sequence serial number num client app application instance node device machine cluster repo branch run job task peer
 pipeline workflow deployment release artifact package pkg mirror cache kid alg x5t test sid model repository dataset
 """.split())
 # (words after the one that says what the value is: `CHECKSUM_VALUE`, `etag_header`, `build_id_str`)
@@ -324,6 +333,7 @@ _WHOSE_PASS = lazy(r"(?:^|[_.-])(?:admin|root|db|user|mail|smtp|imap|pop|ftp|sft
                    r"|web|sql|ldap|bind|proxy|redis|vnc|rcon|wifi|login|sasl|sa"
                    # (Java's and TLS stores': Tomcat's `keystorePass`, `truststorePass`, `pfxPass`)
                    r"|keystore|truststore|trust|pfx|p12|jks|cert|ssl|tls|signing|sudo|vpn)pass$|(?:^|[_.-])masterauth$")
+_COMMUNITY_END = lazy(r"community[ _-]?strings?$|snmp[ _-]?community$")
 _PSK_END = lazy(r"(?:^|[_.-])psk$")
 _SK_END = lazy(r"(?:^|[_.-])sk$")
 #: The words that make a token a device's address for push messages (FCM's registration token, APNs'
@@ -406,7 +416,8 @@ def key_class(name: str) -> str | None:
         return None  # publicKeyToken and public_key are shared by design
     if low.endswith(("password", "passwd", "passphrase", "pass_phrase", "pass-phrase", "passcode", "pwd", "pword", "pswd",
                      "pasword", "paswd", "paswrd", "passwrd", "passowrd")) \
-            or _PASS_END.search(low) or _WHOSE_PASS.search(low):
+            or _PASS_END.search(low) or _WHOSE_PASS.search(low) or low.endswith(("authtok", "authident")) \
+            or _COMMUNITY_END.search(low):
         return "password"  # (`PWD=/home/x`, the shell's directory, is a path: a placeholder)
     if _SK_END.search(low):
         # `--sk X`, `SK=X`, `OBS_SK`: the secret key of a cloud's AK/SK pair, counted with a random

@@ -138,6 +138,8 @@ RULES: tuple[Rule, ...] = (
     # a service token may carry its config's name: dp.st.<config>.<secret>
     Rule("Doppler token", _start(r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{1,40}\.)?[A-Za-z0-9]{40,44}") + _B,
          "dp.pt.<a43>"),
+    # Rancher's API key: `token-<5>:<54>`, the bearer its UI prints once (`rancher login --token`)
+    Rule("Rancher API token", _start(r"token-[a-z0-9]{5}:[a-z0-9]{54}") + _B, "token-<l5>:<l54>", check="has_digit"),
     Rule("LaunchDarkly SDK key", _start(r"sdk-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}") + _B,
          "sdk-<h8>-<h4>-<h4>-<h4>-<h12>"),
     Rule("New Relic key", _start(r"NR(?:AK|II|JS|AA)-[A-Z0-9]{27}") + _B, "NRAK-<A27>"),

@@ -127,6 +127,10 @@ _DOCUMENTED = frozenset({
     "5HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jv" + "hTVqvbTLvyTJ",  # the Bitcoin wiki's WIF example
     "KwdMAjGmerYanjeui5SHS7JkmpZvVipYvB2LJGU1ZxJ" + "wYvP98617",  # and its compressed form
     "abcdef." + "0123456789abcdef",  # kubeadm's sample bootstrap token (`kubeadm join --token`)
+    # one-time password seeds every TOTP tutorial and library README uses: Google Authenticator's
+    # wiki sample ("Hello!" and 0xDEADBEEF) and RFC 6238's test seed ("12345678901234567890")
+    "JBSWY3DP" + "EHPK3PXP",
+    "GEZDGNBVGY3TQOJQ" + "GEZDGNBVGY3TQOJQ",
 })
 
 

@@ -59,16 +59,19 @@ _PASSWORD_ROWS = {
     "Telugu": r"పాస్‌వర్డ్|పాస్వర్డ్",
     "Korean": r"비밀번호|비번|암호",  # (`비번`: as people shorten it)
     "Georgian": r"პაროლი",
-    "Armenian": r"գաղտնաբառ",
+    "Armenian": r"գաղտնաբառ(?:ը)?",  # (`-ը`: the definite ending)
     "Tagalog": r"kontrasenyas?",
     "Catalan/Galician": r"contrasenya|contrasinal",
     "Italian": r"parola d'ordine|parola chiave",
     "Basque": r"pasahitza?",
     "Afrikaans": r"wagwoord",
     "Welsh": r"cyfrinair",
+    "Irish": r"pasfhocal",
+    "Amharic": r"የይለፍ ቃል",
+    "Mongolian": r"нууц үг",
     "Albanian": r"fjal[ëe]kalim(?:i)?",
     "Russian/Ukrainian written in Latin letters": r"parol'?|parolʹ",
-    "Kazakh/Uzbek": r"құпия сөз|parolingiz",
+    "Kazakh/Uzbek": r"құпия сөз(?:і)?|parolingiz",  # (`-і`: "its password")
     # (a Wi-Fi's "ango kii", 暗号キー, is its passphrase; "anshou bangou", 暗証番号, a PIN; each word's
     # stem, :func:`stems`, is long enough not to be in every text: not `ango` of "django", `to`, `api`)
     "Japanese written in Latin letters": r"pasuwaa?do|pasuwādo|angou ?kii|ango kii|angouka ?kii|anshou ?bangou|ansho bango",
@@ -82,7 +85,9 @@ _SECRET_ROWS = {
     "Portuguese": r"chave|segredo",
     "French": r"clé|jeton",
     "Italian": r"chiave|segreto",
-    "German": r"schl[üu]ssel|schluessel|geheimnis",
+    "German": r"schl[üu]ssel|schluessel|geheimnis"
+              # (compounds that name an access key, written as one word)
+              r"|zugangsschl[üu]ssel|zugriffsschl[üu]ssel|geheimschl[üu]ssel|zugangstoken|zugriffstoken",
     "Dutch": r"sleutel",
     "Swedish/Danish/Norwegian": r"nyckel(?:n)?|n[øo]gle(?:n)?|n[øo]kkel(?:en)?",
     "Finnish": r"avain|tunnus",

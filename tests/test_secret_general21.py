@@ -1,0 +1,178 @@
+"""The classes blind29's blind corpus (``bench/data/secrets_heldout29.py``) found the gate missing,
+and the look-alikes it refused, each beside what must pass in its place (issue 23 item 5). Values
+are drawn from one seeded generator; none is the corpus's string. One table: (id, body, refused?).
+
+- Prose in more languages: "is" as Latvian, Lithuanian, Welsh, Irish and Bulgarian write it, the
+  owner's words of Afrikaans and Bulgarian ("vir die bediener", "за сървъра"); the words of Irish,
+  Amharic and Mongolian, Armenian's and Kazakh's endings and Armenian's comma as a sign; German
+  compounds that name an access key ("Zugangsschlüssel").
+- Names: a dotted path longer than any one name (NixOS's ``...interfaces.wg0.privateKey``) is
+  named by its last parts; SSSD's ``authtok``, Yarn's ``npmAuthIdent``; SNMP's community string.
+- Places: a value ``echo``'d to a password's reader (``--password-stdin``, ``(echo X; echo X) |
+  smbpasswd``, ``> vault_pass.txt``) counts as a person's words and number too; XML that names
+  the value in a sibling element (Hadoop's ``<name>..secret.key</name><value>X</value>``, KeePass's
+  ``<Key>Password</Key><Value>X</Value>``); a signing call's key literal (``jwt.sign(p, 'X')``);
+  a UUID straight after a token's word ("upload token <uuid>"); an app password in groups of
+  letters and digits; Rancher's ``token-xxxxx:<54>``.
+- Look-alikes that were refused: a search-only key and a CI cache key ("Cache restored from key:"),
+  a PNG's base64 cut short, WireGuard's ``peer:`` (a public key), a certificate's hex ``serial=``,
+  the TOTP seed every tutorial uses.
+"""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from secret_probe import Draw, uuid4
+from vault_mem.model.policy import check_write
+from vault_mem.model.secrets import find_secrets
+from vault_mem.errors import SecretError
+
+_D = Draw(20261205_29)
+_RNG = _D.rng
+_TITLES = ["Thistle", "Marten", "Cobble", "Larch", "Wren", "Juniper", "Sorrel", "Pewter", "Bracken", "Alder"]
+
+
+def _made() -> str:
+    """A person's password: a capitalised word, a joint, a word, digits and a symbol (``Wren-larch44!``)."""
+    a, b = _RNG.sample(_TITLES, 2)
+    return f"{a}{_RNG.choice('_-.')}{b.lower()}{_RNG.randrange(10, 999)}{_RNG.choice('!#%&*')}"
+
+
+def _plain() -> str:
+    """A person's lower-case words and a number (``larchwren52``)."""
+    a, b = _RNG.sample(_TITLES, 2)
+    return f"{a.lower()}{b.lower()}{_RNG.randrange(10, 9999)}"
+
+
+def _dotted() -> str:
+    """Lower-case words joined by a dot and a number (``larch.wren52``)."""
+    a, b = _RNG.sample(_TITLES, 2)
+    return f"{a.lower()}.{b.lower()}{_RNG.randrange(10, 99)}"
+
+
+def _hex(n: int) -> str:
+    return _D.r(n, "0123456789abcdef")
+
+
+def refused(body: str, meta: dict | None = None) -> bool:
+    try:
+        check_write(key="probe", description="notes", body=body, meta=meta or {})
+    except SecretError:
+        return True
+    return False
+
+
+def _languages() -> list[tuple[str, str, bool]]:
+    return [
+        ("bulgarian-e", f"Паролата за сървъра е {_made()}", True),
+        ("latvian-ir", f"Servera parole ir {_made()}", True),
+        ("welsh-yw", f"Y cyfrinair yw {_made()}", True),
+        ("irish-na", f"Is é an pasfhocal ná {_made()}", True),
+        ("afrikaans-vir-die", f"Die wagwoord vir die bediener is {_made()}", True),
+        ("armenian-ending-comma", f"Սերվերի գաղտնաբառը՝ {_made()}", True),
+        ("kazakh-ending", f"Сервердің құпия сөзі: {_made()}", True),
+        ("amharic", f"የአገልጋዩ የይለፍ ቃል {_made()} ነው", True),
+        ("mongolian", f"Серверийн нууц үг: {_made()}", True),
+        ("german-compound-key", f"Der Zugangsschlüssel für die API lautet {_D.r(40)}", True),
+        # what must pass in their place
+        ("latvian-policy", "Servera parole ir jāmaina ik pēc 90 dienām", False),
+        ("bulgarian-policy", "Паролата за сървъра е в трезора", False),
+        ("german-compound-house", "Der Hausschlüssel liegt unter der Matte", False),
+        ("welsh-policy", "Y cyfrinair yw'r un yn y gladdgell", False),
+    ]
+
+
+def _names() -> list[tuple[str, str, bool]]:
+    wg = base64.b64encode(bytes(_RNG.getrandbits(8) for _ in range(32))).decode()
+    return [
+        ("long-dotted-name", f'networking.wireguard.interfaces.wg0.privateKey = "{wg}";', True),
+        ("long-dotted-password", f'services.grafana.settings.security.admin_password = "{_made()}";', True),
+        ("sssd-authtok", f"[domain/corp]\nldap_default_authtok = {_plain()}", True),
+        ("yarn-auth-ident", f'npmAuthIdent: "build:{_made()}"', True),
+        ("snmp-community-prose", f"the SNMP community string is {_D.r(10)} (RW)", True),
+        ("snmp-community-setting", f"snmp_community: {_D.r(10)}", True),
+        # what must pass in their place
+        ("long-dotted-reference", "networking.wireguard.interfaces.wg0.privateKeyFile = /run/keys/wg0;", False),
+        ("sssd-authtok-type", "ldap_default_authtok_type = password", False),
+        ("snmp-community-public", "most printers still answer on the default SNMP community string public", False),
+        ("snmp-community-policy", "set the community string to something long, then move to v3", False),
+    ]
+
+
+def _places() -> list[tuple[str, str, bool]]:
+    return [
+        ("echo-password-stdin", f"echo '{_dotted()}@' | docker login --username ops --password-stdin quay.io", True),
+        ("echo-group-smbpasswd", f"(echo {_plain()}; echo {_plain()}) | smbpasswd -s -a jdoe", True),
+        ("echo-to-pass-file", f"echo '{_dotted()}$' > ~/.ansible/vault_pass.txt", True),
+        ("xml-hadoop-property", f"<property>\n  <name>fs.s3a.secret.key</name>\n  <value>{_D.r(40)}</value>\n</property>", True),
+        ("xml-hive-password", "<property>\n  <name>javax.jdo.option.ConnectionPassword</name>\n"
+                              f"  <value>{_plain()}</value>\n</property>", True),
+        ("xml-keepass-pair", f"<String><Key>Password</Key><Value>{_made()}</Value></String>", True),
+        ("jwt-sign-literal", f"const t = jwt.sign({{ sub: u.id }}, '{_D.r(32)}', {{ expiresIn: '1h' }});", True),
+        ("pyjwt-encode-literal", f'jwt.encode(payload, "{_D.r(40)}", algorithm="HS256")', True),
+        ("hmac-literal", f"crypto.createHmac('sha256', '{_D.r(32)}').update(body)", True),
+        ("uuid-after-token", f"codecov upload token {uuid4(_RNG)}", True),
+        ("app-password-alnum", f"app password for the scanner: {' '.join(_D.r(4, 'abcdefghijklmnopqrstuvwxyz0123456789') for _ in range(4))}", True),
+        ("rancher-token", f"rancher api bearer token-{_D.r(5, 'abcdefghijklmnopqrstuvwxyz0123456789')}:"
+                          f"{_D.r(54, 'abcdefghijklmnopqrstuvwxyz0123456789')}", True),
+        # what must pass in their place
+        ("echo-not-a-password", "echo 'build finished' | mail -s done ops@corp.example", False),
+        ("xml-hadoop-public", "<property><name>fs.defaultFS</name><value>hdfs://nn1.corp:8020</value></property>", False),
+        ("xml-keepass-user", "<String><Key>UserName</Key><Value>jdoe</Value></String>", False),
+        ("jwt-sign-reference", "const t = jwt.sign(payload, process.env.JWT_SECRET, { algorithm: 'HS256' });", False),
+        ("jwt-encode-setting", 'jwt.encode(payload, settings.SECRET_KEY, algorithm="HS256")', False),
+        ("uuid-after-invalid-token", f"invalid token {uuid4(_RNG)} in the logs", False),
+        ("uuid-after-job", f"job {uuid4(_RNG)} failed at the upload step", False),
+        ("uuid-token-revoked", f"token {uuid4(_RNG)} was revoked by the admin", False),
+        ("uuid-secret-not-found", f"Secret {uuid4(_RNG)} not found (404)", False),
+        ("uuid-bw-get", f"bw get password {uuid4(_RNG)}", False),
+        ("app-password-digits", "app password: 2024 1205 (the date we rotated it)", False),
+    ]
+
+
+def _look_alikes() -> list[tuple[str, str, bool]]:
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk" + _D.r(21, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+    wg = base64.b64encode(bytes(_RNG.getrandbits(8) for _ in range(32))).decode()
+    return [
+        ("search-only-key", f"algolia app id {_D.r(10, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789')} and the search-only key {_hex(32)}", False),
+        ("cache-restored-from-key", f"Cache restored from key: Linux-pip-{_hex(64)}", False),
+        ("cache-saved-with-key", f"Cache saved with key: node-modules-{_hex(64)}", False),
+        ("restored-cache-from-key", f"restored cache from key: v1-deps-{_hex(32)}", False),
+        ("png-base64-cut-short", f'PNG_1PX = "{png}"', False),
+        ("wg-show-peer", f"peer: {wg}\n  endpoint: 203.0.113.7:51820\n  latest handshake: 42 seconds ago", False),
+        ("cert-serial-hex", f"notAfter=Mar  4 12:00:00 2027 GMT\nserial={_hex(32).upper()}", False),
+        ("totp-tutorial-seed", "otpauth://totp/Example:alice@example.com?secret=" + "JBSWY3DP" + "EHPK3PXP&issuer=Example", False),
+        # what must still be refused in their place
+        ("restored-secret-key", f"secret restored from key: {_D.r(40)}", True),
+        ("serial-licence-key", f"serial: {'-'.join(_D.r(5, 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789') for _ in range(5))}", True),
+        ("wg-private-key", f"PrivateKey = {wg}", True),
+        ("totp-real-seed", f"otpauth://totp/Corp:jdoe?secret={_D.r(32, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567')}&issuer=Corp", True),
+    ]
+
+
+CASES = _languages() + _names() + _places() + _look_alikes()
+
+
+@pytest.mark.parametrize(("body", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_blind29_classes(body: str, expected: bool) -> None:
+    assert refused(body) == expected, body
+
+
+# --- hostile input completes ---------------------------------------------------------------------
+
+_SIZE = 200 * 1024
+
+
+@pytest.mark.parametrize("text", [
+    "jwt.sign(" * (_SIZE // 9),  # signing calls with no literal
+    "jwt.sign('aaaaaaaa', " * (_SIZE // 21),  # and with one literal each, never closed
+    "<Key>Password</Key>" * (_SIZE // 19),  # names with no value
+    "(echo a; " * (_SIZE // 9),  # groups with no pipe
+    "token " * (_SIZE // 6),  # token words with no UUID
+    "a." * (_SIZE // 2),  # a dotted path as long as the text
+])
+def test_a_text_made_of_blind29s_markers_completes(text: str) -> None:
+    find_secrets(text[:_SIZE])  # completing is the point (each read stays within a reach)
