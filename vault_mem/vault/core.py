@@ -808,9 +808,30 @@ def _trusted_kept(result, trusted: list, k: int):
     of the peers' hits make room for any it lacks (:func:`~vault_mem.model.fusion.keep_trusted`,
     the one rule, also across vaults). At most k: the two searches rank apart (fused ranks move
     when the peers' hits leave), so a memory of the person's in the first top k can be missing
-    from the second's."""
-    from vault_mem.model.fusion import keep_trusted  # lazy: a write never merges hits (start-up time)
+    from the second's.
 
+    The levels, and so the verdict, are the person's to decide (atk25): a peer's hit is a
+    candidate, never strong (strong is what may be put in front of the agent unasked, DESIGN
+    §4, and a peer's memory never is, §7), and each of the person's hits keeps the level the
+    search without the peers gave it. Before, a peer's look-alike worded like the question
+    (ranked first, strong) made the result's verdict ``strong`` on its own and demoted the
+    person's own answer to a candidate by the lead (a strong hit must be about as close as the
+    first): the agent read a peer's memory as the one sure answer. A result's levels are set here
+    once, so the verdict, the CLI, MCP and a merge across vaults (strong before candidate) read
+    the same."""
+    from vault_mem.index.levels import PEERS
+    from vault_mem.model.fusion import keep_trusted  # lazy: a write never merges hits (start-up time)
+    from vault_mem.model.verdict import CANDIDATE, STRONG
+
+    alone = {h.path: h.match for h in trusted}
+    for hit in result.hits:
+        if hit.trusted:
+            hit.match = alone.get(hit.path, hit.match)
+            if hit.match == STRONG:
+                result.demoted.pop(hit.key, None)
+        elif hit.match == STRONG:
+            hit.match = CANDIDATE
+            result.demoted[hit.key] = PEERS
     result.hits = keep_trusted(result.hits, trusted, k, ident=lambda h: h.path, trusted=lambda h: h.trusted,
                                order=lambda h: -h.score)
     return result
