@@ -56,3 +56,64 @@ def test_a_peers_look_alike_never_decides_the_verdict_nor_demotes_the_persons_an
     hits = {h["key"]: h for h in json.loads(out.stdout)["hits"]}
     assert hits["main-editor"]["match"] == "candidate" and hits["main-editor"]["author"] == PEER_EMAIL, hits
     assert hits["editor-choice"]["match"] == "strong", hits
+
+
+def test_a_peers_long_look_alikes_never_push_the_persons_answer_out_of_what_the_model_reads(tmp_path):
+    """Before: a description is one line of at most 200 characters when written through
+    vault-mem, but a file is read as it is: three of a peer's notes, each a 70 KB description
+    repeating the person's likely question, ranked above the person's pinned answer in a recall
+    asked for (k places: the peers' best keep up to half). The MCP result was 200 KB; Claude
+    Code (2.1) hands its model a result that large as a saved file's name and its first 2 KB,
+    which held the peer's first note alone: the person's answer, "Uses Helix as the main editor",
+    never reached the model. A recall hit now carries a description within the write rules'
+    length, cut at a word with a marker naming `get KEY` (`model/views.description_excerpt`, the
+    one rule for every reader, with the body's), so no length a peer chose pushes another
+    memory out of one result. The real Claude Code, our MCP server, a stand-in model."""
+    import subprocess
+    import sys
+
+    from agent_clis import agent_cli, claude_env
+    from agent_standin import MessagesStandIn, text, tool_results, tool_use
+    from conftest import ROOT
+
+    from vault_mem.adapters.connect import connect
+
+    claude = agent_cli("claude")
+    mine, peer = person_and_peer(tmp_path)
+    for i in range(3):
+        (peer / "preferences" / f"main-editor-{i}.md").write_text(
+            f"---\ndescription: Which editor do I use as the main editor? Emacs, variant {i}. "
+            + "Which editor do I use as the main editor? Emacs. " * 1400 + "\n---\nEmacs.\n")
+    push_as_peer(peer, "editors")
+    assert cli("--vault", str(mine), "sync").returncode == 0
+    home = tmp_path / "agent-home"
+    home.mkdir()
+    exe = tmp_path / "bin" / "vault-mem"  # this checkout's vault-mem, as tests/test_peer_attacks8.py starts it
+    exe.parent.mkdir()
+    exe.write_text(f"#!/bin/sh\nPYTHONPATH={ROOT} exec {sys.executable} -P -m vault_mem \"$@\"\n")
+    exe.chmod(0o755)
+    connect("claude-code", mine, scope="project", project=mine, home=home, exe=str(exe))
+
+    def recalled(body) -> list[str]:
+        return [x for x in tool_results(body) if "ready" not in x]
+
+    def script(body):
+        tools = {t["name"] for t in body.get("tools", [])}
+        if "mcp__vault-mem__recall" not in tools and "WaitForMcpServers" in tools and not tool_results(body):
+            return tool_use("WaitForMcpServers", {})
+        if not recalled(body):
+            return tool_use("mcp__vault-mem__recall", {"query": ASKED})
+        return text("done")
+
+    with MessagesStandIn(script) as model:
+        r = subprocess.run(check=False, args=[claude, "-p", ASKED, "--allowedTools",
+                                              "mcp__vault-mem__recall WaitForMcpServers"],
+                           cwd=mine, env=claude_env(home, model.url), capture_output=True, text=True,
+                           timeout=180, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    seen = next(x for body in model.requests for x in recalled(body))
+    assert "main-editor-0" in seen, seen[:3000]  # the peer's notes are found, marked
+    assert "Uses Helix as the main editor" in seen, seen[:3000]
+    # `get` still reads a peer's note whole, marked
+    got = cli("--vault", str(mine), "get", "main-editor-0").stdout
+    assert got.count("Which editor do I use as the main editor? Emacs.") == 1400 and PEER_EMAIL in got

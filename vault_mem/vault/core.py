@@ -42,7 +42,7 @@ from vault_mem.model.memory import (
 from vault_mem.model.policy import check_text
 from vault_mem.model.render import Author, Legend
 from vault_mem.model.terms import MAX_QUERIES
-from vault_mem.model.views import body_excerpt
+from vault_mem.model.views import body_excerpt, description_excerpt
 from vault_mem.store.files import holds, read_own
 from vault_mem.store.git import Identity
 from vault_mem.store.workspace import Workspace
@@ -514,9 +514,12 @@ class Vault:
             distrusted=distrusted, queries=queries,
             excluded=excluded,
         )
-        if not full:
-            for hit in result.hits:
-                hit.body, hit.excerpt = body_excerpt(hit.key, hit.type, hit.body)
+        for hit in result.hits:
+            # a description is one line within the write rules' length; --full asks for bodies whole
+            hit.description, hit.excerpt = description_excerpt(hit.key, hit.description)
+            if not full:
+                hit.body, body_cut = body_excerpt(hit.key, hit.type, hit.body)
+                hit.excerpt = hit.excerpt or body_cut
         who = who_made([h.path for h in result.hits])
         for hit in result.hits:
             hit.author, hit.trusted = who[hit.path].email, who[hit.path].trusted
