@@ -598,7 +598,7 @@ def _remember(vault: Vault, a: dict[str, Any]) -> dict[str, Any]:
     fields = {name: a[name] for name in ("pinned", "expires", "supersedes", "scope", "refs") if name in a}
     result = vault.remember(a["key"], a["description"], a.get("body", ""), type=a.get("type", "fact"),
                             tags=a.get("tags"), source=a.get("source", "agent"), **fields)
-    data = _named_write(vault, result.to_dict())
+    data = _named_write(vault, {**result.to_dict(), "warnings": [render.for_agent(w) for w in result.warnings]})
     if result.action == "unchanged":
         data["note"] = "identical to the stored memory: nothing changed, no commit"
     return data
