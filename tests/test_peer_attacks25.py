@@ -162,3 +162,33 @@ def test_a_peers_key_never_stands_in_the_near_duplicate_warning_an_agent_reads(t
     assert f"looks like '{SENTENCE_KEY}'" in r.stderr + r.stdout, (r.stdout, r.stderr)
     assert any(SENTENCE_KEY in w for w in json.loads(r.stdout)["warnings"]), r.stdout
     assert "\ue000" not in r.stdout + r.stderr
+
+
+def test_the_persons_strong_answer_comes_before_a_peers_hits_whatever_their_length(tmp_path):
+    """Before: a recall asked for listed its hits in rank order whoever wrote them, so a peer's
+    look-alikes worded like the question stood before the person's answer; with whole bodies
+    asked for (`full`, which the MCP tool offers), two of a peer's 60 KB procedures came first
+    and made the result 120 KB, past what Claude Code hands its model of one result (a saved
+    file's name and its first 2 KB: see the test above), the person's answer after them. The
+    person's strong hits now come first; every other hit (a peer's, the person's candidates)
+    follows in rank order, as a merge across vaults puts each vault's strong hits first."""
+    from vault_mem import Vault
+
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "procedures").mkdir(exist_ok=True)
+    for i in range(2):
+        (peer / "procedures" / f"main-editor-{i}.md").write_text(
+            f"---\ndescription: Which editor do I use as the main editor? Emacs, step {i}\n---\n"
+            + "1. Which editor do I use as the main editor? Emacs.\n" * 1200)
+    push_as_peer(peer, "editors")
+    assert cli("--vault", str(mine), "sync").returncode == 0
+    v = Vault(mine, embedder=real_embedder())
+    try:
+        for i, text in enumerate(OWN):
+            v.remember(f"own-{i}", text, type="fact")
+        for full in (False, True):
+            hits = v.recall(ASKED, full=full).hits
+            assert {h.key for h in hits} >= {"main-editor-0", "main-editor-1"}, hits  # found, marked
+            assert (hits[0].key, hits[0].match) == ("editor-choice", "strong"), [(h.key, h.match, h.score) for h in hits]
+    finally:
+        v.close()

@@ -821,7 +821,7 @@ def _trusted_kept(result, trusted: list, k: int):
     person's own answer to a candidate by the lead (a strong hit must be about as close as the
     first): the agent read a peer's memory as the one sure answer. A result's levels are set here
     once, so the verdict, the CLI, MCP and a merge across vaults (strong before candidate) read
-    the same."""
+    the same; the person's strong hits come first, the other hits after them in rank order."""
     from vault_mem.index.levels import PEERS
     from vault_mem.model.fusion import keep_trusted  # lazy: a write never merges hits (start-up time)
     from vault_mem.model.verdict import CANDIDATE, STRONG
@@ -837,5 +837,10 @@ def _trusted_kept(result, trusted: list, k: int):
             result.demoted[hit.key] = PEERS
     result.hits = keep_trusted(result.hits, trusted, k, ident=lambda h: h.path, trusted=lambda h: h.trusted,
                                order=lambda h: -h.score)
+    # the person's strong hits first, the rest in rank order (as a merge across vaults puts each
+    # vault's strong hits first): a peer's look-alikes ranked above the person's answer, whole
+    # bodies asked for, made a result whose first 120 KB were the peer's, past what a client
+    # hands its model of one result (atk25)
+    result.hits.sort(key=lambda h: not (h.trusted and h.match == STRONG))
     return result
 
