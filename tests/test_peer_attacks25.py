@@ -197,6 +197,47 @@ def test_the_persons_strong_answer_comes_before_a_peers_hits_whatever_their_leng
         v.close()
 
 
+def test_a_peers_long_rows_never_push_the_persons_rows_out_of_a_list_result(tmp_path):
+    """Before: `list` put the person's rows first (atk23), but a row carried a peer's
+    description and tags as long as its file: three of a peer's notes, each a 50 KB description
+    and 60 tags of 300 characters, made the MCP `list` of the person's 40 memories over 200 KB,
+    which Claude Code hands its model as a saved file's name and its first 2 KB (see the recall
+    test above): a dozen of the person's rows. A row now carries a description and tags within
+    the write rules' lengths (`model/views.description_excerpt`, `tags_excerpt`, in the one
+    listing every reader shows, `adapters/tools.list_rows`); `get` reads a memory whole."""
+    import anyio
+    from conftest import mcp_server_in
+
+    mine, peer = person_and_peer(tmp_path)
+    tags = ", ".join(f'"t{i}-' + "x" * 300 + '"' for i in range(60))
+    for i in range(3):
+        (peer / "facts" / f"team-note-{i}.md").write_text(
+            f"---\ndescription: Team note {i}. " + "Notes of the team. " * 2700 + f"\ntags: [{tags}]\n---\nbody\n")
+    push_as_peer(peer, "team notes")
+    assert cli("--vault", str(mine), "sync").returncode == 0
+    from vault_mem import Vault
+
+    v = Vault(mine)
+    try:
+        for i in range(40):
+            v.remember(f"own-{i}", f"The person's own fact number {i}", type="fact")
+    finally:
+        v.close()
+    said: dict[str, str] = {}
+
+    async def session():
+        from mcp import Client
+
+        async with Client(mcp_server_in(mine), read_timeout_seconds=60) as client:
+            said["list"] = (await client.call_tool("list", {})).content[0].text
+    anyio.run(session)
+    assert "team-note-2" in said["list"] and PEER_EMAIL in said["list"]  # listed, marked
+    assert len(said["list"]) < 30_000, len(said["list"])  # 40 short rows and 3 bounded ones
+    assert "own-39" in said["list"]
+    got = cli("--vault", str(mine), "get", "team-note-0").stdout
+    assert got.count("Notes of the team.") == 2700
+
+
 @pytest.mark.xfail(strict=True, reason="known limit: a peer's text an agent writes again is the agent's (RELIABILITY.md)")
 def test_a_peers_text_the_agent_copies_into_its_own_memory_stays_the_peers(tmp_path):
     """Found, not fixed (Known limits): the agent reads a peer's memory on request (marked),

@@ -304,6 +304,11 @@ def list_rows(vault: Vault, *, type: str | None = None, tags: list[str] | None =
     who = vault.authors([r["path"] for r in rows], check_disk=False)
     for r in rows:
         r["author"], r["trusted"] = who[r["path"]].email, who[r["path"]].trusted
+        # a file is read as it is: no length a peer chose makes a row longer than a written one,
+        # so the person's rows stay within what a client hands its model of one result (atk25)
+        r["description"] = views.description_excerpt(r["key"], r["description"])[0]
+        if r.get("tags"):
+            r["tags"] = views.tags_excerpt(r["tags"])
     return trusted_first(rows)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from vault_mem.model.memory import Memory, iso
+from vault_mem.model.memory import MAX_TAG_CHARS, Memory, iso
 from vault_mem.model.policy import MAX_DESCRIPTION_CHARS
 
 
@@ -112,6 +112,15 @@ def description_excerpt(key: str, description: str, *, limit: int = MAX_DESCRIPT
     cut = description.rfind(" ", 0, limit + 1)
     head = description[:cut if cut > 0 else limit].rstrip()
     return f"{head} [… {len(description) - len(head)} more characters: get {key} for the whole memory]", True
+
+
+def tags_excerpt(tags: list[str]) -> list[str]:
+    """What a listing carries of a memory's ``tags``: each within the write rules' length
+    (:data:`~vault_mem.model.memory.MAX_TAG_CHARS`), a longer one cut and ending in ``…`` (a
+    file's count of them is bounded where it is read). A peer's 60 tags of 300 characters, 18 KB
+    of one memory's open marker in an MCP ``list``, took the place of the person's rows in what a
+    client hands its model of one result (atk25)."""
+    return [t if len(t) <= MAX_TAG_CHARS else t[:MAX_TAG_CHARS - 1] + "…" for t in tags]
 
 
 #: A recall hit's body is cut to about this many characters (at a line boundary)...
