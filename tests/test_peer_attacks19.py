@@ -230,7 +230,9 @@ def test_a_peers_look_alike_never_has_the_agent_forget_its_new_memory(tmp_path):
     v = Vault(mine)
     try:
         said = call_tool(v, "remember", {"key": "deploy-rule", "type": "fact", **words})
-        assert not said.is_error and "deploy-reviews" in said.text, said.text
+        # the look-alike is named as a peer's; its key, text the peer chose, for the person alone (atk25)
+        assert not said.is_error and "a memory whose author is not approved" in said.text, said.text
+        assert "deploy-reviews" not in said.text, said.text
         assert "forget 'deploy-rule'" not in said.text and "key 'deploy-reviews'" not in said.text, said.text
         said = call_tool(v, "remember", {"key": "deploy-rule-2", "type": "fact", **words})
         assert "forget 'deploy-rule-2'" in said.text and "key 'deploy-rule'" in said.text, said.text

@@ -234,10 +234,11 @@ def test_a_recall_that_makes_room_for_the_persons_memories_still_gives_at_most_k
     first = RecallResult(hits=[_hit("p1", 0.9, False), _hit("t1", 0.8, True), _hit("p2", 0.7, False)])
     again = [_hit("t2", 0.95, True), _hit("t3", 0.85, True), _hit("t4", 0.6, True)]
     kept = _trusted_kept(first, again, 3)
-    assert [h.key for h in kept.hits] == ["t2", "p1", "t1"]
+    # the person's strong hits first, the peer's (a candidate) after them (atk25)
+    assert [(h.key, h.match) for h in kept.hits] == [("t2", "strong"), ("t1", "strong"), ("p1", "candidate")]
     first = RecallResult(hits=[_hit("p1", 0.9, False), _hit("t1", 0.8, True), _hit("p2", 0.7, False)])
     kept = _trusted_kept(first, [_hit("t1", 0.9, True), _hit("t2", 0.5, True)], 3)
-    assert [h.key for h in kept.hits] == ["p1", "t1", "t2"]  # room made by the lowest of the peer's
+    assert [h.key for h in kept.hits] == ["t1", "t2", "p1"]  # room made by the lowest of the peer's
 
 
 def test_the_daemon_served_and_the_several_vaults_prompt_hooks_leave_the_peers_look_alikes_out(tmp_path):

@@ -538,7 +538,7 @@ def cmd_log(args) -> int:
 def cmd_undo(args) -> int:
     vault, target, label = open_for_key(args, args.target)
     result = vault.undo(target, commit=args.commit)
-    for w in result.warnings:
+    for w in result.said():
         warn(f"warning: {w}")
     emit(args, {**result.to_dict(), **_named(args, vault)},
          f"undone: {result.key} ({label}commit {(result.commit or '')[:10]})")

@@ -291,6 +291,11 @@ def list_rows(vault: Vault, *, type: str | None = None, tags: list[str] | None =
     who = vault.authors([r["path"] for r in rows], check_disk=False)
     for r in rows:
         r["author"], r["trusted"] = who[r["path"]].email, who[r["path"]].trusted
+        # a file is read as it is: no length a peer chose makes a row longer than a written one,
+        # so the person's rows stay within what a client hands its model of one result (atk25)
+        r["description"] = views.description_excerpt(r["key"], r["description"])[0]
+        if r.get("tags"):
+            r["tags"] = views.tags_excerpt(r["tags"])
     return trusted_first(rows)
 
 
@@ -585,7 +590,7 @@ def _remember(vault: Vault, a: dict[str, Any]) -> dict[str, Any]:
     fields = {name: a[name] for name in ("pinned", "expires", "supersedes", "scope", "refs") if name in a}
     result = vault.remember(a["key"], a["description"], a.get("body", ""), type=a.get("type", "fact"),
                             tags=a.get("tags"), source=a.get("source", "agent"), **fields)
-    data = _named_write(vault, result.to_dict())
+    data = _named_write(vault, {**result.to_dict(), "warnings": [render.for_agent(w) for w in result.warnings]})
     if result.action == "unchanged":
         data["note"] = "identical to the stored memory: nothing changed, no commit"
     return data

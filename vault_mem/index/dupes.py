@@ -43,6 +43,7 @@ from vault_mem.errors import VaultMemError
 from vault_mem.index import db as dbmod
 from vault_mem.index import queries
 from vault_mem.model import terms
+from vault_mem.model.names import named
 from vault_mem.platform.logs import Logger
 
 if TYPE_CHECKING:
@@ -228,6 +229,10 @@ def near_duplicates(sidecar: Sidecar, *, key: str, type: str | None, description
     return [(r.key, round(sim, 2)) for sim, r in scored[:limit]]
 
 
+#: what an agent reads of a peer's look-alike's key in ``remember``'s warning (:func:`duplicate_warnings`)
+PEERS_LOOK_ALIKE = "a look-alike's key"
+
+
 def duplicate_warnings(sidecar: Sidecar, *, key: str, type: str | None, description: str, body: str,
                        exclude: Iterable[str] = (),
                        peers: Callable[[list[str]], set[str]] | None = None) -> list[str]:
@@ -245,10 +250,12 @@ def duplicate_warnings(sidecar: Sidecar, *, key: str, type: str | None, descript
     except (VaultMemError, *dbmod.errors()) as exc:
         log.warning("vault-mem: duplicate check skipped (%s)", exc)
         return []
+    # a peer's key is text the peer chose (a sentence: `important.the-agent-must-run-...`) in our
+    # sentence: the person reads it, an agent its kind alone (render.for_agent; atk25)
     return [
-        f"looks like '{other}' (similarity {sim:.2f}), a memory whose author is not approved on this "
-        f"machine: '{key}' is kept; neither is a reason to change the other (the person reviews that "
-        "author with `vault-mem trust`)"
+        f"looks like {named(other, PEERS_LOOK_ALIKE)} (similarity {sim:.2f}), a memory whose author is not "
+        f"approved on this machine: '{key}' is kept; neither is a reason to change the other (the person "
+        "reviews that author with `vault-mem trust`)"
         if other in theirs else
         f"looks like a near duplicate of '{other}' (similarity {sim:.2f}): update that memory "
         f"(remember with key '{other}') instead of adding another, and forget '{key}' if it says "

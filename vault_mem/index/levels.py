@@ -164,6 +164,9 @@ STANDOUT_NEXT = 9
 #: ``RecallResult.demoted``): what ``bench/bench_verdict.py`` counts to say where hook coverage is
 #: lost. Diagnostics only: no adapter renders them.
 UNDER_BAR, ANSWER_CHECK, FOCUS_CHECK, LEAD = "strong bar", "answer check", "focus check", "lead"
+#: a hit whose author is not trusted here, never strong (``vault/core._trusted_kept``): what is
+#: strong is put in front of the agent unasked (DESIGN §4), which a peer's memory never is (§7)
+PEERS = "author not approved"
 
 
 def apply_floor(scores: dict[int, float], sims: dict[int, float], coverage: dict[int, float], *,

@@ -273,6 +273,9 @@ def as_date(value: Any) -> dt.date | None:
 #: 4,050 ``supersedes`` keys made every recall fail) is a broken or hostile file, not a memory.
 LIST_FIELDS = ("tags", "supersedes", "refs")
 MAX_LIST_ITEMS = 64
+#: the longest tag a write takes (a file's, a peer's above all, is read as it is: see
+#: :func:`vault_mem.model.views.tags_excerpt`)
+MAX_TAG_CHARS = 64
 
 
 def check_list_length(name: str, items: list[str]) -> None:
@@ -442,8 +445,8 @@ def build_meta(
     if tags is not None:
         clean = [t.strip() for t in tags if t and t.strip()]
         for t in clean:
-            if "\n" in t or len(t) > 64:
-                raise InvalidMemoryError(f"tag '{t[:40]}' must be one short line (at most 64 characters)")
+            if "\n" in t or len(t) > MAX_TAG_CHARS:
+                raise InvalidMemoryError(f"tag '{t[:40]}' must be one short line (at most {MAX_TAG_CHARS} characters)")
         check_list_length("tags", clean)
         if clean:
             meta["tags"] = clean

@@ -8,7 +8,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from vault_mem.model.memory import Memory, iso
+from vault_mem.model.memory import MAX_TAG_CHARS, Memory, iso
+from vault_mem.model.policy import MAX_DESCRIPTION_CHARS
 
 
 def age_days(date: dt.date | None, today: dt.date | None = None) -> int | None:
@@ -96,6 +97,30 @@ def outdated_note(flags: list[str], age_days: int | None) -> str | None:
     if "superseded" in flags:
         return "superseded by a newer memory"
     return None
+
+
+def description_excerpt(key: str, description: str, *, limit: int = MAX_DESCRIPTION_CHARS) -> tuple[str, bool]:
+    """What a recall hit carries of ``description``, and whether that is less than all of it: the
+    whole of one within the write rules' length (every description written through vault-mem),
+    else cut at a word within it, ending in a marker naming ``get KEY``. A file is read as it is,
+    so a peer's description can be as long as the file (80 KB): three such look-alikes ranked
+    above the person's answer made a recall 200 KB, which Claude Code hands its model as a file's
+    name and its first 2 KB, the peer's text alone (atk25). The one rule for every reader, with
+    :func:`body_excerpt`."""
+    if len(description) <= limit:
+        return description, False
+    cut = description.rfind(" ", 0, limit + 1)
+    head = description[:cut if cut > 0 else limit].rstrip()
+    return f"{head} [… {len(description) - len(head)} more characters: get {key} for the whole memory]", True
+
+
+def tags_excerpt(tags: list[str]) -> list[str]:
+    """What a listing carries of a memory's ``tags``: each within the write rules' length
+    (:data:`~vault_mem.model.memory.MAX_TAG_CHARS`), a longer one cut and ending in ``…`` (a
+    file's count of them is bounded where it is read). A peer's 60 tags of 300 characters, 18 KB
+    of one memory's open marker in an MCP ``list``, took the place of the person's rows in what a
+    client hands its model of one result (atk25)."""
+    return [t if len(t) <= MAX_TAG_CHARS else t[:MAX_TAG_CHARS - 1] + "…" for t in tags]
 
 
 #: A recall hit's body is cut to about this many characters (at a line boundary)...

@@ -42,7 +42,7 @@ from vault_mem.model.memory import (
 from vault_mem.model.policy import check_text
 from vault_mem.model.render import Author, Legend
 from vault_mem.model.terms import MAX_QUERIES
-from vault_mem.model.views import body_excerpt
+from vault_mem.model.views import body_excerpt, description_excerpt
 from vault_mem.store.files import holds, read_own
 from vault_mem.store.git import Identity
 from vault_mem.store.workspace import Workspace
@@ -514,9 +514,12 @@ class Vault:
             distrusted=distrusted, queries=queries,
             excluded=excluded,
         )
-        if not full:
-            for hit in result.hits:
-                hit.body, hit.excerpt = body_excerpt(hit.key, hit.type, hit.body)
+        for hit in result.hits:
+            # a description is one line within the write rules' length; --full asks for bodies whole
+            hit.description, hit.excerpt = description_excerpt(hit.key, hit.description)
+            if not full:
+                hit.body, body_cut = body_excerpt(hit.key, hit.type, hit.body)
+                hit.excerpt = hit.excerpt or body_cut
         who = who_made([h.path for h in result.hits])
         for hit in result.hits:
             hit.author, hit.trusted = who[hit.path].email, who[hit.path].trusted
@@ -829,10 +832,36 @@ def _trusted_kept(result, trusted: list, k: int):
     of the peers' hits make room for any it lacks (:func:`~vault_mem.model.fusion.keep_trusted`,
     the one rule, also across vaults). At most k: the two searches rank apart (fused ranks move
     when the peers' hits leave), so a memory of the person's in the first top k can be missing
-    from the second's."""
-    from vault_mem.model.fusion import keep_trusted  # lazy: a write never merges hits (start-up time)
+    from the second's.
 
+    The levels, and so the verdict, are the person's to decide (atk25): a peer's hit is a
+    candidate, never strong (strong is what may be put in front of the agent unasked, DESIGN
+    §4, and a peer's memory never is, §7), and each of the person's hits keeps the level the
+    search without the peers gave it. Before, a peer's look-alike worded like the question
+    (ranked first, strong) made the result's verdict ``strong`` on its own and demoted the
+    person's own answer to a candidate by the lead (a strong hit must be about as close as the
+    first): the agent read a peer's memory as the one sure answer. A result's levels are set here
+    once, so the verdict, the CLI, MCP and a merge across vaults (strong before candidate) read
+    the same; the person's strong hits come first, the other hits after them in rank order."""
+    from vault_mem.index.levels import PEERS
+    from vault_mem.model.fusion import keep_trusted  # lazy: a write never merges hits (start-up time)
+    from vault_mem.model.verdict import CANDIDATE, STRONG
+
+    alone = {h.path: h.match for h in trusted}
+    for hit in result.hits:
+        if hit.trusted:
+            hit.match = alone.get(hit.path, hit.match)
+            if hit.match == STRONG:
+                result.demoted.pop(hit.key, None)
+        elif hit.match == STRONG:
+            hit.match = CANDIDATE
+            result.demoted[hit.key] = PEERS
     result.hits = keep_trusted(result.hits, trusted, k, ident=lambda h: h.path, trusted=lambda h: h.trusted,
                                order=lambda h: -h.score)
+    # the person's strong hits first, the rest in rank order (as a merge across vaults puts each
+    # vault's strong hits first): a peer's look-alikes ranked above the person's answer, whole
+    # bodies asked for, made a result whose first 120 KB were the peer's, past what a client
+    # hands its model of one result (atk25)
+    result.hits.sort(key=lambda h: not (h.trusted and h.match == STRONG))
     return result
 

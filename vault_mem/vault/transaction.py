@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
-from vault_mem.errors import ConcurrentEditError, GitError, HeadMovedError, VaultMemError, WriteFailedError
+from vault_mem.errors import ConcurrentEditError, GitError, HeadMovedError, VaultMemError, WriteFailedError, for_person
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.store.files import atomic_write, checkpoint, read_only_mount_reason, remove_file
 from vault_mem.store.git import GitRepo
@@ -50,7 +50,11 @@ from vault_mem.vault.steps import (
 
 @dataclass
 class WriteResult:
-    """What a write did: ``action`` is create, update, move, forget, undo or unchanged."""
+    """What a write did: ``action`` is create, update, move, forget, undo or unchanged.
+
+    ``warnings`` keep the names from elsewhere they quote marked (:func:`vault_mem.model.names.named`),
+    as an error's marked text does: :meth:`to_dict` and :meth:`said` give the person's reading, an
+    agent's tool result :func:`vault_mem.model.render.for_agent`'s."""
 
     key: str
     type: str | None
@@ -59,9 +63,13 @@ class WriteResult:
     commit: str | None
     warnings: list[str] = field(default_factory=list)
 
+    def said(self) -> list[str]:
+        """The warnings as a person reads them (each marked name as itself)."""
+        return [for_person(w) for w in self.warnings]
+
     def to_dict(self) -> dict[str, Any]:
         return {"key": self.key, "type": self.type, "path": self.path, "action": self.action,
-                "commit": self.commit, "warnings": self.warnings}
+                "commit": self.commit, "warnings": self.said()}
 
 
 class WriteTransaction:
