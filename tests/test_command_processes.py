@@ -258,6 +258,45 @@ def test_a_repository_made_or_changed_meanwhile_is_found_again(tmp_path):
     assert GitRepo(outer / "inner" / "deep").toplevel == outer / "inner"
 
 
+def _asked_then(cwd: Path, meanwhile) -> list[str]:
+    """git's discovery answer for ``cwd`` as GitRepo asks it, kept through ``gitfind``, with
+    ``meanwhile`` run after git answered and before the answer is stamped: a change made while
+    git was being asked."""
+    from vault_mem.store import gitfind
+
+    def ask() -> list[str]:
+        out = git(cwd, "rev-parse", "--show-toplevel", "--git-dir", "--git-common-dir",
+                  "--git-path", "hooks", "--git-path", "info/attributes").split("\n")
+        meanwhile()
+        return out
+
+    return gitfind.discovered(cwd, ask)
+
+
+def test_a_repository_made_while_git_is_asked_is_found_by_the_next_discovery(tmp_path):
+    """Review: the kept discovery stamped the folders it watches after git's answer, so a
+    ``.git`` made in between (a ``git init`` below, while the first open asked) was stamped as
+    seen, and the old top folder was answered for up to 2 s. The ``.git`` entries are stamped
+    before git is asked."""
+    outer = tmp_path / "outer"
+    deep = outer / "inner" / "deep"
+    deep.mkdir(parents=True)
+    git(outer, "init", "-q")
+    assert _asked_then(deep, lambda: git(outer / "inner", "init", "-q"))[0] == str(outer)
+    assert GitRepo(deep).toplevel == outer / "inner"
+
+
+def test_a_config_edited_while_git_is_asked_is_read_by_the_next_discovery(tmp_path):
+    """As above for git's config files (``core.hooksPath``): one changed while git was asked,
+    after git read it, is not stamped as the version git answered from."""
+    root = tmp_path / "r"
+    (root / "sub").mkdir(parents=True)
+    git(root, "init", "-q")
+    hooks = tmp_path / "shared-hooks"
+    assert _asked_then(root / "sub", lambda: git(root, "config", "core.hooksPath", str(hooks)))[3] != str(hooks)
+    assert GitRepo(root / "sub").hooks_dir == hooks
+
+
 def test_an_edit_of_a_linked_global_config_is_seen_by_the_next_discovery(tmp_path, monkeypatch):
     """Last read: the kept discovery stamped git's config files through lstat, so an edit of a
     ~/.gitconfig that is a link (a dotfile manager's) left its stamp as it was, and a hooks
