@@ -340,6 +340,30 @@ def test_an_edit_of_an_included_config_file_is_seen_by_the_next_question(tmp_pat
         assert worktree.config_value(repo, "user.email") == email, n
 
 
+def test_an_include_on_a_branch_follows_a_checkout(tmp_path, monkeypatch):
+    """Review: a kept reading of git's config was stamped by the config files alone, so with an
+    ``includeIf "onbranch:..."`` (a work email on a work branch) a checkout left the other
+    branch's answer for up to 2 s in one process (the MCP server, the daemon). A reading that
+    holds an onbranch include is stamped by HEAD too."""
+    from vault_mem.store import trust, worktree
+
+    monkeypatch.setattr(trust, "SETTLE_NS", 0)  # the files are written a moment before; settled here
+    root = tmp_path / "r"
+    git(tmp_path, "init", "-q", "-b", "main", str(root))
+    git(root, "commit", "-q", "--allow-empty", "-m", "first")
+    extra = tmp_path / "work.conf"
+    extra.write_text("[user]\n\temail = work@example.com\n", encoding="utf-8")
+    git(root, "config", "user.email", "home@example.com")
+    git(root, "config", "includeIf.onbranch:work.path", str(extra))  # after it: the include's value wins
+    repo = GitRepo(root)
+    assert worktree.config_value(repo, "user.email") == "home@example.com"
+    assert worktree.config_value(repo, "user.email") == "home@example.com"  # a kept reading now
+    git(root, "checkout", "-q", "-b", "work")
+    assert worktree.config_value(repo, "user.email") == "work@example.com"
+    git(root, "checkout", "-q", "main")
+    assert worktree.config_value(repo, "user.email") == "home@example.com"
+
+
 def test_a_boolean_setting_is_what_git_says_for_every_form(tmp_path):
     """Review of proc28: the in-process reading of ``--bool`` said True for ``08``, ``1_0``,
     ``0x_1``, a quoted ``"true "`` and numbers past git's range (git refuses them), and False

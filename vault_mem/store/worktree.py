@@ -310,7 +310,10 @@ def _config_read(repo: GitRepo) -> tuple[dict[str, list[str | None]], list[tuple
     is as it was and each one named anew had settled before the reading began (changed more than
     :data:`~vault_mem.store.trust.SETTLE_NS` before: no edit falls between git's read and its
     stamp unseen); else it answers its own question alone and the next reading, with those files
-    stamped before it, is kept (an edit of an included file went unseen for up to 2 s: review)."""
+    stamped before it, is kept (an edit of an included file went unseen for up to 2 s: review).
+    A reading that holds an ``includeIf "onbranch:..."`` is stamped by the HEAD file as well (a
+    checkout changes what it includes: the other branch's answer stood for up to 2 s), and not
+    kept in a reftable repository (its HEAD file does not move)."""
     kept = _CONFIG.get(repo)
     also = kept[4] if kept is not None else ()
     started = time.time_ns()
@@ -332,11 +335,15 @@ def _config_read(repo: GitRepo) -> tuple[dict[str, list[str | None]], list[tuple
         found.setdefault(key, []).append(value if nl else None)
         entries.append((origin, key, value if nl else None))
     base = set(_base_config_files(repo))
-    named = tuple(sorted({_origin_file(repo, origin) for origin, _, _ in entries
-                          if origin.startswith("file:")} - base - {""}))
+    named = {_origin_file(repo, origin) for origin, _, _ in entries if origin.startswith("file:")} - base - {""}
+    onbranch = any(key.startswith("includeif.onbranch:") for key in found)
+    if onbranch:  # what it includes follows the branch checked out: the reading is HEAD's too
+        named.add(str(repo.git_dir / "HEAD"))
+    named = tuple(sorted(named))
     later = _config_sources(repo, named) if named != also else sources
     before = dict(sources[0])
-    settled = later[1] == sources[1] and all(
+    # a reftable repository's HEAD file stays as it is at a checkout: nothing kept
+    settled = later[1] == sources[1] and not (onbranch and "reftable" in found.get("extensions.refstorage", ())) and all(
         before[path] == st if path in before else st is not None and max(st[3], st[4]) < started - trust.SETTLE_NS
         for path, st in later[0])
     _CONFIG[repo] = (now if settled else float("-inf"), later, found, entries, named)
@@ -412,7 +419,8 @@ def _base_config_files(repo: GitRepo) -> list[str]:
 
 def config_files(repo: GitRepo) -> list[str]:
     """The files ``repo``'s config is read from as far as this process knows: git's own before
-    any include, and the ones the last reading here named (includes), for a cache of what the
+    any include, and the ones the last reading here named (includes; HEAD's file, where an
+    ``includeIf "onbranch:..."`` makes the reading follow the branch), for a cache of what the
     config says to stamp (the identities: :func:`vault_mem.vault.authors.identities`)."""
     kept = _CONFIG.get(repo)
     return [*_base_config_files(repo), *(kept[4] if kept is not None else ())]
