@@ -420,6 +420,37 @@ def test_a_config_with_a_settled_include_is_read_once_for_a_commands_questions(t
     assert sum(command(line).startswith("config") for line in starts(logged_git)) == 1
 
 
+def test_a_commands_check_for_config_in_the_vault_reads_no_unchanged_config_file(vault, tmp_path, monkeypatch):
+    """Review of include23: the check for a config file in the vault read each of git's base
+    config files (up to 1 MB each) for the word "include" at every command of a process (the
+    MCP server, the daemon). The answer is kept by the files' stat: a command whose config files
+    did not change reads none of them; an edited one is read again."""
+    import builtins
+
+    from vault_mem.store import trust, worktree
+
+    monkeypatch.setattr(trust, "SETTLE_NS", 0)  # the files are written a moment before; settled here
+    opened: list[str] = []
+
+    def counted_open(file, *args, **kwargs):
+        opened.append(str(file))
+        return builtins.open(file, *args, **kwargs)
+
+    monkeypatch.setattr(worktree, "open", counted_open, raising=False)
+    base = worktree._base_config_files(vault.repo)
+    assert worktree.config_in_vault_notice(vault.repo, vault.root) is None
+    assert {p for p in base if os.path.exists(p)} <= set(opened)
+    opened.clear()
+    assert worktree.config_in_vault_notice(vault.repo, vault.root) is None
+    assert not set(opened) & set(base), opened
+    inside = vault.root / "shared.gitconfig"
+    inside.write_text("[core]\n", encoding="utf-8")
+    git(vault.root, "config", "include.path", str(inside))  # the repository's config edited: read again
+    notice = worktree.config_in_vault_notice(vault.repo, vault.root)
+    assert notice is not None and "shared.gitconfig" in notice
+    assert str(vault.repo.common_dir / "config") in opened
+
+
 def test_an_empty_git_config_global_names_no_config_file_in_the_vault(vault, monkeypatch):
     """Review of include23: GIT_CONFIG_GLOBAL set and empty (git reads no global file) was taken
     for a file named "", which resolved to the top folder: every command said git reads its

@@ -426,12 +426,36 @@ def config_files(repo: GitRepo) -> list[str]:
     return [*_base_config_files(repo), *(kept[4] if kept is not None else ())]
 
 
+#: per config file read for the word "include": (its stat when read, the answer), while it was
+#: settled then (:func:`_mentions_include`)
+_MENTIONS: dict[str, tuple[tuple, bool]] = {}
+
+
 def _mentions_include(path: str) -> bool:
+    """Whether the first :data:`CONFIG_READ_BYTES` of the config file ``path`` mention an
+    include. Kept by the file's stat (:func:`_stamp`, through a link, as git reads it), as the
+    kept reading of the config is: every command of a long-lived process (the MCP server, the
+    daemon) read each of git's config files, up to 1 MB each, again (review of include23); a
+    file whose stat is as it was when read is not read. An answer is kept only for a file that
+    had settled (:data:`~vault_mem.store.trust.SETTLE_NS`) before it was read and kept its stat
+    across the read: an edit within the clock's tick of the read stays unseen no longer."""
+    started = time.time_ns()
+    before = _stamp(path)
+    if before is None:
+        return False  # nothing there: git reads nothing either
+    kept = _MENTIONS.get(path)
+    if kept is not None and kept[0] == before:
+        return kept[1]
     try:
         with open(path, "rb") as fh:
-            return b"include" in fh.read(CONFIG_READ_BYTES).lower()
+            found = b"include" in fh.read(CONFIG_READ_BYTES).lower()
     except OSError:
         return False
+    if _stamp(path) == before and max(before[3], before[4]) < started - trust.SETTLE_NS:
+        if len(_MENTIONS) >= 64:
+            _MENTIONS.clear()
+        _MENTIONS[path] = (before, found)
+    return found
 
 
 def config_files_in_vault(repo: GitRepo, root: Path) -> list[tuple[Path, str | None]]:
