@@ -123,7 +123,7 @@ def _sources(ws: Workspace) -> tuple:
     # git's own files and the includes the last reading named (GIT_CONFIG_GLOBAL's file, the
     # system's and an included file holding user.email were not among them: an edit of one left a
     # long-lived process with the old identity: review of proc28)
-    files = (*config_files(ws.repo), trust_file())
+    files = (*config_files(ws.repo), *[f for f in (trust_file(),) if f is not None])  # None: no home
     stamps = []
     for path in files:
         try:
