@@ -34,15 +34,11 @@ import time
 from pathlib import Path
 
 from vault_mem.config import user_config_dir
+from vault_mem.platform.settle import SETTLE_NS  # a file changed since is not recorded
 
 __all__ = ["RECORD", "read_checked", "stamp"]
 
 RECORD = "model-checked.json"
-
-
-#: a file changed less than this before its check is not recorded (hashed again next time): a
-#: replacement within one tick of the file system's clock can leave the stamp as it was
-SETTLE_NS = 2_000_000_000
 
 
 def stamp(st: os.stat_result) -> list[int]:

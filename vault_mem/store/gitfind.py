@@ -23,12 +23,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
+from vault_mem.platform.settle import SETTLE_NS  # a config file stamped after git answered, changed since
+
 #: how long an answer of git's discovery is reused in one process (the opens of one command)
 REUSE_S = 2.0
-#: a config file stamped after git answered (:func:`_stamps`) that changed less than this before
-#: git was asked keeps no answer (the file system's clock ticks coarsely: an edit just after
-#: git read the file can leave the stamp git read)
-SETTLE_NS = 2_000_000_000
 #: the folders whose answers are kept at once
 _KEPT = 64
 _found: OrderedDict[tuple, tuple[float, tuple, list[str]]] = OrderedDict()

@@ -34,6 +34,7 @@ from vault_mem.model.names import email_key
 from vault_mem.store.files import atomic_write, open_nofollow, read_own, refuse_link
 from vault_mem.store.locks import FileLock
 from vault_mem.platform import durable
+from vault_mem.platform.settle import SETTLE_NS  # a trusted.json changed since is parsed again
 
 TRUST_FILE = "trusted.json"
 KEY_FILE = "machine.key"
@@ -67,8 +68,6 @@ def _load(raw: bytes | None) -> dict:
     return vaults if isinstance(vaults, dict) else {}
 
 
-#: a trusted.json changed less than this before it is read is parsed again at the next read
-SETTLE_NS = 2_000_000_000
 #: the last parse of trusted.json in this process: (the file's stat before it was read, its vaults)
 _parsed: tuple[tuple, dict] | None = None
 
