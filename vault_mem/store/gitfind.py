@@ -129,7 +129,10 @@ def _stamps(cwd: str, lines: list[str], before: _Before | None = None) -> tuple 
         below, folder = [], cwd
         while folder != top:
             below.append(chain[folder] is not None)
-            folder = os.path.dirname(folder)
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                return None
+            folder = parent
         git_dir = os.path.normpath(os.path.join(cwd, lines[1]))
         common = os.path.normpath(os.path.join(cwd, lines[2]))
         files = base_config_files(common, git_dir)
