@@ -553,3 +553,22 @@ def test_a_one_shot_write_imports_no_search_and_builds_only_its_own_parser(tmp_p
             if line.startswith(("WRITE ", "READ "))}
     assert said["WRITE"] == "[] ['remember', 'remember', 'remember', 'remember', 'forget']", done.stdout
     assert said["READ"] == "[]", done.stdout  # the recall imported them
+
+
+@pytest.mark.parametrize("char", ["\n", "\r", "\t", "\x1b"])
+def test_a_vault_path_with_a_control_character_is_refused_by_name(tmp_path, char):
+    """Review: git answers ``rev-parse`` one path a line, and vault-mem and its git hooks' shell
+    read those answers line by line: in a folder whose path holds a newline, the top folder read
+    was a piece of it. ``vault-mem init`` and opening a vault refuse such a path by name (the
+    character escaped) with the next step, before anything is made."""
+    bad = tmp_path / f"my{char}notes"
+    done = cli("init", str(bad))
+    assert done.returncode != 0
+    assert "control character" in done.stderr and "rename" in done.stderr, done.stderr
+    assert repr(char)[1:-1] in done.stderr or f"\\x{ord(char):02x}" in done.stderr, done.stderr
+    assert not bad.exists()
+    good = tmp_path / "notes"
+    assert cli("init", str(good)).returncode == 0
+    good.rename(bad)  # a vault moved there afterwards: opened, it is refused the same way
+    done = cli("recall", "anything", "--vault", str(bad))
+    assert done.returncode != 0 and "control character" in done.stderr and "rename" in done.stderr, done.stderr

@@ -258,6 +258,45 @@ def test_a_repository_made_or_changed_meanwhile_is_found_again(tmp_path):
     assert GitRepo(outer / "inner" / "deep").toplevel == outer / "inner"
 
 
+def _asked_then(cwd: Path, meanwhile) -> list[str]:
+    """git's discovery answer for ``cwd`` as GitRepo asks it, kept through ``gitfind``, with
+    ``meanwhile`` run after git answered and before the answer is stamped: a change made while
+    git was being asked."""
+    from vault_mem.store import gitfind
+
+    def ask() -> list[str]:
+        out = git(cwd, "rev-parse", "--show-toplevel", "--git-dir", "--git-common-dir",
+                  "--git-path", "hooks", "--git-path", "info/attributes").split("\n")
+        meanwhile()
+        return out
+
+    return gitfind.discovered(cwd, ask)
+
+
+def test_a_repository_made_while_git_is_asked_is_found_by_the_next_discovery(tmp_path):
+    """Review: the kept discovery stamped the folders it watches after git's answer, so a
+    ``.git`` made in between (a ``git init`` below, while the first open asked) was stamped as
+    seen, and the old top folder was answered for up to 2 s. The ``.git`` entries are stamped
+    before git is asked."""
+    outer = tmp_path / "outer"
+    deep = outer / "inner" / "deep"
+    deep.mkdir(parents=True)
+    git(outer, "init", "-q")
+    assert _asked_then(deep, lambda: git(outer / "inner", "init", "-q"))[0] == str(outer)
+    assert GitRepo(deep).toplevel == outer / "inner"
+
+
+def test_a_config_edited_while_git_is_asked_is_read_by_the_next_discovery(tmp_path):
+    """As above for git's config files (``core.hooksPath``): one changed while git was asked,
+    after git read it, is not stamped as the version git answered from."""
+    root = tmp_path / "r"
+    (root / "sub").mkdir(parents=True)
+    git(root, "init", "-q")
+    hooks = tmp_path / "shared-hooks"
+    assert _asked_then(root / "sub", lambda: git(root, "config", "core.hooksPath", str(hooks)))[3] != str(hooks)
+    assert GitRepo(root / "sub").hooks_dir == hooks
+
+
 def test_an_edit_of_a_linked_global_config_is_seen_by_the_next_discovery(tmp_path, monkeypatch):
     """Last read: the kept discovery stamped git's config files through lstat, so an edit of a
     ~/.gitconfig that is a link (a dotfile manager's) left its stamp as it was, and a hooks
@@ -299,6 +338,30 @@ def test_an_edit_of_an_included_config_file_is_seen_by_the_next_question(tmp_pat
     for n, email in enumerate(("second@example.com", "third-one@example.com")):
         extra.write_text(f"[user]\n\temail = {email}\n", encoding="utf-8")
         assert worktree.config_value(repo, "user.email") == email, n
+
+
+def test_an_include_on_a_branch_follows_a_checkout(tmp_path, monkeypatch):
+    """Review: a kept reading of git's config was stamped by the config files alone, so with an
+    ``includeIf "onbranch:..."`` (a work email on a work branch) a checkout left the other
+    branch's answer for up to 2 s in one process (the MCP server, the daemon). A reading that
+    holds an onbranch include is stamped by HEAD too."""
+    from vault_mem.store import trust, worktree
+
+    monkeypatch.setattr(trust, "SETTLE_NS", 0)  # the files are written a moment before; settled here
+    root = tmp_path / "r"
+    git(tmp_path, "init", "-q", "-b", "main", str(root))
+    git(root, "commit", "-q", "--allow-empty", "-m", "first")
+    extra = tmp_path / "work.conf"
+    extra.write_text("[user]\n\temail = work@example.com\n", encoding="utf-8")
+    git(root, "config", "user.email", "home@example.com")
+    git(root, "config", "includeIf.onbranch:work.path", str(extra))  # after it: the include's value wins
+    repo = GitRepo(root)
+    assert worktree.config_value(repo, "user.email") == "home@example.com"
+    assert worktree.config_value(repo, "user.email") == "home@example.com"  # a kept reading now
+    git(root, "checkout", "-q", "-b", "work")
+    assert worktree.config_value(repo, "user.email") == "work@example.com"
+    git(root, "checkout", "-q", "main")
+    assert worktree.config_value(repo, "user.email") == "home@example.com"
 
 
 def test_a_boolean_setting_is_what_git_says_for_every_form(tmp_path):
@@ -355,6 +418,37 @@ def test_a_config_with_a_settled_include_is_read_once_for_a_commands_questions(t
     for name in ("user.email", "user.name", "core.bare", "user.email"):
         worktree.config_value(repo, name)
     assert sum(command(line).startswith("config") for line in starts(logged_git)) == 1
+
+
+def test_a_commands_check_for_config_in_the_vault_reads_no_unchanged_config_file(vault, tmp_path, monkeypatch):
+    """Review of include23: the check for a config file in the vault read each of git's base
+    config files (up to 1 MB each) for the word "include" at every command of a process (the
+    MCP server, the daemon). The answer is kept by the files' stat: a command whose config files
+    did not change reads none of them; an edited one is read again."""
+    import builtins
+
+    from vault_mem.store import trust, worktree
+
+    monkeypatch.setattr(trust, "SETTLE_NS", 0)  # the files are written a moment before; settled here
+    opened: list[str] = []
+
+    def counted_open(file, *args, **kwargs):
+        opened.append(str(file))
+        return builtins.open(file, *args, **kwargs)
+
+    monkeypatch.setattr(worktree, "open", counted_open, raising=False)
+    base = worktree._base_config_files(vault.repo)
+    assert worktree.config_in_vault_notice(vault.repo, vault.root) is None
+    assert {p for p in base if os.path.exists(p)} <= set(opened)
+    opened.clear()
+    assert worktree.config_in_vault_notice(vault.repo, vault.root) is None
+    assert not set(opened) & set(base), opened
+    inside = vault.root / "shared.gitconfig"
+    inside.write_text("[core]\n", encoding="utf-8")
+    git(vault.root, "config", "include.path", str(inside))  # the repository's config edited: read again
+    notice = worktree.config_in_vault_notice(vault.repo, vault.root)
+    assert notice is not None and "shared.gitconfig" in notice
+    assert str(vault.repo.common_dir / "config") in opened
 
 
 def test_an_empty_git_config_global_names_no_config_file_in_the_vault(vault, monkeypatch):

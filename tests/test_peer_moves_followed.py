@@ -167,3 +167,28 @@ def test_a_peers_commit_moving_more_than_the_bound_is_not_followed(tmp_path):
     _person_removes(mine, "facts/editor.md", f"\n{LINE}\n")
     assert trusted_by_key(mine)["editor"] is False
     assert MARK not in agent_hook(mine, "user-prompt-submit", prompt=PROMPT)
+
+
+def test_a_peers_commits_moving_no_memory_leave_its_move_followed(tmp_path):
+    """``history.PEER_MOVES_WALKED`` counts the peers' moves of memories, the one meaning of the
+    bound (``history.PeerMoves``): a peer's commits after its move that each add and delete a
+    file that is no memory (notes beside the type folders) used up the walk's room before, so
+    the move was not followed and the person's memory stayed the peer's after the person removed
+    the peer's line, whereas the bound said "the newest 32 moves"."""
+    from vault_mem.store.history import PEER_MOVES_WALKED
+
+    mine, peer = person_and_peer(tmp_path)
+    _peer_moves(peer, "facts/editor.md", extra=f"\n{LINE}\n")
+    env = {"GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": PEER_EMAIL}
+    (peer / "notes").mkdir(exist_ok=True)
+    (peer / "notes" / "n-0.txt").write_text("a note\n")
+    push_as_peer(peer, "a note")
+    for i in range(PEER_MOVES_WALKED):
+        git(peer, "mv", f"notes/n-{i}.txt", f"notes/n-{i + 1}.txt")
+        git(peer, "-c", f"user.email={env['GIT_AUTHOR_EMAIL']}", "-c", "user.name=Mallory",
+            "commit", "-q", "--no-verify", "-m", f"note {i}")
+    git(peer, "push", "-q", "origin", "main")
+    _pull(mine)
+    assert trusted_by_key(mine)["editor"] is False
+    _person_removes(mine, "facts/editor.md", f"\n{LINE}\n")
+    assert trusted_by_key(mine)["editor"] is True

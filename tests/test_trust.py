@@ -770,3 +770,27 @@ def test_trust_with_a_vault_toml_not_in_force_does_not_say_it_is_what_is_in_forc
     assert "vault.toml is not in force" in out.stdout
     assert "the settings in force are what vault.toml asks for" not in out.stdout
     assert "nothing else to approve" in out.stdout
+
+
+def test_vault_mems_own_folder_follows_one_rule_never_a_relative_one(tmp_path, monkeypatch):
+    """Review: where vault-mem keeps this person's own files (the approvals, the machine key,
+    config.toml, the model-check record) was written in three places that disagreed on an
+    XDG_CONFIG_HOME that is not absolute: the model-check record refused it, the approvals and
+    config.toml took it relative to the working folder, so a project's
+    ``rel-config/vault-mem/trusted.json`` was read as this machine's approvals. One rule
+    (``config.user_config_dir``): a relative XDG_CONFIG_HOME is ignored, as the XDG spec says."""
+    from vault_mem import config
+    from vault_mem.store import trust
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    project.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", "rel-config")
+    monkeypatch.chdir(project)
+    own = home / ".config" / "vault-mem"
+    assert trust.trust_file() == own / "trusted.json"
+    assert config.user_config_file() == own / "config.toml"
+    assert trust.config_dir() == own and not (project / "rel-config").exists()
+    assert config.user_config_dir() == own
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    assert trust.trust_file() == tmp_path / "xdg" / "vault-mem" / "trusted.json"

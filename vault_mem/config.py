@@ -577,16 +577,30 @@ class VaultSet:
         raise NotAVaultError(f"no {name} vault here: {self.notes[0] if self.notes else 'run from inside a project'}")
 
 
-def user_config_file() -> Path:
-    """``$XDG_CONFIG_HOME/vault-mem/config.toml`` (default ``~/.config/vault-mem/config.toml``):
-    this person's own settings, for every vault (today: ``personal = "PATH"``)."""
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "vault-mem" / "config.toml"
+def user_config_dir() -> Path | None:
+    """Where vault-mem keeps this person's own files (config.toml, the approvals and the machine
+    key: store/trust.py, the model-check record: embed/checked.py), the one rule for all of
+    them: ``$XDG_CONFIG_HOME/vault-mem`` where that variable names an absolute folder (a relative
+    one is ignored, as the XDG spec says: taken from the working folder, a project's files were
+    read as this person's), else ``~/.config/vault-mem``; None when there is no home to keep
+    them in (no ``HOME`` and no passwd entry: ``~`` stays ``~``)."""
+    base = os.environ.get("XDG_CONFIG_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "vault-mem" if os.path.isabs(base) else None
+
+
+def user_config_file() -> Path | None:
+    """``config.toml`` in :func:`user_config_dir` (default ``~/.config/vault-mem/config.toml``):
+    this person's own settings, for every vault (today: ``personal = "PATH"``); None with no home."""
+    folder = user_config_dir()
+    return folder / "config.toml" if folder is not None else None
 
 
 def personal_hint() -> str:
-    return (f"set {PERSONAL_ENV}=PATH or put personal = \"PATH\" in {user_config_file()}, "
-            "and create that vault with `vault-mem init PATH`")
+    where = user_config_file()
+    return (f"set {PERSONAL_ENV}=PATH" + (f" or put personal = \"PATH\" in {where}" if where else "")
+            + ", and create that vault with `vault-mem init PATH`")
 
 
 def personal_vault() -> NamedVault | None:
@@ -597,6 +611,8 @@ def personal_vault() -> NamedVault | None:
         import tomllib  # lazy: as parse_config
 
         path = user_config_file()
+        if path is None:
+            return None  # no home: no file of this person's settings
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:

@@ -33,22 +33,12 @@ import stat
 import time
 from pathlib import Path
 
+from vault_mem.config import user_config_dir
+from vault_mem.platform.settle import SETTLE_NS  # a file changed since is not recorded
+
 __all__ = ["RECORD", "read_checked", "stamp"]
 
 RECORD = "model-checked.json"
-
-
-#: a file changed less than this before its check is not recorded (hashed again next time): a
-#: replacement within one tick of the file system's clock can leave the stamp as it was
-SETTLE_NS = 2_000_000_000
-
-
-def _folder() -> Path | None:
-    """Where the record is kept, None when there is no home to keep it in (no ``HOME`` and no
-    passwd entry: ``~`` stays ``~``, a relative path that named a folder of wherever the process
-    ran, a hook's project)."""
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "vault-mem" if os.path.isabs(base) else None
 
 
 def stamp(st: os.stat_result) -> list[int]:
@@ -64,7 +54,7 @@ def _own(fd: int) -> bool:
 
 def _recorded() -> dict:
     """The record (``{path: [sha256, stamp]}``), {} when there is none or it is not this user's own."""
-    folder = _folder()
+    folder = user_config_dir()  # None: no home to keep the record in
     try:
         if folder is None or not stat.S_ISDIR(os.lstat(folder).st_mode):
             return {}  # no home, or a link: believed no more than written through
@@ -86,7 +76,7 @@ def _recorded() -> dict:
 def _record(path: str, sha256: str, st: list[int]) -> None:
     """Record that ``path`` at stamp ``st`` passed its check against ``sha256`` (best effort:
     a folder that cannot be written means the next process hashes again)."""
-    folder = _folder()
+    folder = user_config_dir()  # None: no home to keep the record in
     if folder is None or time.time_ns() - st[4] < SETTLE_NS:
         return  # no home to keep it in; or changed a moment ago (see SETTLE_NS): hashed next time
     try:

@@ -8,8 +8,9 @@ suite's most started git command). An answer is reused only while nothing discov
 have changed: within :data:`REUSE_S`, the same folder and ``GIT_*``/``HOME``/``XDG_CONFIG_HOME``
 variables, no ``.git`` come or gone in a folder from the asked one up to the top folder, the
 top folder's ``.git`` the same (a folder of the same inode, a link file unchanged), the git
-folders still there, and git's config files (``core.hooksPath``, ``safe.directory``) unchanged.
-Anything else is asked of git; nothing is kept across processes.
+folders still there, and git's config files (``core.hooksPath``, ``safe.directory``) unchanged,
+each stamped before git is asked (:func:`_before`), so a change made while git answers is never
+stamped as seen. Anything else is asked of git; nothing is kept across processes.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
+
+from vault_mem.platform.settle import SETTLE_NS  # a config file stamped after git answered, changed since
 
 #: how long an answer of git's discovery is reused in one process (the opens of one command)
 REUSE_S = 2.0
@@ -40,8 +44,11 @@ def discovered(cwd: Path, ask: Callable[[], list[str]]) -> list[str]:
         kept = _found.get(key)
     if kept is not None and now - kept[0] < REUSE_S and _stamps(key[0], kept[2]) == kept[1]:
         return kept[2]
+    # stamped before git is asked: a ``.git`` made while git answers is not stamped as seen
+    # (stamped after, it was, and the old top folder answered for up to REUSE_S)
+    before = _before(key[0])
     lines = ask()
-    stamps = _stamps(key[0], lines)
+    stamps = _stamps(key[0], lines, before)
     if stamps is not None:
         with _lock:
             _found[key] = (now, stamps, lines)
@@ -62,32 +69,82 @@ def _stat(path: str, *, content: bool, follow: bool = False) -> tuple | None:
     return (st.st_dev, st.st_ino, st.st_mode, *((st.st_size, st.st_mtime_ns, st.st_ctime_ns) if content else ()))
 
 
-def _stamps(cwd: str, lines: list[str]) -> tuple | None:
+def _dotgit(folder: str) -> tuple | None:
+    """The stamp of ``folder``'s ``.git``: None when there is none, a folder's identity, a link
+    file's text ("gitdir: ...") by its content's stamp."""
+    dotgit = os.path.join(folder, ".git")
+    own = _stat(dotgit, content=False)
+    if own is not None and not (own[2] & 0o170000 == 0o040000):
+        own = _stat(dotgit, content=True)
+    return own
+
+
+def _dotgits(cwd: str, top: str | None = None) -> dict[str, tuple | None]:
+    """``{folder: its .git's stamp}`` from ``cwd`` up to ``top`` (included; None: up to the root
+    folder, as before git has said which folder is the top)."""
+    found = {}
+    folder = cwd
+    while True:
+        found[folder] = _dotgit(folder)
+        parent = os.path.dirname(folder)
+        if folder == top or parent == folder:
+            return found
+        folder = parent
+
+
+class _Before(NamedTuple):
+    """What discovery reads, stamped before git is asked: every ``.git`` from the asked folder
+    up to the root (:func:`_dotgits`), the config files git would read for the nearest ``.git``
+    folder and their stamps, and when."""
+
+    dotgits: dict[str, tuple | None]
+    configs: list[str]
+    stamps: tuple
+    started: int
+
+
+def _before(cwd: str) -> _Before:
+    started = time.time_ns()
+    dotgits = _dotgits(cwd)
+    nearest = next((f for f, st in dotgits.items() if st is not None and st[2] & 0o170000 == 0o040000), None)
+    configs = base_config_files(os.path.join(nearest, ".git"), os.path.join(nearest, ".git")) if nearest else []
+    return _Before(dotgits, configs, tuple(_stat(p, content=True, follow=True) for p in configs), started)
+
+
+def _stamps(cwd: str, lines: list[str], before: _Before | None = None) -> tuple | None:
     """What the answer ``lines`` for ``cwd`` rests on; None when it is not kept (``cwd`` outside
-    the top folder it names: a git folder, a bare repository; an answer that is not whole)."""
+    the top folder it names: a git folder, a bare repository; an answer that is not whole).
+    ``before`` (:func:`_before`, taken before git was asked): the ``.git`` entries, and the
+    config files where git's answer names the ones guessed then (a repository's own ``.git``
+    folder), are stamped as they were then; config files stamped only now (a worktree's, a
+    ``GIT_DIR``'s) keep the answer only when none changed less than :data:`SETTLE_NS` before git
+    was asked. Nothing that changed while git answered is stamped as the version git read."""
     if len(lines) < 5:
         return None
     top = os.path.abspath(lines[0])
     if os.path.commonpath([cwd, top]) != top:
         return None
     try:
-        below = []
-        folder = cwd
+        chain = before.dotgits if before is not None else _dotgits(cwd, top)
+        below, folder = [], cwd
         while folder != top:
-            below.append(os.path.lexists(os.path.join(folder, ".git")))
+            below.append(chain[folder] is not None)
             parent = os.path.dirname(folder)
             if parent == folder:
                 return None
             folder = parent
-        dotgit = os.path.join(top, ".git")
-        own = _stat(dotgit, content=False)
-        if own is not None and not (own[2] & 0o170000 == 0o040000):  # a link file ("gitdir: ..."): its text
-            own = _stat(dotgit, content=True)
-        git_dir = os.path.join(cwd, lines[1])
-        common = os.path.join(cwd, lines[2])
-        configs = tuple(_stat(p, content=True, follow=True) for p in base_config_files(common, git_dir))
-        return (tuple(below), own, _stat(git_dir, content=False), _stat(common, content=False), configs)
-    except (OSError, ValueError):
+        git_dir = os.path.normpath(os.path.join(cwd, lines[1]))
+        common = os.path.normpath(os.path.join(cwd, lines[2]))
+        files = base_config_files(common, git_dir)
+        if before is not None and files == before.configs:
+            configs = before.stamps
+        else:
+            configs = tuple(_stat(p, content=True, follow=True) for p in files)
+            if before is not None and any(st is not None and max(st[4], st[5]) >= before.started - SETTLE_NS
+                                          for st in configs):
+                return None  # changed a moment before git was asked, or while it answered: asked again
+        return (tuple(below), chain[top], _stat(git_dir, content=False), _stat(common, content=False), configs)
+    except (OSError, ValueError, KeyError):
         return None
 
 

@@ -19,6 +19,7 @@ from typing import NamedTuple, TypeVar
 from vault_mem.config import CONFIG_FILE, STATE_DIR, TYPE_FOLDERS, disk_name, is_state_dir_name
 from vault_mem.errors import GitError, HistoryDamagedError
 from vault_mem.model.indexmd import INDEX_FILE
+from vault_mem.model.memory import is_memory_path
 from vault_mem.model.names import MAX_PATH_BYTES, email_key, fold, name_trouble, shown
 from vault_mem.store.arrivals import PER_WORKTREE, log_files, shared_log_files
 from vault_mem.store.git import GitRepo, files_in
@@ -342,8 +343,8 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
     :func:`merge_changes` says what one added and deleted). ``local`` (the commits made here),
     when given, keeps both to what a caller asks of them: ``touched`` holds per path at most one
     commit not in ``local`` (did one change it?), ``moves`` the commits in ``local``, the merges,
-    and the newest :data:`PEER_MOVES_WALKED` commits not in ``local`` that both added and deleted
-    a file (a peer's move in one commit: its new path's history goes on at the old one's).
+    and the peers' moves :class:`PeerMoves` keeps (a peer's move in one commit: its new path's
+    history goes on at the old one's), their memory files alone.
 
     Memory: git's output is read as it comes (:meth:`~vault_mem.store.git.GitRepo.stream`), and
     what is kept per path is kept for the files ``new`` holds (one ``git ls-tree``, at the first commit):
@@ -357,7 +358,8 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
     # that names one folder 600 times (then one deleting it: no tree checked out holds it) made
     # the next command after a sync list 360,000 paths (~600 MB)
     folder = len(paths) == 1 and (paths[0] == "." or paths[0].endswith("/"))
-    room = [PEER_MOVES_WALKED]  # the commits not in ``local`` whose changes ``moves`` may still keep
+    # the peers' moves ``moves`` may still keep (a whole vault's walk: the memory files of its folder)
+    peers = PeerMoves("" if not folder or paths[0] == "." else paths[0])
     for i in range(0, len(paths), 2000):
         if folder:
             # every commit, as with no pathspec (--full-history --sparse: none simplified away)
@@ -373,7 +375,7 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
             for text in _records(out, rs):
                 for head, changes in _raw_log(text, rs, fs, 4):
                     tree = _FilesAt(repo, new, paths) if tree is None else tree
-                    _last_authors_record(head, changes, tree, newest, by_blob, touched, moves, local, room)
+                    _last_authors_record(head, changes, tree, newest, by_blob, touched, moves, local, peers)
         except HistoryDamagedError as exc:  # what git read before the damage stands (as _walk's)
             repo.answer_from_what_is_there(exc)
     if not newest or tree is None:
@@ -461,13 +463,13 @@ def _last_authors_record(head: list[str], changes: list[_RawChange], tree: _File
                          newest: dict[str, tuple[str, str, str]], by_blob: dict[tuple[str, str], tuple[str, str, str]],
                          touched: dict[str, set[str]] | None,
                          moves: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]] | None] | None,
-                         local: frozenset[str] | None, room: list[int]) -> None:
+                         local: frozenset[str] | None, peers: PeerMoves) -> None:
     """One commit of :func:`last_authors`' walk (newest first) taken in."""
     who = (head[0], head[1].rstrip(" "), head[2].rstrip(" "))
     if moves is not None and len(head[3].split()) > 1:
         moves.setdefault(who[0], None)  # a merge: its changes are asked apart
     mine = local is None or who[0] in local
-    keep_moves = moves is not None and (mine or room[0] > 0)
+    keep_moves = moves is not None and (mine or peers.room())
     added: list[tuple[str, str]] = []
     deleted: list[tuple[str, str]] = []
     for c in changes:
@@ -480,27 +482,69 @@ def _last_authors_record(head: list[str], changes: list[_RawChange], tree: _File
                 touched.setdefault(c.path, set()).add(who[0])
             elif who[0] not in local and not touched.get(c.path):
                 touched[c.path] = {who[0]}
-        if keep_moves and c.status[:1] == "A":
+        if not keep_moves or not (mine or peers.counts(c.path)):
+            continue
+        if c.status[:1] == "A":
             added.append((c.path, c.new_blob))
-        elif keep_moves and c.status[:1] == "D":
+        elif c.status[:1] == "D":
             deleted.append((c.path, c.old_blob))
-        if keep_moves and not mine and (len(added) > PEER_MOVE_FILES or len(deleted) > PEER_MOVE_FILES):
+        if not mine and not peers.fits(added, deleted, some=False):
             keep_moves, added, deleted = False, [], []  # a peer's commit moving more: not followed
-    if moves is not None and (added and deleted if not mine else added or deleted):
+    if moves is not None and (peers.take(added, deleted) if not mine else added or deleted):
         moves[who[0]] = (added, deleted)
-        if not mine:
-            room[0] -= 1
 
 
-#: how many commits not made here that both added and deleted a file (a peer's move) one walk of
-#: :func:`last_authors` keeps in ``moves``, the newest: memory stays bounded whatever a peer
-#: pushes, and a move older than that is not followed (its new path's history starts at the
-#: peer's commit: every line there the peer's, the safe side)
+#: how many peers' moves (:class:`PeerMoves`) are followed, the newest: memory stays bounded
+#: whatever a peer pushes, and a move older than that is not followed (its new path's history
+#: starts at the peer's commit: every line there the peer's, the safe side)
 PEER_MOVES_WALKED = 32
-#: a peer's commit that adds or deletes more files than this is not followed as a move (the safe
-#: side): what refresh pairs (each added text against each deleted one, by their lines) and the
-#: texts it reads stay bounded (at most 32 commits of 16 and 16 texts) whatever a peer pushes
+#: a peer's commit that adds or deletes more memory files than this is not followed as a move
+#: (the safe side): what refresh pairs (each added text against each deleted one, by their
+#: lines) and the texts it reads stay bounded (at most 32 commits of 16 and 16 texts) whatever a
+#: peer pushes
 PEER_MOVE_FILES = 16
+
+
+class PeerMoves:
+    """The one home of the bound on the peers' moves followed, and of what it counts: a peer's
+    move is a commit not made here (or a peer's merge, against its first parent) that deleted at
+    least one memory file of the vault at ``prefix`` and added at least one, at most
+    :data:`PEER_MOVE_FILES` of each (other files, INDEX.md, vault.toml, notes beside the memories,
+    count for nothing); of those, the newest :data:`PEER_MOVES_WALKED` are followed.
+
+    Asked in walk order, newest first, by :func:`last_authors`' walk (what ``moves`` holds of
+    the commits it diffs: its memory stays bounded) and again by the refresh that pairs the
+    texts (:func:`vault_mem.vault.authors._moved`), over the walk's moves and the merges' (which
+    git's walk does not diff: :func:`merge_changes`): the same rule, so a move the walk did not
+    keep had :data:`PEER_MOVES_WALKED` newer ones and is not followed either way. A commit that
+    moved nothing a memory used up no room (32 peer's commits renaming a note after a move left
+    the move unfollowed before)."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.left = PEER_MOVES_WALKED
+
+    def counts(self, path: str) -> bool:
+        """Whether ``path`` (top-level) is a memory file of the vault: what a move is counted in."""
+        return path.startswith(self.prefix) and is_memory_path(path[len(self.prefix):])
+
+    def room(self) -> bool:
+        """Whether a peer's move may still be followed."""
+        return self.left > 0
+
+    @staticmethod
+    def fits(added: list, deleted: list, *, some: bool = True) -> bool:
+        """Whether a commit adding ``added`` and deleting ``deleted`` (memory files) is within
+        :data:`PEER_MOVE_FILES` of each (``some``: and a move, both non-empty)."""
+        return len(added) <= PEER_MOVE_FILES and len(deleted) <= PEER_MOVE_FILES and (not some or bool(added and deleted))
+
+    def take(self, added: list, deleted: list) -> bool:
+        """Whether a peer's commit adding ``added`` and deleting ``deleted`` (its memory files)
+        is a move followed; it then takes one of the room's places."""
+        if self.left <= 0 or not self.fits(added, deleted):
+            return False
+        self.left -= 1
+        return True
 
 
 def merge_changes(repo: GitRepo, merges: list[str], pathspec: str

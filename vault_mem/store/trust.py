@@ -28,30 +28,35 @@ import threading
 import time
 from pathlib import Path
 
-from vault_mem.config import APPROVED, RECORDED
-from vault_mem.errors import VaultMemError
+from vault_mem.config import APPROVED, RECORDED, user_config_dir
+from vault_mem.errors import ConfigError, VaultMemError
 from vault_mem.model.names import email_key
 from vault_mem.store.files import atomic_write, open_nofollow, read_own, refuse_link
 from vault_mem.store.locks import FileLock
 from vault_mem.platform import durable
+from vault_mem.platform.settle import SETTLE_NS  # a trusted.json changed since is parsed again
 
 TRUST_FILE = "trusted.json"
 KEY_FILE = "machine.key"
 
 
 def config_dir() -> Path:
-    """``$XDG_CONFIG_HOME/vault-mem`` (default ``~/.config/vault-mem``), made 0700 if missing."""
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    folder = Path(base) / "vault-mem"
+    """:func:`~vault_mem.config.user_config_dir` (default ``~/.config/vault-mem``), made 0700 if
+    missing; with no home, a :class:`~vault_mem.errors.ConfigError` saying what to set."""
+    folder = user_config_dir()
+    if folder is None:
+        raise ConfigError("there is no home folder to keep this machine's approvals in (HOME is not set "
+                          "and the user has no passwd entry): set HOME, or XDG_CONFIG_HOME to an absolute folder")
     refuse_link(folder)
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     return folder
 
 
-def trust_file() -> Path:
-    """Where the approvals are kept (``trusted.json`` in :func:`config_dir`), made or not."""
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "vault-mem" / TRUST_FILE
+def trust_file() -> Path | None:
+    """Where the approvals are kept (``trusted.json`` in :func:`config_dir`), made or not; None
+    with no home (nothing approved)."""
+    folder = user_config_dir()
+    return folder / TRUST_FILE if folder is not None else None
 
 
 def _load(raw: bytes | None) -> dict:
@@ -63,8 +68,6 @@ def _load(raw: bytes | None) -> dict:
     return vaults if isinstance(vaults, dict) else {}
 
 
-#: a trusted.json changed less than this before it is read is parsed again at the next read
-SETTLE_NS = 2_000_000_000
 #: the last parse of trusted.json in this process: (the file's stat before it was read, its vaults)
 _parsed: tuple[tuple, dict] | None = None
 
@@ -92,7 +95,9 @@ def _vaults(*, fresh: bool = False) -> dict:
     the same ctime, as git's "racy" entries), so a parse is never kept past a change. Read only;
     ``fresh`` (a write about to change the file) parses it anew into a dict of its own."""
     global _parsed
-    path = config_dir() / TRUST_FILE
+    path = trust_file()
+    if path is None:
+        return {}  # no home: nothing approved here
     try:
         version = file_version(path, follow=False)
     except FileNotFoundError:

@@ -310,7 +310,10 @@ def _config_read(repo: GitRepo) -> tuple[dict[str, list[str | None]], list[tuple
     is as it was and each one named anew had settled before the reading began (changed more than
     :data:`~vault_mem.store.trust.SETTLE_NS` before: no edit falls between git's read and its
     stamp unseen); else it answers its own question alone and the next reading, with those files
-    stamped before it, is kept (an edit of an included file went unseen for up to 2 s: review)."""
+    stamped before it, is kept (an edit of an included file went unseen for up to 2 s: review).
+    A reading that holds an ``includeIf "onbranch:..."`` is stamped by the HEAD file as well (a
+    checkout changes what it includes: the other branch's answer stood for up to 2 s), and not
+    kept in a reftable repository (its HEAD file does not move)."""
     kept = _CONFIG.get(repo)
     also = kept[4] if kept is not None else ()
     started = time.time_ns()
@@ -332,11 +335,15 @@ def _config_read(repo: GitRepo) -> tuple[dict[str, list[str | None]], list[tuple
         found.setdefault(key, []).append(value if nl else None)
         entries.append((origin, key, value if nl else None))
     base = set(_base_config_files(repo))
-    named = tuple(sorted({_origin_file(repo, origin) for origin, _, _ in entries
-                          if origin.startswith("file:")} - base - {""}))
+    named = {_origin_file(repo, origin) for origin, _, _ in entries if origin.startswith("file:")} - base - {""}
+    onbranch = any(key.startswith("includeif.onbranch:") for key in found)
+    if onbranch:  # what it includes follows the branch checked out: the reading is HEAD's too
+        named.add(str(repo.git_dir / "HEAD"))
+    named = tuple(sorted(named))
     later = _config_sources(repo, named) if named != also else sources
     before = dict(sources[0])
-    settled = later[1] == sources[1] and all(
+    # a reftable repository's HEAD file stays as it is at a checkout: nothing kept
+    settled = later[1] == sources[1] and not (onbranch and "reftable" in found.get("extensions.refstorage", ())) and all(
         before[path] == st if path in before else st is not None and max(st[3], st[4]) < started - trust.SETTLE_NS
         for path, st in later[0])
     _CONFIG[repo] = (now if settled else float("-inf"), later, found, entries, named)
@@ -412,18 +419,43 @@ def _base_config_files(repo: GitRepo) -> list[str]:
 
 def config_files(repo: GitRepo) -> list[str]:
     """The files ``repo``'s config is read from as far as this process knows: git's own before
-    any include, and the ones the last reading here named (includes), for a cache of what the
+    any include, and the ones the last reading here named (includes; HEAD's file, where an
+    ``includeIf "onbranch:..."`` makes the reading follow the branch), for a cache of what the
     config says to stamp (the identities: :func:`vault_mem.vault.authors.identities`)."""
     kept = _CONFIG.get(repo)
     return [*_base_config_files(repo), *(kept[4] if kept is not None else ())]
 
 
+#: per config file read for the word "include": (its stat when read, the answer), while it was
+#: settled then (:func:`_mentions_include`)
+_MENTIONS: dict[str, tuple[tuple, bool]] = {}
+
+
 def _mentions_include(path: str) -> bool:
+    """Whether the first :data:`CONFIG_READ_BYTES` of the config file ``path`` mention an
+    include. Kept by the file's stat (:func:`_stamp`, through a link, as git reads it), as the
+    kept reading of the config is: every command of a long-lived process (the MCP server, the
+    daemon) read each of git's config files, up to 1 MB each, again (review of include23); a
+    file whose stat is as it was when read is not read. An answer is kept only for a file that
+    had settled (:data:`~vault_mem.store.trust.SETTLE_NS`) before it was read and kept its stat
+    across the read: an edit within the clock's tick of the read stays unseen no longer."""
+    started = time.time_ns()
+    before = _stamp(path)
+    if before is None:
+        return False  # nothing there: git reads nothing either
+    kept = _MENTIONS.get(path)
+    if kept is not None and kept[0] == before:
+        return kept[1]
     try:
         with open(path, "rb") as fh:
-            return b"include" in fh.read(CONFIG_READ_BYTES).lower()
+            found = b"include" in fh.read(CONFIG_READ_BYTES).lower()
     except OSError:
         return False
+    if _stamp(path) == before and max(before[3], before[4]) < started - trust.SETTLE_NS:
+        if len(_MENTIONS) >= 64:
+            _MENTIONS.clear()
+        _MENTIONS[path] = (before, found)
+    return found
 
 
 def config_files_in_vault(repo: GitRepo, root: Path) -> list[tuple[Path, str | None]]:

@@ -123,7 +123,7 @@ def _sources(ws: Workspace) -> tuple:
     # git's own files and the includes the last reading named (GIT_CONFIG_GLOBAL's file, the
     # system's and an included file holding user.email were not among them: an edit of one left a
     # long-lived process with the old identity: review of proc28)
-    files = (*config_files(ws.repo), trust_file())
+    files = (*config_files(ws.repo), *[f for f in (trust_file(),) if f is not None])  # None: no home
     stamps = []
     for path in files:
         try:
@@ -305,6 +305,7 @@ def _moved(ws: Workspace, moves: dict[str, tuple[list[tuple[str, str]], list[tup
     order = list(moves)  # newest first
     changes: list[tuple[int, str, list[tuple[str, str]], list[tuple[str, str]]]] = []
     by_peers: list[tuple[int, str, list[tuple[str, str]], list[tuple[str, str]]]] = []
+    counted = history.PeerMoves(ws.prefix)
     for pos, commit in enumerate(order):
         change = moves[commit]
         if not change:
@@ -312,10 +313,9 @@ def _moved(ws: Workspace, moves: dict[str, tuple[list[tuple[str, str]], list[tup
         olds = [(top[n:], blob) for top, blob in change[1] if top.startswith(ws.prefix) and is_memory_path(top[n:])]
         news = [(top[n:], blob) for top, blob in change[0] if top.startswith(ws.prefix) and is_memory_path(top[n:])]
         if commit not in local:
-            # a peer's move, in one commit or merge (_adopted: a move is no authorship), bounded as
-            # the walk bounds the commits it keeps (a merge's changes come apart: bounded here)
-            if (olds and news and len(olds) <= history.PEER_MOVE_FILES and len(news) <= history.PEER_MOVE_FILES
-                    and len(by_peers) < history.PEER_MOVES_WALKED):
+            # a peer's move, in one commit or merge (_adopted: a move is no authorship), by the
+            # rule the walk kept the commits it diffs by (a merge's changes come apart: counted here)
+            if counted.take(news, olds):
                 by_peers.append((pos, commit, news, olds))
         elif olds or news:
             changes.append((pos, commit, news, olds))
@@ -570,8 +570,9 @@ def _adopted(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, 
     person with that line alone. Not followed, the safe side (the new path's history starts at
     the peer's commit, every line there the peer's): a peer's move split over two commits, a
     copy (the old path kept), a move whose texts git cannot give, a move beyond the newest
-    :data:`~vault_mem.store.history.PEER_MOVES_WALKED` of one walk, a peer's commit adding or
-    deleting more than :data:`~vault_mem.store.history.PEER_MOVE_FILES` files, or once
+    :data:`~vault_mem.store.history.PEER_MOVES_WALKED` peers' moves of one walk, a peer's commit
+    adding or deleting more than :data:`~vault_mem.store.history.PEER_MOVE_FILES` memory files
+    (:class:`~vault_mem.store.history.PeerMoves`: what both count), or once
     :func:`~vault_mem.index.authors.moved_from` names :data:`MOVES_FOLLOWED` paths (the oldest
     peer's move kept is forgotten first).
 

@@ -16,7 +16,7 @@ from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import EDITOR_FILES_HEADING, missing_editor_patterns
 from vault_mem.store.attributes import protect
 from vault_mem.store.files import atomic_write, current_bytes, refuse_link
-from vault_mem.store.git import GitRepo
+from vault_mem.store.git import GitRepo, refuse_control_characters
 from vault_mem.store.hooks import install, unsafe_hooks_notice
 from vault_mem.store.upstream import unborn_clone
 from vault_mem.store.workspace import Workspace, committed_link, init_repository
@@ -34,10 +34,12 @@ def _template_dir() -> Path:
 def create_files(path: str | Path) -> tuple[Path, list[Path]]:
     """Make ``path`` a vault on disk: ``git init`` unless it is inside a repository already, then
     the template's files (none that exists is overwritten). Returns the root and the files made."""
+    refuse_control_characters(Path(path).expanduser())  # before anything is made
     linked = committed_link(Path(path).expanduser())
     if linked:  # a teammate's `memory -> ..` would have had init make a repository where they chose
         raise LinkError(linked)
     root = Path(path).expanduser().resolve()
+    refuse_control_characters(root)  # reached through a link
     if (root / CONFIG_FILE).exists():
         raise UsageError(f"{root} is already a vault ({CONFIG_FILE} exists)")
     # mkdir says only "[Errno 17] File exists" of a file on the way, which a person reads as a retry
