@@ -19,6 +19,43 @@ from vault_mem.vault import peers
 from vault_mem.vault.peers import KeptPeers
 
 
+def hold_the_lock(path):
+    """Another process holding the sidecar's write lock (``BEGIN IMMEDIATE``) until a line is
+    written to its stdin: a connection of this process does not block the sqlean driver's."""
+    import subprocess
+    import sys
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
+         "c.execute('BEGIN IMMEDIATE'); print('held', flush=True); sys.stdin.readline(); c.execute('ROLLBACK')",
+         str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def counted_attempts(monkeypatch, on_busy=None) -> list[bool]:
+    """Each attempt of ``keep_judgement`` to write the row (the real one), as whether it found
+    the lock busy; ``on_busy()`` called at each busy one."""
+    from vault_mem.index import kept_judgement as kj
+    from vault_mem.index.db import is_busy
+
+    real, attempts = kj._keep, []
+
+    def attempt(*args):
+        try:
+            found = real(*args)
+        except Exception as exc:
+            attempts.append(is_busy(exc))
+            if is_busy(exc) and on_busy is not None:
+                on_busy()
+            raise
+        attempts.append(False)
+        return found
+
+    monkeypatch.setattr(kj, "_keep", attempt)
+    return attempts
+
+
 def whole(root) -> dict:
     with Vault(root) as fresh:
         fresh._kept_peers = KeptPeers(stored=False)
@@ -237,7 +274,7 @@ def test_the_start_up_judgement_made_while_another_writer_holds_the_lock_is_kept
         vault.close()
 
 
-def test_a_kept_row_written_waiting_gives_up_when_the_lock_stays_held_and_never_raises(tmp_path) -> None:
+def test_a_kept_row_written_waiting_gives_up_when_the_lock_stays_held_and_never_raises(tmp_path, monkeypatch) -> None:
     """``keep_judgement(wait=True)`` waits for another writer a bounded number of times, then
     gives the row up (None) as a cache does; nothing raised to the start-up thread."""
     import subprocess
@@ -258,8 +295,10 @@ def test_a_kept_row_written_waiting_gives_up_when_the_lock_stays_held_and_never_
             assert holder.stdout.readline().strip() == "held"
             db.execute("PRAGMA busy_timeout = 20")
             calls: list[int] = []
+            attempts = counted_attempts(monkeypatch)
             assert keep_judgement(db, "a state", None, lambda: calls.append(1) or [], wait=True) is None
-            assert BUSY_ATTEMPTS > 1 and calls == []
+            # it really waited, BUSY_ATTEMPTS times (a constant > 1 said nothing of the loop)
+            assert len(attempts) == BUSY_ATTEMPTS > 1 and calls == []
         finally:
             holder.communicate("\n", timeout=60)
         assert keep_judgement(db, "a state", None, lambda: [("facts/a.md", None, None)], fresh="t1", wait=True) == "t1"
@@ -313,3 +352,124 @@ def test_a_warm_vault_whose_index_was_deleted_and_made_again_answers_as_the_whol
         assert found == whole(world.root)
     finally:
         world.warm.close()
+
+
+def test_a_start_up_judgement_offered_after_the_served_vault_judged_is_not_brought_along_later(tmp_path) -> None:
+    """Review of mcp30 (reproduced): the MCP server's start-up judgement was offered to the
+    served vault and left pending until a read found no judgement of its own. When the served
+    vault had judged already (its first read gave up waiting for the start-up), the offer stayed
+    for the server's life and was brought along at the first read after a merge (which keeps no
+    judgement) however old, and against an index file replaced meanwhile: the old file's judge
+    log entry read against the new file's log missed the hand edit made before the replacement,
+    and a memory the person had made their own was still left out as a peer's ("stored"). Now
+    an offer made after the served vault answered is refused, and an offer is brought along
+    only against the index file it was made from."""
+    import subprocess
+
+    world = World(tmp_path, random.Random(20))
+    try:
+        served = world.warm
+        served.reconcile()
+        served.render_trusted_index()  # the served vault judged: the start-up's came too late
+        with Vault(world.root) as starter:
+            starter.judge_peers(to=served)
+        assert served._kept_peers._offered is None  # refused: the served vault answered already
+        # the person makes a peer's memory their own; the index file is replaced (deleted, as
+        # its refusal message says to: made again from the files)
+        (world.root / "facts/peer-004.md").write_text("---\ndescription: The person's own\n---\nMine.\n")
+        path = served.sidecar.db.path
+        for name in (path.name, path.name + "-wal", path.name + "-shm"):
+            (path.parent / name).unlink(missing_ok=True)
+        served.reconcile()
+        # a merge under way: nothing kept (the judgement of its own dropped)
+        merge_head = world.root / ".git" / "MERGE_HEAD"
+        merge_head.write_text(subprocess.run(["git", "rev-parse", "HEAD"], cwd=world.root, capture_output=True,
+                                             text=True, check=True).stdout)
+        served.render_trusted_index()
+        merge_head.unlink()
+        (world.root / "facts/peer-005.md").write_text("---\ndescription: The person's own too\n---\nMine.\n")
+        served.reconcile()
+        found = dict(served.render_trusted_index()[2])
+        assert "facts/peer-004.md" not in found and "facts/peer-005.md" not in found
+        assert found == whole(world.root)
+    finally:
+        world.warm.close()
+
+
+def test_a_start_up_judgement_made_from_a_replaced_index_file_is_not_brought_along(tmp_path) -> None:
+    """Review of mcp30: an offered judgement was bound to the served vault's connection whatever
+    index file that reads. Offered before the served vault's first read, then the file replaced
+    (a hand edit meanwhile): its judge log entry counted in the old file, read against the new
+    file's log, named the edit as judged already. Now the offer is tied to its file (the random
+    id the file was given when made here, and its device and inode): another file's offer is
+    not brought along; the new file's own row (none here) or the whole judgement is."""
+    world = World(tmp_path, random.Random(22))
+    world.warm.close()
+    with Vault(world.root) as served:
+        with Vault(world.root) as starter:
+            starter.judge_peers(to=served)  # offered: the served vault has not answered yet
+        (world.root / "facts/peer-004.md").write_text("---\ndescription: The person's own\n---\nMine.\n")
+        path = served.sidecar.db.path
+        for name in (path.name, path.name + "-wal", path.name + "-shm"):
+            (path.parent / name).unlink(missing_ok=True)
+        served.reconcile()  # follows the new file, made again from the files
+        (world.root / "facts/peer-005.md").write_text("---\ndescription: The person's own too\n---\nMine.\n")
+        served.reconcile()  # the new file's log past the old one's entry
+        found = dict(served.render_trusted_index()[2])
+        assert served._kept_peers.last.how == "whole", served._kept_peers.last
+        assert "facts/peer-004.md" not in found and found == whole(world.root)
+
+
+def test_the_start_up_write_that_waited_for_the_lock_leaves_the_newer_row_the_served_vault_wrote(
+        tmp_path, monkeypatch) -> None:
+    """Review of mcp30: the start-up thread writes its judgement to the sidecar after handing it
+    to the served vault, waiting for another writer's lock (up to BUSY_ATTEMPTS x the busy
+    timeout). Meanwhile the served vault's reads bring it along a change and write their delta
+    (a row of a later judge log entry, under a token of their own); the waiting write then wrote
+    the older judgement over it, whole, so the served vault's next change found the row
+    another's and wrote every path again (~100k rows). Now the waiting write leaves a row as new
+    as its own; the served vault's next change writes its few paths."""
+    from vault_mem.index.kept_judgement import kept_judgement
+
+    world = World(tmp_path, random.Random(21))
+    world.warm.reconcile()
+    world.warm.render_trusted_index()  # a row kept
+    world.warm.close()
+    holders = []
+    with Vault(world.root) as served, Vault(world.root) as starter:
+        starter.sidecar.db.execute("PRAGMA busy_timeout = 50")
+        newer = []
+
+        def release() -> None:
+            if holders and holders[-1].poll() is None:
+                holders[-1].communicate("\n", timeout=60)
+
+        attempts = counted_attempts(monkeypatch, on_busy=release)
+
+        def meanwhile() -> None:  # the served thread's turn (Startup.judged set), before the start-up's write
+            (world.root / "facts/peer-005.md").write_text("---\ndescription: The person's own\n---\nMine.\n")
+            served.reconcile()
+            served.render_trusted_index()
+            assert served._kept_peers.last.how == "stored", served._kept_peers.last
+            newer.append(kept_judgement(served.sidecar.db))
+            assert newer[0][1] == served._kept_peers.made.token  # the served vault's own row
+            holders.append(hold_the_lock(served.sidecar.db.path))  # another writer, then
+            newer.append(len(attempts))  # the start-up's attempts from here on
+
+        try:
+            starter.judge_peers(to=served, judged=meanwhile)
+        finally:
+            release()
+        held = attempts[newer[1]:]
+        assert held[0] is True and held[-1] is False  # it waited for the lock, then wrote
+        assert kept_judgement(served.sidecar.db) == newer[0]  # the newer row, as it was
+        # the served vault's next change writes the paths it judged again, not every path
+        (world.root / "facts/peer-006.md").write_text("---\ndescription: The person's own too\n---\nMine.\n")
+        served.reconcile()
+        db = served.sidecar.db
+        before = db.conn.total_changes
+        found = dict(served.render_trusted_index()[2])
+        assert served._kept_peers.last.how == "changed"
+        assert db.conn.total_changes - before < 20
+        how, answer = opened_how(world.root)
+        assert how == "stored" and answer == found == whole(world.root)

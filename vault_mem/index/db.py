@@ -883,6 +883,15 @@ class Database:
         r = self.conn.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
         return r[0] if r else None
 
+    def made_id(self) -> str | None:
+        """The random id this machine gave the file when it made it (:func:`connect`'s
+        ``made_for``), read through this connection: another id, another file, whose rows and
+        judge log count from elsewhere; None when it has none (or cannot be read)."""
+        try:
+            return self.get_meta(_MADE_HERE)
+        except errors():
+            return None
+
     def set_meta(self, name: str, value: str | None) -> None:
         """Set the ``meta`` table's ``name`` to ``value`` (None: remove it), in the caller's write
         transaction or one of its own. The one writer of that table's rows."""

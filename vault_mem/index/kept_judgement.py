@@ -11,7 +11,9 @@ on any failure (read-only, a full disk): the next process then judges from the r
 or whole. A read's write never waits for another writer (busy: given up); a writer with no one
 waiting for it (the MCP server's start-up thread, whose judgement the served vault already
 holds) waits, ``wait``: up to :data:`BUSY_ATTEMPTS` times the sidecar's busy timeout, so a
-lock held at that moment (a daemon's or a hook's write, a sync) does not lose it.
+lock held at that moment (a daemon's or a hook's write, a sync) does not lose it. A row such a
+write finds written meanwhile by another writer (not the one its judgement was brought along
+from) that is as new (``newer``: the served vault's, made after it) is left as it is.
 """
 
 from __future__ import annotations
@@ -60,25 +62,28 @@ def kept_judgement(db: Database) -> tuple[str, str, list[Kept]] | None:
 
 def keep_judgement(db: Database, state: str | None, token: str | None, judgement: Callable[[], Iterable[Kept]], *,
                    delta: tuple[str, Callable[[], tuple[list[Kept], list[str]]]] | None = None,
-                   fresh: str | None = None, wait: bool = False) -> str | None:
+                   fresh: str | None = None, wait: bool = False,
+                   newer: Callable[[str], bool] | None = None) -> str | None:
     """Keep ``state`` with its judgement: nothing written when the row was made from that very
     state (its judgement is the same); the row's own (its state alone rewritten) while the
     row's token is still ``token``; else, under a new token (``fresh``, or a random one), the
     judgement: ``delta``'s rows written and paths dropped when the row's token is ``delta``'s
     (the judgement this one was brought along from), else every row of ``judgement()``;
     ``state`` None: nothing can be kept (the row is dropped). ``wait``: another writer is
-    waited for (see the module). Returns the token the row holds now, None when there is none
-    or nothing could be written (the row as it was)."""
+    waited for (see the module). ``newer(the row's state)``: True when a row that is neither
+    ``token``'s nor ``delta``'s (written by another writer meanwhile) is as new as ``state``:
+    left as it is. Returns the token the row holds now, None when there is none or nothing was
+    written (the row as it was)."""
     from vault_mem.index.db import database_error, is_busy
 
     for _attempt in range(BUSY_ATTEMPTS - 1 if wait else 0):
         try:
-            return _keep(db, state, token, judgement, delta, fresh, wait)
+            return _keep(db, state, token, judgement, delta, fresh, wait, newer)
         except (IndexStoreError, database_error()) as exc:
             if not is_busy(exc):
                 raise  # damage (_keep gives up on every other failure itself)
     try:
-        return _keep(db, state, token, judgement, delta, fresh, wait)
+        return _keep(db, state, token, judgement, delta, fresh, wait, newer)
     except (IndexStoreError, database_error()) as exc:
         if is_busy(exc):
             return None  # still busy at the last attempt: given up
@@ -87,7 +92,7 @@ def keep_judgement(db: Database, state: str | None, token: str | None, judgement
 
 def _keep(db: Database, state: str | None, token: str | None, judgement: Callable[[], Iterable[Kept]],
           delta: tuple[str, Callable[[], tuple[list[Kept], list[str]]]] | None, fresh: str | None,
-          wait: bool) -> str | None:
+          wait: bool, newer: Callable[[str], bool] | None) -> str | None:
     from vault_mem.index.db import database_error, is_busy, is_damage
 
     try:
@@ -106,6 +111,8 @@ def _keep(db: Database, state: str | None, token: str | None, judgement: Callabl
                 return token
             if row is not None and delta is not None and row[1] == delta[0]:
                 written, dropped = delta[1]()
+            elif row is not None and newer is not None and newer(row[0]):
+                return None  # another writer's as new (made meanwhile): this older one over it cost its delta
                 db.executemany("DELETE FROM kept_judgement_paths WHERE path = ?", [(p,) for p in dropped])
             else:
                 written = judgement()

@@ -662,6 +662,18 @@ class Sidecar:
         connection's commits (``PRAGMA data_version`` moves with each), the budget and the day."""
         return (*self.changes_stamp(), budget_tokens, today)
 
+    def file_identity(self) -> tuple[str, tuple[int, int]] | None:
+        """Which index file this connection reads, as a value two connections (two vaults of
+        this folder in one process) compare: the random id the file was given when made here
+        (:meth:`~vault_mem.index.db.Database.made_id`) and its (device, inode) when opened. A
+        replaced file (deleted and made again, moved aside, a copy put back) is another value:
+        what is counted in its rows (the judge log's entries) counts from elsewhere. None when
+        it cannot be told (no id: nothing is taken for the same file)."""
+        made = self.db.made_id()
+        if made is None or self._opened is None:
+            return None
+        return made, self._opened
+
     def changes_stamp(self) -> tuple[int, int, int]:
         """A value that moves with every change to the rows, whoever makes it: this connection
         (a recovery replaces it), its changes so far (:meth:`Database.changes`: a rolled-back

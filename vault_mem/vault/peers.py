@@ -89,7 +89,9 @@ the kept moves, compared as a warm base's are. The row is the sidecar's, so it i
 trustworthy as the rows the judgement reads: an index.db not made on this machine for this
 vault is read by no one (:mod:`vault_mem.index.db`). It is written like the judgement's other
 caches (uncounted, never waiting for a writer, given up on failure; the MCP server's start-up
-thread waits: :meth:`Vault.judge_peers`), the judgement itself only when it changed or the row is
+thread waits: :meth:`Vault.judge_peers`, and leaves a row as new as its own written meanwhile:
+:func:`_newer_than`; the judgement it hands the served vault is taken by that vault's first
+answer alone, and only against the index file it was made from: :meth:`_Base.bound`), the judgement itself only when it changed or the row is
 another process's (its token), and then only the paths judged again when it was brought along
 from the row (a row per path: the whole judgement rewritten was ~7 MB at 100k peers' memories):
 a warm process whose judgement stayed rewrites the row's small state alone, and nothing is written when the row was made from
@@ -112,6 +114,7 @@ import copy
 import hashlib
 import json
 import os
+import threading
 import time
 from collections.abc import Callable, Collection
 from pathlib import Path
@@ -146,12 +149,15 @@ STATUS_ASKED_AT_MOST = 256
 class _Base:
     """What a kept judgement was made from, for judging again only what changed since."""
 
-    def __init__(self, *, conn: object, ids: authors.Identities, head: str, seq: int, judgement: authors.PeerJudgement,
-                 lineage: set[str], moved: dict[str, tuple[str, str, str]],
+    def __init__(self, *, conn: object, file: tuple | None, ids: authors.Identities, head: str, seq: int,
+                 judgement: authors.PeerJudgement, lineage: set[str], moved: dict[str, tuple[str, str, str]],
                  marks: tuple[set[str], set[str]] | None, token: str | None = None) -> None:
         # the connection itself, not its id: held, a closed one's id cannot pass for a new
         # connection's (a replaced index file, a reconnect), whose log counts from elsewhere
         self.conn, self.head, self.seq, self.marks = conn, head, seq, marks
+        #: the index file ``seq`` counts in (:meth:`~vault_mem.index.sidecar.Sidecar.file_identity`;
+        #: None: not told, taken for no other connection's)
+        self.file = file
         self.person, self.agents = frozenset(ids.person), frozenset(ids.agents)
         self.approved, self.local = frozenset(ids.approved), frozenset(ids.local)
         self.peers, self.judged, self.dirty = judgement.peers, judgement.judged, judgement.dirty
@@ -159,9 +165,13 @@ class _Base:
         #: the sidecar's kept row this judgement is (:func:`~vault_mem.index.kept_judgement.keep_judgement`)
         self.token = token
 
-    def bound(self, conn: object) -> _Base:
-        """This base as another connection to the same sidecar holds it (:meth:`KeptPeers.offer`):
-        the judge log counts from the same file."""
+    def bound(self, conn: object, file: tuple | None) -> _Base | None:
+        """This base as another connection holds it (:meth:`KeptPeers.offer`), reading the
+        index file ``file``; None when that is not the file it was made from (deleted and made
+        again, moved aside, or not told): its judge log counts from elsewhere, and an entry of
+        this one's read against it named a memory judged before the change as judged since."""
+        if self.file is None or file != self.file:
+            return None
         other = copy.copy(self)
         other.conn = conn
         return other
@@ -203,8 +213,14 @@ class KeptPeers:
 
     def __init__(self, *, stored: bool = True) -> None:
         #: a judgement another vault of this folder made in this process (the MCP server's
-        #: start-up thread: :meth:`offer`), brought along at the first read that has none
+        #: start-up thread: :meth:`offer`), taken by this vault's first answer alone (brought
+        #: along or dropped): an offer left pending was brought along at any later read that
+        #: found no judgement of its own (after a merge), however old, and whatever file
         self._offered: _Base | None = None
+        #: this vault answered once (an offer made after it is refused: :meth:`offer`)
+        self._answered = False
+        #: :attr:`_offered` and :attr:`_answered` are set from the offering thread too
+        self._offer_lock = threading.Lock()
         #: hold the kept row's write back for :meth:`keep_held` (a writer no read waits for)
         self.hold = False
         #: the row held back: ``(state, the row's token if its judgement is the same, the
@@ -230,6 +246,8 @@ class KeptPeers:
         """The usable memories last changed by an author not trusted here, by path (the dict
         is shared: read it, do not change it). ``origins`` made by the caller (its scan of new
         refs is done before the state is read)."""
+        with self._offer_lock:  # the first answer takes the offer, whether it brings it along or not
+            offered, self._offered, self._answered = self._offered, None, True
         key = self._state(ws, sidecar, ids)
         if key is not None and key == self._key:
             self.last = Judged("kept", 0, "nothing moved")
@@ -249,14 +267,16 @@ class KeptPeers:
             seq, lineage, moved = rows.judged_from(sidecar.db)
             origins.pin(lineage, moved)
             marks = self._marks(ws)  # before git status is asked: an index change after it is seen next time
+            file = sidecar.file_identity()
             if base is None and self._stored:
-                offered, self._offered = self._offered, None
-                loaded = _load(ws, sidecar) if offered is None else offered.bound(sidecar.db.conn)
+                loaded = offered.bound(sidecar.db.conn, file) if offered is not None else None
+                if loaded is None:  # none offered, or made from another index file: the row of this one
+                    loaded = _load(ws, sidecar, file)
                 base, how = (loaded, "stored") if isinstance(loaded, _Base) else (None, loaded)
             if base is not None and marks is None:
                 how = "git cannot list its index's marks"
             elif base is not None:
-                found = self._changed(ws, sidecar, ids, origins, base, key[0], marks, lineage, moved)
+                found = self._changed(ws, sidecar, ids, origins, base, key[0], marks, lineage, moved, file)
                 if isinstance(found, str):
                     how = found
                 else:
@@ -284,7 +304,7 @@ class KeptPeers:
             elif table is not None:
                 table.drop()
             self._key, self._peers, self._dirty = key, peers, judgement.dirty
-            self._base = _Base(conn=sidecar.db.conn, ids=ids, head=key[0], seq=seq, judgement=judgement,
+            self._base = _Base(conn=sidecar.db.conn, file=file, ids=ids, head=key[0], seq=seq, judgement=judgement,
                                lineage=lineage, moved=moved, marks=marks)
             self._held = None
             if self._stored and origins.unstored:  # made from origins held in memory alone (a sidecar that could not take them)
@@ -302,9 +322,14 @@ class KeptPeers:
 
     def offer(self, base: _Base | None) -> None:
         """Bring ``base`` (:attr:`made` of another vault of this folder in this process) along
-        at this vault's first read that has no judgement of its own, instead of the sidecar's
-        kept row: what it was made from is compared as for a row (:meth:`_changed`)."""
-        self._offered = base
+        at this vault's first answer, instead of the sidecar's kept row, when it was made from
+        the index file this vault reads: what it was made from is compared as for a row
+        (:meth:`_changed`). Refused once this vault answered (it made or kept a judgement of
+        its own: the start-up's came too late), and taken by that first answer whether used or
+        not (a read in a merge keeps none)."""
+        with self._offer_lock:
+            if not self._answered:
+                self._offered = base
 
     @property
     def made(self) -> _Base | None:
@@ -319,7 +344,8 @@ class KeptPeers:
         if held is None:
             return None
         state, same, judgement, delta, fresh = held
-        return keep_judgement(sidecar.db, state, same, judgement, delta=delta, fresh=fresh, wait=True)
+        return keep_judgement(sidecar.db, state, same, judgement, delta=delta, fresh=fresh, wait=True,
+                              newer=_newer_than(state))
 
     @staticmethod
     def _marks(ws: Workspace) -> tuple[set[str], set[str]] | None:
@@ -334,14 +360,17 @@ class KeptPeers:
 
     def _changed(self, ws: Workspace, sidecar: Sidecar, ids: authors.Identities, origins: authors.Origins,
                  base: _Base, head: str, marks: tuple[set[str], set[str]], lineage: set[str],
-                 moved: dict[str, tuple[str, str, str]]) -> tuple[int, authors.PeerJudgement, set[str]] | str:
+                 moved: dict[str, tuple[str, str, str]], file: tuple | None
+                 ) -> tuple[int, authors.PeerJudgement, set[str]] | str:
         """``(the log's entry it reflects, the judgement, the paths judged again)``: ``base``'s
         judgement brought along what changed since (the module docstring says which paths and
         why), to ``lineage`` and ``moved`` (read with the log's entry, and what the judgement is
         made from: ``origins`` pinned to them); when it cannot be (the whole judgement is to be
         made), why not."""
         db = sidecar.db
-        if (base.conn is not db.conn or base.dirty is None or base.marks is None
+        if base.conn is not db.conn or base.file is None or base.file != file:
+            return "made from another index file"  # its log counts from elsewhere
+        if (base.dirty is None or base.marks is None
                 or base.person != ids.person or base.agents != ids.agents
                 or base.approved != ids.approved or not base.local <= ids.local or origins.unstored):
             return "the identities, the approvals or the commits made here changed"
@@ -569,7 +598,25 @@ def _store(ws: Workspace, sidecar: Sidecar, base: _Base, before: _Base | None, c
     return keep_judgement(sidecar.db, state, same, judgement, delta=delta)
 
 
-def _load(ws: Workspace, sidecar: Sidecar) -> _Base | str:
+def _newer_than(state: str) -> Callable[[str], bool]:
+    """Whether a kept row's state is as new as ``state`` (the held row's, :meth:`KeptPeers.keep_held`):
+    made by this code from the judge log's entry ``state`` was made from, or a later one. Such a
+    row (the served vault's, written while the held write waited for the lock) is left as it is:
+    overwritten with the older judgement, the served vault's next change found the row another's
+    and wrote every path again (~100k rows) instead of the paths it judged again."""
+    held = json.loads(state)
+
+    def newer(row: str) -> bool:
+        try:
+            kept = json.loads(row)
+            return kept["code"] == held["code"] and int(kept["seq"]) >= int(held["seq"])
+        except (ValueError, KeyError, TypeError):
+            return False  # not a row this code wrote: written over
+
+    return newer
+
+
+def _load(ws: Workspace, sidecar: Sidecar, file: tuple | None) -> _Base | str:
     """The judgement kept in the sidecar as a base to bring along, None when there is none or
     any part of what it was made from cannot be told again (why not, then): another code's, a record of the
     commits made here that is not the one it read with more appended (what was appended: newly
@@ -598,7 +645,7 @@ def _load(ws: Workspace, sidecar: Sidecar) -> _Base | str:
             peers[rel] = who
         ids = authors.Identities(set(state["person"]), set(state["agents"]), set(state["approved"]),
                                  _local_ids(data[:size]))
-        base = _Base(conn=sidecar.db.conn, ids=ids, head=state["head"], seq=int(state["seq"]),
+        base = _Base(conn=sidecar.db.conn, file=file, ids=ids, head=state["head"], seq=int(state["seq"]),
                      judgement=authors.PeerJudgement(peers, {row[0] for row in judged}, set(state["dirty"])),
                      lineage=set(state["lineage"]), moved={rel: tuple(v) for rel, v in state["moved"].items()},
                      marks=(set(state["marks"][0]), set(state["marks"][1])), token=token)
