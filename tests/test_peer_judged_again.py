@@ -127,11 +127,14 @@ class World:
         return json.loads(lines[0])
 
     def close(self) -> None:
-        self.warm.close()
-        if self._forker is not None:
-            assert self._forker.stdin is not None
-            self._forker.stdin.close()
-            assert self._forker.wait(timeout=60) == 0, self._forker_log.read_text(encoding="utf-8", errors="replace")
+        """The warm vault closed, and the one-shots' parent ended (its stdin closed: its loop ends)."""
+        try:
+            self.warm.close()
+        finally:
+            if self._forker is not None:
+                assert self._forker.stdin is not None
+                self._forker.stdin.close()
+                assert self._forker.wait(timeout=60) == 0, self._forker_log.read_text(encoding="utf-8", errors="replace")
 
     def key(self) -> str:
         self.n += 1
