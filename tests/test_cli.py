@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import cli, git, run_cli
+from conftest import cli, git, new_vault, run_cli
 
 from vault_mem.index import vectors
 from vault_mem.adapters.cli_parser import build_parser
@@ -19,8 +19,9 @@ from vault_mem.adapters.cli_parser import build_parser
 
 @pytest.fixture
 def vdir(tmp_path):
-    r = cli("init", str(tmp_path / "v"))
-    assert r.returncode == 0, r.stderr
+    """A fresh vault's folder: what `vault-mem init` makes there (:func:`conftest.new_vault`: a copy
+    of one made once per worker; the tests of `init` itself run it)."""
+    new_vault(tmp_path / "v").close()
     return tmp_path / "v"
 
 

@@ -8,13 +8,14 @@ import subprocess
 import sys
 
 import pytest
-from conftest import cli, run_cli
+from conftest import cli, new_vault, run_cli
 
 
 @pytest.fixture
 def vdir(tmp_path):
-    r = cli("init", str(tmp_path / "v"))
-    assert r.returncode == 0, r.stderr
+    """A fresh vault's folder: what `vault-mem init` makes there (:func:`conftest.new_vault`: a copy
+    of one made once per worker; the tests of `init` itself run it)."""
+    new_vault(tmp_path / "v").close()
     return tmp_path / "v"
 
 

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import cli, git
+from conftest import cli, git, new_vault
 
 from vault_mem import Vault
 from vault_mem.ops.importers import detect
@@ -20,8 +20,9 @@ AWS_KEY = "AK" + "IA" + "QWERTYUIOPASDFGH"
 
 @pytest.fixture
 def vdir(tmp_path):
-    r = cli("init", str(tmp_path / "v"))
-    assert r.returncode == 0, r.stderr
+    """A fresh vault's folder: what `vault-mem init` makes there (:func:`conftest.new_vault`: a copy
+    of one made once per worker; the tests of `init` itself run it)."""
+    new_vault(tmp_path / "v").close()
     return tmp_path / "v"
 
 

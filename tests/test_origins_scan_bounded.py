@@ -25,7 +25,7 @@ import time
 import tracemalloc
 
 import pytest
-from conftest import PEER_EMAIL, cli, git, new_vault, person_and_peer, push_as_peer
+from conftest import PEER_EMAIL, cli, git, new_vault, person_and_peer, published_copy, push_as_peer
 
 from vault_mem.index import authors as rows
 from vault_mem.index import origins_scan
@@ -99,7 +99,16 @@ def _memory(description: str, body: str = "") -> str:
 def shared_history(tmp_path):
     """The person's vault and a peer's pushes, fetched by plain git (no scan between): texts both
     gave, each way round; the peer's churn of one file between two texts; a peer's merge; a
-    text of the peer's only a tag names (no log: when it arrived is not known)."""
+    text of the peer's only a tag names (no log: when it arrived is not known). Made once per
+    worker (~30 pushes and fetches, the person's commits through the hooks: ~2 s of CPU) and
+    copied for each test (:func:`conftest.published_copy`: the repositories as they are, reflogs
+    and the record of commits made here included; the approval and signed records redone)."""
+    published_copy(tmp_path, "shared-history", _make_shared_history, vault="mine").close()
+    return tmp_path / "mine"
+
+
+def _make_shared_history(tmp_path):
+    """What :func:`shared_history` gives, made: the person's vault, open."""
     mine, peer = person_and_peer(tmp_path)
     # the person's text first (dated an hour back), the peer's copy fetched after: the person's
     both = _memory("Deploys go out on Tuesdays")
@@ -139,7 +148,7 @@ def shared_history(tmp_path):
     git(mine, "fetch", "-q", "origin", "--tags")
     _commit_as_person(mine, "facts/vpn-copy.md", tagged, PAST)
     git(mine, "merge", "-q", "--no-edit", "origin/main")
-    return mine
+    return Vault(mine)
 
 
 def _scan_with(vault, chunk: int, seen: list[str], monkeypatch) -> tuple[dict, dict]:

@@ -87,6 +87,8 @@ class World:
         self.approved = False
         self.peer_moved = False
         self.why = ""
+        self._forker: subprocess.Popen | None = None  # the one-shot processes' parent (one_shot)
+        self._forker_log = self.root.parent / "one-shot-stderr.log"
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -103,6 +105,37 @@ class World:
         dirty = set(git(self.root, "status", "--porcelain", "-z", "--untracked-files=all").split("\x00"))
         dirty = {e[3:] for e in dirty if len(e) > 3}
         return [p for p in self.committed() if p not in dirty]
+
+    def one_shot(self, step: str) -> dict:
+        """A one-shot command's reads (:data:`ONE_SHOT`) in a new process: forked by a Python
+        started once per World (:data:`FORKER`, vault-mem imported, no vault opened), so that the
+        ~50-60 ms of CPU of a new interpreter's start and imports is paid once, not once a step;
+        each process still starts with nothing of the vault in memory, only what the sidecar
+        keeps."""
+        if self._forker is None:
+            with open(self._forker_log, "ab") as err:
+                self._forker = subprocess.Popen([sys.executable, "-I", "-c", ONE_SHOT + FORKER], stdin=subprocess.PIPE,
+                                                stdout=subprocess.PIPE, stderr=err, text=True,
+                                                env={**os.environ, "VAULT_MEM_EMBEDDER": "none"})
+        assert self._forker.stdin is not None and self._forker.stdout is not None
+        self._forker.stdin.write(str(self.root) + "\n")
+        self._forker.stdin.flush()
+        lines = []
+        while not (line := self._forker.stdout.readline()).startswith("exit ") and line:
+            lines.append(line)
+        stderr = self._forker_log.read_text(encoding="utf-8", errors="replace")
+        assert line == "exit 0\n" and len(lines) == 1, (step, line, lines, stderr)
+        return json.loads(lines[0])
+
+    def close(self) -> None:
+        """The warm vault closed, and the one-shots' parent ended (its stdin closed: its loop ends)."""
+        try:
+            self.warm.close()
+        finally:
+            if self._forker is not None:
+                assert self._forker.stdin is not None
+                self._forker.stdin.close()
+                assert self._forker.wait(timeout=60) == 0, self._forker_log.read_text(encoding="utf-8", errors="replace")
 
     def key(self) -> str:
         self.n += 1
@@ -312,10 +345,7 @@ class World:
         vault's (its own judgement brought along; ``warm`` False: not asked this step, so its
         next read brings two steps along) against a fresh vault's that keeps nothing (the whole
         judgement); returns how the warm one and the one-shot judged."""
-        proc = subprocess.run([sys.executable, "-I", "-c", ONE_SHOT, str(self.root)], capture_output=True, text=True,
-                              check=False, env={**os.environ, "VAULT_MEM_EMBEDDER": "none"})
-        assert proc.returncode == 0, (step, proc.stderr)
-        one = json.loads(proc.stdout)
+        one = self.one_shot(step)
         how = None
         if warm:
             self.warm.reconcile()
@@ -343,14 +373,28 @@ class World:
 
 #: a one-shot command's reads, in a process of its own (keyword-only, as the hook without a daemon)
 ONE_SHOT = """
-import json, sys
+import json, os, sys
 from vault_mem import Vault
-with Vault(sys.argv[1]) as vault:
-    vault.reconcile()
-    text, _legend, peers = vault.render_trusted_index()
-    how = vault._kept_peers.last
-    hook = [h.path for h in vault.recall("deploys to staging", k=8, trusted_only=True).hits]
-print(json.dumps({"how": how.how, "why": how.why, "peers": {rel: who.email for rel, who in peers.items()}, "text": text, "hook": hook}))
+
+def one_shot(root):
+    with Vault(root) as vault:
+        vault.reconcile()
+        text, _legend, peers = vault.render_trusted_index()
+        how = vault._kept_peers.last
+        hook = [h.path for h in vault.recall("deploys to staging", k=8, trusted_only=True).hits]
+    return {"how": how.how, "why": how.why, "peers": {rel: who.email for rel, who in peers.items()}, "text": text, "hook": hook}
+"""
+#: the one-shots' parent: for each vault root read from stdin, a new process (a fork of this one,
+#: which imported vault-mem and opened nothing) prints :data:`ONE_SHOT`'s answers as one JSON line
+#: and ends as a process ends (its exit handlers run); then this one prints ``exit STATUS``
+FORKER = """
+for line in sys.stdin:
+    pid = os.fork()
+    if pid == 0:
+        print(json.dumps(one_shot(line.rstrip("\\n"))), flush=True)
+        sys.exit(0)
+    _, status = os.waitpid(pid, 0)
+    print(f"exit {os.waitstatus_to_exitcode(status)}", flush=True)
 """
 
 
@@ -393,7 +437,7 @@ def test_the_judgement_brought_along_each_change_is_the_whole_judgement(tmp_path
         shot = [s for s in shots if not s[2]]
         assert len([s for s in shot if s[1] == "stored"]) >= len(shot) * 3 // 4, shots
     finally:
-        world.warm.close()
+        world.close()
 
 
 @pytest.mark.parametrize("change", ["agent_write", "agent_write_elsewhere", "hand_keeps_a_line", "sync"])
@@ -414,7 +458,7 @@ def test_one_change_judges_again_what_it_changed_not_every_memory(tmp_path, monk
         with Vault(world.root) as fresh:
             assert dict(peers) == authors.peer_memories(fresh.ws, fresh.sidecar)
     finally:
-        world.warm.close()
+        world.close()
 
 
 def test_a_change_of_gits_index_alone_is_judged_as_the_whole_judgement_judges_it(tmp_path) -> None:
@@ -439,7 +483,7 @@ def test_a_change_of_gits_index_alone_is_judged_as_the_whole_judgement_judges_it
         assert world.compare("the mark taken off")[0] == "changed"
         assert rewritten not in world.warm.render_trusted_index()[2]
     finally:
-        world.warm.close()
+        world.close()
 
 
 def test_the_log_names_every_row_another_process_changed_and_says_when_it_no_longer_reaches_back(tmp_path) -> None:
