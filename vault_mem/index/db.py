@@ -823,8 +823,12 @@ class Database:
     @contextlib.contextmanager
     def write(self, *, wait: bool = True) -> Iterator[None]:
         """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rollback on error); nests as one transaction.
-        ``wait=False``: fail at once (busy) instead of waiting up to ``busy_timeout`` for
-        another writer, for a write a read makes on the side (a cache)."""
+        ``wait=False``: fail at once instead of waiting up to ``busy_timeout`` for another
+        writer, for a write a read makes on the side (derived state: a cache, the texts'
+        origins, the authors' rows): another writer's lock is then an :class:`IndexStoreError`
+        (:func:`is_busy` holds for it), which every such writer gives up on as on a full disk,
+        so a read answers from what it worked out, never fails or waits on another process's
+        lock (the sidecar is derived state: docs/design.md)."""
         if self._depth:
             self._depth += 1
             try:
@@ -841,6 +845,8 @@ class Database:
             self.conn.execute("BEGIN IMMEDIATE")
         except database_error() as exc:
             self._refuse_read_only(exc)
+            if waits is not None and is_busy(exc):
+                raise IndexStoreError(f"{self.path}: another process holds the index's write lock ({exc})") from exc
             raise
         finally:
             if waits is not None:

@@ -1,0 +1,86 @@
+"""A read whose derived state has something new to record (the texts' origins after a fetch)
+while another process holds the sidecar's write lock past the busy timeout: the read answers as
+a fresh whole judgement does and raises nothing; the record is given up (the sidecar is derived
+state: docs/design.md, RELIABILITY.md), made by a later read once the lock frees. Real git, a
+real remote, a real second process holding ``BEGIN IMMEDIATE`` (a connection of this process
+would not block the sqlean driver)."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+
+from test_peer_judged_again import World, run
+from test_peer_judgement_stored import whole
+
+from vault_mem import Vault
+from vault_mem.index import authors as rows
+from vault_mem.index import db as dbmod
+from vault_mem.store import history
+
+
+def _hold(db_path) -> subprocess.Popen:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
+         "c.execute('BEGIN IMMEDIATE'); print('held', flush=True); sys.stdin.readline(); c.execute('ROLLBACK')",
+         str(db_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def test_a_read_with_new_origins_to_record_answers_while_another_process_holds_the_lock(tmp_path, monkeypatch) -> None:
+    """Before: ``Origins._scan`` recorded the new texts' origins with a write that waited for the
+    lock (15 s), then raised ``database is locked``: the recall and the peers' judgement failed."""
+    world = World(tmp_path, random.Random(30))
+    world.warm.render_trusted_index()  # the origins so far recorded
+    world.warm.close()
+    world.peer_pushes()
+    assert run(world.root, "fetch", "-q", "origin").returncode == 0  # new texts: origins to record
+    with Vault(world.root) as probe:
+        db_path = probe.sidecar.db.path
+        stamp = history.refs_stamp(probe.ws.repo)
+        assert rows.origins_state(probe.sidecar.db, stamp) is not None  # something new to scan
+    monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_MS", 50)  # the busy timeout of the vaults opened below
+    holder = _hold(db_path)
+    try:
+        with Vault(world.root) as vault:
+            judged = dict(vault.render_trusted_index()[2])
+            hits = vault.recall("staging deploys", k=5)
+    finally:
+        holder.communicate("\n", timeout=60)
+    monkeypatch.undo()
+    expected = whole(world.root)
+    assert judged == expected and len(expected) > 0
+    assert hits is not None
+    with Vault(world.root) as after:  # the lock freed: a read records what was given up
+        assert dict(after.render_trusted_index()[2]) == expected
+        assert rows.origins_state(after.sidecar.db, history.refs_stamp(after.ws.repo)) is None
+
+
+def test_a_read_after_head_moved_answers_while_another_process_holds_the_lock(tmp_path, monkeypatch) -> None:
+    """HEAD moved by git alone (no hook ran): the authors' rows and the texts' origins are both
+    behind; with the lock held elsewhere the read works them out in memory and answers as the
+    whole judgement does."""
+    world = World(tmp_path, random.Random(31))
+    world.warm.render_trusted_index()
+    world.warm.close()
+    world.peer_pushes()
+    assert run(world.root, "fetch", "-q", "origin").returncode == 0
+    with Vault(world.root) as probe:
+        db_path = probe.sidecar.db.path
+    assert run(world.root, "-c", "core.hooksPath=/dev/null", "merge", "-q", "--no-edit", "origin/main").returncode == 0
+    monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_MS", 50)
+    holder = _hold(db_path)
+    try:
+        with Vault(world.root) as vault:
+            judged = dict(vault.render_trusted_index()[2])
+            hits = vault.recall("staging deploys", k=5)
+            listed = vault.list()
+            got = vault.get("deploy-window")
+    finally:
+        holder.communicate("\n", timeout=60)
+    monkeypatch.undo()
+    expected = whole(world.root)
+    assert judged == expected and len(expected) > 0
+    assert hits is not None and listed and got.body.startswith("Never on Fridays")
