@@ -41,6 +41,7 @@ def test_a_read_with_new_origins_to_record_answers_while_another_process_holds_t
         db_path = probe.sidecar.db.path
         stamp = history.refs_stamp(probe.ws.repo)
         assert rows.origins_state(probe.sidecar.db, stamp) is not None  # something new to scan
+    busy = dbmod.BUSY_TIMEOUT_MS
     monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_MS", 50)  # the busy timeout of the vaults opened below
     holder = _hold(db_path)
     try:
@@ -49,7 +50,7 @@ def test_a_read_with_new_origins_to_record_answers_while_another_process_holds_t
             hits = vault.recall("staging deploys", k=5)
     finally:
         holder.communicate("\n", timeout=60)
-    monkeypatch.undo()
+    monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_MS", busy)  # (undo() would undo the fixtures' settings too)
     expected = whole(world.root)
     assert judged == expected and len(expected) > 0
     assert hits is not None
@@ -72,6 +73,7 @@ def test_a_read_after_head_moved_answers_while_another_process_holds_the_lock(tm
     with Vault(world.root) as probe:
         db_path = probe.sidecar.db.path
     assert run(world.root, "-c", "core.hooksPath=/dev/null", "merge", "-q", "--no-edit", "origin/main").returncode == 0
+    busy = dbmod.BUSY_TIMEOUT_MS
     monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_MS", 50)
     holder = _hold(db_path)
     try:
@@ -83,7 +85,7 @@ def test_a_read_after_head_moved_answers_while_another_process_holds_the_lock(tm
             said = list(vault.notices)
     finally:
         holder.communicate("\n", timeout=60)
-    monkeypatch.undo()
+    monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_MS", busy)  # (undo() would undo the fixtures' settings too)
     expected = whole(world.root)
     assert judged == expected and len(expected) > 0
     assert hits is not None and listed and got.body.startswith("Never on Fridays")
@@ -92,3 +94,28 @@ def test_a_read_after_head_moved_answers_while_another_process_holds_the_lock(tm
     with Vault(world.root) as after:  # the lock freed: the next read brings the rows in line
         after.list()
         assert sorted(e["path"] for e in after.sidecar.list_entries()) == world.memories()
+
+
+def test_a_read_after_an_approval_answers_while_another_process_holds_the_lock(tmp_path, monkeypatch) -> None:
+    """An approval changed (no file did): a read works the keys' owners out again and records
+    them (``Vault._owners_follow_approvals``). Before: with the lock held elsewhere that write
+    waited and raised ``database is locked``; now the read answers from the rows as they are,
+    saying so, and the peers' judgement (which follows the approvals itself) is the whole one."""
+    world = World(tmp_path, random.Random(32))
+    world.warm.render_trusted_index()
+    db_path = world.warm.sidecar.db.path
+    world.warm.close()
+    world.approve()
+    busy = dbmod.BUSY_TIMEOUT_MS
+    monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_MS", 50)
+    holder = _hold(db_path)
+    try:
+        with Vault(world.root) as vault:
+            listed = vault.list()
+            judged = dict(vault.render_trusted_index()[2])
+            said = list(vault.notices)
+    finally:
+        holder.communicate("\n", timeout=60)
+    monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_MS", busy)  # (undo() would undo the fixtures' settings too)
+    assert listed and judged == whole(world.root)
+    assert any("write lock" in note for note in said), said
