@@ -652,7 +652,7 @@ def _moved_uncommitted(ws: Workspace, ids: Identities, origins: Origins, fresh: 
     try:
         if origins.read_only:
             raise IndexStoreError("read-only")
-        paths: list[str] | None = committed_view.gone(ws, origins.sidecar, ws.repo.head(), wait=False)
+        paths: list[str] | None = committed_view.gone(ws, origins.sidecar, ws.repo.head(), give_up=True)
     except VaultMemError:
         paths = None
     kept = rows.authors_of(origins.db, paths) if paths is not None else rows.all_authors(origins.db)
