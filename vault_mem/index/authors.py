@@ -40,7 +40,7 @@ def replace(db: Database, head: str, rows: dict[str, tuple[str, str, str, str]],
     ``lineage``: the paths :func:`lineage_paths` names, anew; ``moved``: :func:`moved_from`'s
     moves made here, anew; ``peer_moved``: its moves by peers, newest first, anew (kept while
     :func:`moved_from` names at most ``moves_at_most``); ``deleted``: :func:`deleted_here`, anew."""
-    with db.write():
+    with db.write(give_up=True):  # derived state a read brings up to date: given up when busy (Database.write)
         db.execute("DELETE FROM authors")
         db.executemany("INSERT INTO authors(path, commit_id, email, name, blob) VALUES (?, ?, ?, ?, ?)",
                        [(p, *who) for p, who in rows.items()])
@@ -61,7 +61,7 @@ def update(db: Database, head: str, rows: dict[str, tuple[str, str, str, str]], 
     ``moved``: entries made here to add to :func:`moved_from`; ``peer_moved``: moves by peers to
     add, newest first (see :func:`replace`); ``deleted``: :func:`deleted_here` anew (None: as it
     was)."""
-    with db.write():
+    with db.write(give_up=True):  # derived state a read brings up to date: given up when busy (Database.write)
         db.executemany("DELETE FROM authors WHERE path = ?", [(p,) for p in gone])
         db.executemany("INSERT OR REPLACE INTO authors(path, commit_id, email, name, blob) VALUES (?, ?, ?, ?, ?)",
                        [(p, *who) for p, who in rows.items()])
@@ -254,7 +254,7 @@ def add_origins(db: Database, found: dict[str, tuple[str, str]], stamp: str, tip
     """Record ``found`` (``{blob: (commit, email)}``; a blob with a row keeps it: first seen
     wins), then ``more`` (batches of ``(blob, commit, email)``, read as they come: a scan's
     answer need not be held whole), and the refs they were scanned up to: one transaction."""
-    with db.write():
+    with db.write(give_up=True):  # a read's record: given up when busy (Database.write)
         db.executemany("INSERT OR IGNORE INTO origins(blob, commit_id, email) VALUES (?, ?, ?)",
                        [(b, c, e) for b, (c, e) in found.items()])
         for batch in more:
@@ -306,8 +306,8 @@ def keep_path_histories(db: Database, head: str, histories: dict[str, list]) -> 
     """Keep ``histories`` (``{path: history}``) for the commit ``head``, in place of any kept
     for another commit: one row, which a new commit makes out of date."""
     value = json.dumps({"head": head, "paths": histories})
-    with db.uncounted():  # git's answers for that commit: no read's answer changes (Database.uncounted)
-        db.set_meta(PATH_HISTORIES, value)
+    with db.uncounted(), db.write(give_up=True):  # git's answers for that commit: no read's answer changes
+        db.set_meta(PATH_HISTORIES, value)  # (Database.uncounted); a read's record, given up when busy (Database.write)
 
 
 #: the ``meta`` row of :func:`adoption_states`: ``{path: [key, state]}``
@@ -336,8 +336,8 @@ def _kept(db: Database, name: str) -> object:
 
 def keep_adoption_states(db: Database, states: dict[str, list]) -> None:
     """Keep ``states`` (``{path: [key, state]}``) in place of those kept for the same paths."""
-    with db.uncounted(), db.write():  # worked out from git's history alone (Database.uncounted)
-        kept = adoption_states(db)
+    with db.uncounted(), db.write(give_up=True):  # worked out from git's history alone (Database.uncounted);
+        kept = adoption_states(db)  # a read's record: given up when busy (Database.write)
         kept.update(states)
         _set_adoption_states(db, kept)
 

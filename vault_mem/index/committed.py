@@ -34,19 +34,22 @@ def _set_at(db: Database, commit: str) -> None:
     db.set_meta(AT_META, commit)
 
 
-def replace(db: Database, commit: str, blobs: dict[str, str]) -> None:
-    """The whole view anew: ``{vault-relative path: blob id}`` of every memory file ``commit`` holds."""
-    with db.write():
+def replace(db: Database, commit: str, blobs: dict[str, str], *, give_up: bool = False) -> None:
+    """The whole view anew: ``{vault-relative path: blob id}`` of every memory file ``commit`` holds.
+    ``give_up``: a read's (:meth:`~vault_mem.index.db.Database.write`)."""
+    with db.write(give_up=give_up):
         db.execute("DELETE FROM committed")
         db.executemany("INSERT INTO committed(path, blob) VALUES (?, ?)", sorted(blobs.items()))
         _set_at(db, commit)
 
 
-def update(db: Database, commit: str, changes: dict[str, str | None], *, since: str | None = None) -> bool:
+def update(db: Database, commit: str, changes: dict[str, str | None], *, since: str | None = None,
+           give_up: bool = False) -> bool:
     """Move the view to ``commit`` by ``changes`` (``{path: blob id, or None: not in it}``), the
     differences between the commit it reflects and ``commit``. With ``since``, only while it
-    still reflects that commit (False: it did not; nothing changed)."""
-    with db.write():
+    still reflects that commit (False: it did not; nothing changed). ``give_up``: a read's
+    (:meth:`~vault_mem.index.db.Database.write`)."""
+    with db.write(give_up=give_up):
         if since is not None and stored_at(db) != since:
             return False
         db.executemany("DELETE FROM committed WHERE path = ?", [(p,) for p, b in changes.items() if b is None])
@@ -81,8 +84,9 @@ def missing_blobs(db: Database) -> list[tuple[str, int, int]]:
     return [(r[0], r[1], r[2]) for r in db.execute(MISSING_BLOBS_SQL)]
 
 
-def set_blobs(db: Database, blobs: Iterable[tuple[str, str, int, int]]) -> None:
-    """Record ``(path, blob, mtime_ns, size)``: the blob of a row whose file still matches it."""
-    with db.write():
+def set_blobs(db: Database, blobs: Iterable[tuple[str, str, int, int]], *, give_up: bool = False) -> None:
+    """Record ``(path, blob, mtime_ns, size)``: the blob of a row whose file still matches it.
+    ``give_up``: a read's (:meth:`~vault_mem.index.db.Database.write`)."""
+    with db.write(give_up=give_up):
         db.executemany("UPDATE files SET blob = ? WHERE path = ? AND mtime_ns = ? AND size = ? AND blob IS NULL",
                        [(b, p, m, s) for p, b, m, s in blobs])

@@ -821,10 +821,15 @@ class Database:
         return self.conn.executemany(sql, rows)
 
     @contextlib.contextmanager
-    def write(self, *, wait: bool = True) -> Iterator[None]:
+    def write(self, *, wait: bool = True, give_up: bool = False) -> Iterator[None]:
         """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rollback on error); nests as one transaction.
-        ``wait=False``: fail at once (busy) instead of waiting up to ``busy_timeout`` for
-        another writer, for a write a read makes on the side (a cache)."""
+        ``wait=False``: fail at once instead of waiting up to ``busy_timeout`` for another
+        writer, for a cache a read fills on the side. ``give_up``: wait up to ``busy_timeout``
+        as a write does, for derived state a read records (the texts' origins, the authors'
+        rows, the committed view, kept histories). Either way another writer's lock still held
+        is then an :class:`IndexStoreError` (:func:`is_busy` holds for it), which every such
+        writer gives up on as on a full disk, so a read answers from what it worked out and
+        never fails on another process's lock (the sidecar is derived state: docs/design.md)."""
         if self._depth:
             self._depth += 1
             try:
@@ -841,6 +846,8 @@ class Database:
             self.conn.execute("BEGIN IMMEDIATE")
         except database_error() as exc:
             self._refuse_read_only(exc)
+            if (waits is not None or give_up) and is_busy(exc):
+                raise IndexStoreError(f"{self.path}: another process holds the index's write lock ({exc})") from exc
             raise
         finally:
             if waits is not None:

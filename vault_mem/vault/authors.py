@@ -648,11 +648,12 @@ def _moved_uncommitted(ws: Workspace, ids: Identities, origins: Origins, fresh: 
     by a diff of the commits since), proportional to the change: reading every author row and
     stat'ing every memory of a peer's history cost 67 ms of CPU per judging at 10k (trust24,
     ``bench/bench_moved_uncommitted.py``). A read-only sidecar, which cannot bring the view to
-    HEAD, looks at every committed memory as before. Git only when such a memory is gone."""
+    HEAD, looks at every committed memory as before, and so does a read while another process holds
+    the sidecar's write lock (the view is brought along by a later read). Git only when such a memory is gone."""
     try:
         if origins.read_only:
             raise IndexStoreError("read-only")
-        paths: list[str] | None = committed_view.gone(ws, origins.sidecar, ws.repo.head())
+        paths: list[str] | None = committed_view.gone(ws, origins.sidecar, ws.repo.head(), give_up=True)
     except VaultMemError:
         paths = None
     kept = rows.authors_of(origins.db, paths) if paths is not None else rows.all_authors(origins.db)

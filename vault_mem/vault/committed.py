@@ -28,15 +28,17 @@ if TYPE_CHECKING:
 __all__ = ["after_commit", "bring_to", "differing", "gone"]
 
 
-def bring_to(ws: Workspace, sidecar: Sidecar, commit: str | None) -> None:
-    """Make the view reflect ``commit`` (None: an unborn branch, no files)."""
+def bring_to(ws: Workspace, sidecar: Sidecar, commit: str | None, *, give_up: bool = False) -> None:
+    """Make the view reflect ``commit`` (None: an unborn branch, no files). ``give_up``: a
+    read's, which gives up on another process's lock held past the busy timeout: then
+    IndexStoreError, and the caller answers without the view (:meth:`~vault_mem.index.db.Database.write`)."""
     db = sidecar.db
-    _fill_missing_blobs(ws, sidecar)
+    _fill_missing_blobs(ws, sidecar, give_up)
     at = view.stored_at(db)
     if at == (commit or ""):
         return
     if commit is None:
-        view.replace(db, "", {})
+        view.replace(db, "", {}, give_up=give_up)
         return
     spec = ws.prefix or "."
     entries = None
@@ -47,9 +49,11 @@ def bring_to(ws: Workspace, sidecar: Sidecar, commit: str | None) -> None:
             entries = None  # the commit it reflected is gone (a rewritten history): build it whole
     if entries is None:
         whole = history.changed_entries(ws.repo, ws.repo.empty_tree(), commit, spec)
-        view.replace(db, commit, {rel: e[1] for rel, e in _memory_paths(ws, whole).items() if e is not None})
+        view.replace(db, commit, {rel: e[1] for rel, e in _memory_paths(ws, whole).items() if e is not None},
+                     give_up=give_up)
         return
-    view.update(db, commit, {rel: (e[1] if e is not None else None) for rel, e in _memory_paths(ws, entries).items()})
+    view.update(db, commit, {rel: (e[1] if e is not None else None) for rel, e in _memory_paths(ws, entries).items()},
+                give_up=give_up)
 
 
 def differing(ws: Workspace, sidecar: Sidecar, commit: str | None) -> list[str]:
@@ -59,11 +63,11 @@ def differing(ws: Workspace, sidecar: Sidecar, commit: str | None) -> list[str]:
     return view.differing(sidecar.db)
 
 
-def gone(ws: Workspace, sidecar: Sidecar, commit: str | None) -> list[str]:
+def gone(ws: Workspace, sidecar: Sidecar, commit: str | None, *, give_up: bool = False) -> list[str]:
     """The vault-relative memory paths ``commit`` holds that are gone from the disk (no row, as
     the last reconcile saw it): what the change made here deleted or moved away, read in time
-    proportional to that change."""
-    bring_to(ws, sidecar, commit)
+    proportional to that change. ``give_up``: see :func:`bring_to`."""
+    bring_to(ws, sidecar, commit, give_up=give_up)
     return view.gone(sidecar.db)
 
 
@@ -80,7 +84,7 @@ def _memory_paths(ws: Workspace, entries: dict) -> dict:
     return {top[n:]: e for top, e in entries.items() if top.startswith(ws.prefix) and is_memory_path(top[n:])}
 
 
-def _fill_missing_blobs(ws: Workspace, sidecar: Sidecar) -> None:
+def _fill_missing_blobs(ws: Workspace, sidecar: Sidecar, give_up: bool = False) -> None:
     found = []
     for rel, mtime_ns, size in view.missing_blobs(sidecar.db):
         if path_sig(ws.root / rel) != (mtime_ns, size):
@@ -92,4 +96,4 @@ def _fill_missing_blobs(ws: Workspace, sidecar: Sidecar) -> None:
         if data is not None:
             found.append((rel, blob_id(data), mtime_ns, size))
     if found:
-        view.set_blobs(sidecar.db, found)
+        view.set_blobs(sidecar.db, found, give_up=give_up)

@@ -30,6 +30,7 @@ from vault_mem.errors import (
     VaultMemError,
 )
 from vault_mem.index import dupes
+from vault_mem.index.db import database_error, is_busy
 from vault_mem.index.sidecar import Progress, ReconcileReport, Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import (
@@ -258,12 +259,20 @@ class Vault:
             return self._reconcile_read_only(progress)
         try:
             return self._reconcile(recover=recover, progress=progress, whole_index=whole_index)
-        except IndexStoreError as exc:
-            if not self.sidecar.db.read_only:
+        except (IndexStoreError, database_error()) as exc:
+            # busy: another process held the index's write lock past the busy timeout, in the
+            # rows' reconcile (an IndexStoreError) or a write of its own besides (a bare SQLite
+            # error: the keys' owners worked out again after an approval)
+            busy = not force and is_busy(exc)
+            if not busy and not (isinstance(exc, IndexStoreError) and self.sidecar.db.read_only):
                 raise
+            if not isinstance(exc, IndexStoreError):
+                exc = IndexStoreError(f"{self.sidecar.db.path}: another process holds the index's write lock ({exc})")
             # the disk filled up (or turned read-only) after the index was opened: a long-lived
             # process (an MCP server, an API caller), or a one-shot one whose disk filled between
-            # its open and its reconcile (bench/chaos.py); the read answers from the index as it is
+            # its open and its reconcile (bench/chaos.py); or another process held the index's
+            # write lock past the busy timeout (a read: the sidecar is derived state, the rows
+            # are brought in line by the next read): the read answers from the index as it is
             note = f"answers may miss the latest edits to the memory files: {exc}"
             if note not in self.notices:
                 self.notices.append(note)

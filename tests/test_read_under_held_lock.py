@@ -1,0 +1,121 @@
+"""A read whose derived state has something new to record (the texts' origins after a fetch)
+while another process holds the sidecar's write lock past the busy timeout: the read answers as
+a fresh whole judgement does and raises nothing; the record is given up (the sidecar is derived
+state: docs/design.md, RELIABILITY.md), made by a later read once the lock frees. Real git, a
+real remote, a real second process holding ``BEGIN IMMEDIATE`` (a connection of this process
+would not block the sqlean driver)."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+
+from test_peer_judged_again import World, run
+from test_peer_judgement_stored import whole
+
+from vault_mem import Vault
+from vault_mem.index import authors as rows
+from vault_mem.index import db as dbmod
+from vault_mem.store import history
+
+
+def _hold(db_path) -> subprocess.Popen:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
+         "c.execute('BEGIN IMMEDIATE'); print('held', flush=True); sys.stdin.readline(); c.execute('ROLLBACK')",
+         str(db_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def test_a_read_with_new_origins_to_record_answers_while_another_process_holds_the_lock(tmp_path, monkeypatch) -> None:
+    """Before: ``Origins._scan`` recorded the new texts' origins with a write that waited for the
+    lock (15 s), then raised ``database is locked``: the recall and the peers' judgement failed."""
+    world = World(tmp_path, random.Random(30))
+    world.warm.render_trusted_index()  # the origins so far recorded
+    world.warm.close()
+    world.peer_pushes()
+    assert run(world.root, "fetch", "-q", "origin").returncode == 0  # new texts: origins to record
+    with Vault(world.root) as probe:
+        db_path = probe.sidecar.db.path
+        stamp = history.refs_stamp(probe.ws.repo)
+        assert rows.origins_state(probe.sidecar.db, stamp) is not None  # something new to scan
+    busy = dbmod.BUSY_TIMEOUT_MS
+    monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_MS", 50)  # the busy timeout of the vaults opened below
+    holder = _hold(db_path)
+    try:
+        with Vault(world.root) as vault:
+            judged = dict(vault.render_trusted_index()[2])
+            hits = vault.recall("staging deploys", k=5)
+    finally:
+        holder.communicate("\n", timeout=60)
+    monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_MS", busy)  # (undo() would undo the fixtures' settings too)
+    expected = whole(world.root)
+    assert judged == expected and len(expected) > 0
+    assert hits is not None
+    with Vault(world.root) as after:  # the lock freed: a read records what was given up
+        assert dict(after.render_trusted_index()[2]) == expected
+        assert rows.origins_state(after.sidecar.db, history.refs_stamp(after.ws.repo)) is None
+
+
+def test_a_read_after_head_moved_answers_while_another_process_holds_the_lock(tmp_path, monkeypatch) -> None:
+    """HEAD moved by git alone (no hook ran): the files, the authors' rows, the committed view
+    and the texts' origins are all behind. Before: the read's reconcile, then the committed view
+    (``committed.bring_to``) waited and raised ``database is locked``. Now the peers' judgement
+    is worked out in memory and answers as the whole judgement does; recall, list and get
+    answer from the rows as they are and say so."""
+    world = World(tmp_path, random.Random(31))
+    world.warm.render_trusted_index()
+    world.warm.close()
+    world.peer_pushes()
+    assert run(world.root, "fetch", "-q", "origin").returncode == 0
+    with Vault(world.root) as probe:
+        db_path = probe.sidecar.db.path
+    assert run(world.root, "-c", "core.hooksPath=/dev/null", "merge", "-q", "--no-edit", "origin/main").returncode == 0
+    busy = dbmod.BUSY_TIMEOUT_MS
+    monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_MS", 50)
+    holder = _hold(db_path)
+    try:
+        with Vault(world.root) as vault:
+            judged = dict(vault.render_trusted_index()[2])
+            hits = vault.recall("staging deploys", k=5)
+            listed = vault.list()
+            got = vault.get("deploy-window")
+            said = list(vault.notices)
+    finally:
+        holder.communicate("\n", timeout=60)
+    monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_MS", busy)  # (undo() would undo the fixtures' settings too)
+    expected = whole(world.root)
+    assert judged == expected and len(expected) > 0
+    assert hits is not None and listed and got.body.startswith("Never on Fridays")
+    # the rows not brought in line with the merged files: said, never an answer passed off as current
+    assert any("answers may miss the latest edits" in note and "write lock" in note for note in said), said
+    with Vault(world.root) as after:  # the lock freed: the next read brings the rows in line
+        after.list()
+        assert sorted(e["path"] for e in after.sidecar.list_entries()) == world.memories()
+
+
+def test_a_read_after_an_approval_answers_while_another_process_holds_the_lock(tmp_path, monkeypatch) -> None:
+    """An approval changed (no file did): a read works the keys' owners out again and records
+    them (``Vault._owners_follow_approvals``). Before: with the lock held elsewhere that write
+    waited and raised ``database is locked``; now the read answers from the rows as they are,
+    saying so, and the peers' judgement (which follows the approvals itself) is the whole one."""
+    world = World(tmp_path, random.Random(32))
+    world.warm.render_trusted_index()
+    db_path = world.warm.sidecar.db.path
+    world.warm.close()
+    world.approve()
+    busy = dbmod.BUSY_TIMEOUT_MS
+    monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_MS", 50)
+    holder = _hold(db_path)
+    try:
+        with Vault(world.root) as vault:
+            listed = vault.list()
+            judged = dict(vault.render_trusted_index()[2])
+            said = list(vault.notices)
+    finally:
+        holder.communicate("\n", timeout=60)
+    monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_MS", busy)  # (undo() would undo the fixtures' settings too)
+    assert listed and judged == whole(world.root)
+    assert any("write lock" in note for note in said), said
