@@ -190,3 +190,35 @@ def test_a_recall_makes_one_bounded_share_not_one_per_step(unindexed, model, tmp
         assert result.unembedded == N - batches[0]
         vault.recall("which module does build step 7 lint?")  # the next recall has a share of its own
         assert len(batches) == 2, batches
+
+
+def test_a_recall_owing_vectors_answers_while_another_process_holds_the_lock(unindexed, model, tmp_path, monkeypatch):
+    """The vectors a recall makes on its way (and the floor's probe questions it embeds) are a
+    cache a read fills: another process holding the sidecar's write lock past the busy timeout
+    (a reindex, a daemon's long write) made the recall raise ``database is locked`` after its
+    wait. Now the store is given up, the recall answers by keywords and says what is left, and a
+    later recall makes them once the lock is free. A real second process holds ``BEGIN
+    IMMEDIATE`` (a connection of this process would not block the sqlean driver)."""
+    from test_read_under_held_lock import _hold
+
+    from vault_mem.index import db as dbmod
+
+    root = _fresh_copy(unindexed, tmp_path)
+    with Vault(root) as vault:  # the rows indexed, every vector owed (list never loads the model)
+        vault.list()
+        db_path = vault.sidecar.db.path
+        assert vault.sidecar.vectors.vectors_missing() == N
+    busy = dbmod.BUSY_TIMEOUT_MS
+    monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_MS", 50)
+    holder = _hold(db_path)
+    try:
+        with Vault(root, embedder=model) as vault:
+            result = vault.recall("which module does build step 7 lint?")
+    finally:
+        holder.communicate("\n", timeout=60)
+    monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_MS", busy)
+    assert result.hits and result.hits[0].key == "build-step-007"  # its words find it
+    assert result.unembedded == N and f"{N} memories have no vector yet" in (result.note or "")
+    with Vault(root, embedder=model) as vault:  # the lock freed: the next recall makes them
+        vault.recall("which module does build step 7 lint?")
+        assert vault.sidecar.vectors.vectors_missing() < N

@@ -912,12 +912,21 @@ class VectorStore:
         them all. Within :meth:`owed_share`, every call shares one such time (and one first
         batch): nothing once it is spent."""
         share = getattr(self._share, "value", None)
-        if share is None:
-            return self.embed_pending(progress=progress, until=time.monotonic() + OWED_EMBED_S)
-        if share[1] and time.monotonic() >= share[0]:
+        if share is not None and share[1] and time.monotonic() >= share[0]:
             return 0
-        share[1] = True
-        return self.embed_pending(progress=progress, until=share[0])
+        until = time.monotonic() + OWED_EMBED_S if share is None else share[0]
+        if share is not None:
+            share[1] = True
+        try:
+            return self.embed_pending(progress=progress, until=until)
+        except (IndexStoreError, *dbmod.errors()) as exc:
+            # a cache a read or a write fills on its way: another process's lock still held after
+            # the busy timeout gives it up (the rows stay owed, found by their words meanwhile, made
+            # by a later call), as the read's other derived state is (Database.write's give_up)
+            if not dbmod.is_busy(exc):
+                raise
+            log.info("vault-mem: vectors owed stay owed: %s", exc)
+            return 0
 
     @contextlib.contextmanager
     def owed_share(self) -> Iterator[None]:
@@ -1296,9 +1305,13 @@ class VectorStore:
         if len(cached) == len(hashes) and all(len(v) == dims * 4 for v in cached.values()):
             return np.frombuffer(b"".join(cached[h] for h in hashes), dtype=np.float32).reshape(len(hashes), dims)
         vecs = np.asarray(embedder.embed_batch(list(floormod.PROBES), kind="query"), dtype=np.float32)
-        with self.db.uncounted(), self.db.write():  # vectors (Database.uncounted)
-            self.db.executemany("INSERT OR REPLACE INTO embed_cache(model, text_sha256, vector) VALUES (?, ?, ?)",
-                                [(model, h, v.tobytes()) for h, v in zip(hashes, vecs)])
+        try:  # a cache: never holds a recall up for another writer (as word_vectors)
+            with self.db.uncounted(), self.db.write(wait=False):  # vectors (Database.uncounted)
+                self.db.executemany("INSERT OR REPLACE INTO embed_cache(model, text_sha256, vector) VALUES (?, ?, ?)",
+                                    [(model, h, v.tobytes()) for h, v in zip(hashes, vecs)])
+        except (IndexStoreError, *dbmod.errors()) as exc:
+            if dbmod.is_damage(exc):
+                raise
         return vecs
 
     def word_vectors(self, embedder, words) -> dict[str, np.ndarray]:
