@@ -4,6 +4,7 @@ remote, a peer's clone pushing with plain git, and the person's real CLI on a ne
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 
@@ -81,8 +82,8 @@ def test_a_peers_branch_that_the_remote_head_names_is_named_at_a_clones_init_and
     assert git(new, "branch", "--show-current").strip() == "master"  # the remote's choice, the peer's push
     r = cli("init", str(new))
     assert r.returncode == 0, r.stderr
-    assert "'origin/main'" in r.stdout and "'origin/master'" in r.stdout and "`git checkout --track origin/main`" in r.stdout, \
-        r.stdout
+    assert "warning: the remote's branch 'origin/main'" in r.stderr and "'origin/master'" in r.stderr, r.stderr
+    assert "`git checkout --track origin/main`" in r.stderr and "holds this vault too" not in r.stdout, r.stdout
     r = cli("--vault", str(new), "doctor")
     assert "'origin/main'" in r.stdout + r.stderr and "holds this vault too" in r.stdout + r.stderr, r.stdout
 
@@ -267,3 +268,64 @@ def test_a_peers_branch_of_another_tree_that_a_clone_checks_out_never_gets_a_sec
     assert r.returncode == 2, r.stdout
     assert "'master', which holds no vault" in r.stderr and "`git checkout --track origin/main`" in r.stderr, r.stderr
     assert not (new / "vault.toml").exists()
+
+
+def test_inits_json_lists_the_other_branches_and_says_the_warning_as_every_command_does(tmp_path):
+    """Review of atk24: init's JSON ``other_branches`` held a sentence, and its ``warning:`` went to
+    stdout among the results, where every other command's goes to stderr. Now ``other_branches``
+    is the list of branches, the sentence is in ``warnings`` (as a write's result has it), and
+    the text is on stderr; a clone with no other line gets an empty list and no warning."""
+    mine, _ = person_and_peer(tmp_path)
+    new = _clone(tmp_path, tmp_path / "remote.git", "new")
+    assert cli("init", str(new)).returncode == 0
+    r = cli("--json", "init", str(new))
+    said = json.loads(r.stdout)
+    assert said["other_branches"] == [] and said["warnings"] == [] and r.stderr == "", r.stderr
+    git(mine, "push", "-q", "origin", "main:side")
+    git(new, "fetch", "-q", "origin")
+    r = cli("--json", "init", str(new))
+    said = json.loads(r.stdout)
+    assert said["other_branches"] == ["origin/side"], said
+    assert len(said["warnings"]) == 1 and "'origin/side'" in said["warnings"][0], said
+    assert f"warning: {said['warnings'][0]}" in r.stderr, r.stderr
+    r = cli("init", str(new))
+    assert "'origin/side'" not in r.stdout and "warning: the remote's branch 'origin/side'" in r.stderr, r.stdout
+
+
+def test_a_branch_deleted_on_the_remote_is_named_with_the_fetch_that_forgets_it(tmp_path):
+    """Review of atk24: once a plain fetch brought ``origin/side``, deleting it on the remote, as
+    the warning advised, left it named by every doctor: sync fetches the vault's branch alone
+    (``--refmap=``) and prunes nothing, and the text never said how to forget it. doctor reads
+    no network, so the warning names the step, ``git fetch --prune origin``; once run, the
+    branch is no longer named."""
+    mine, _ = person_and_peer(tmp_path)
+    new = _clone(tmp_path, tmp_path / "remote.git", "new")
+    assert cli("init", str(new)).returncode == 0
+    git(mine, "push", "-q", "origin", "main:side")
+    git(new, "fetch", "-q", "origin")
+    r = cli("--vault", str(new), "doctor")
+    assert "'origin/side'" in r.stdout + r.stderr and "`git fetch --prune origin`" in r.stdout + r.stderr, r.stdout
+    git(mine, "push", "-q", "origin", ":side")  # the person removes it, as asked
+    assert cli("--vault", str(new), "sync").returncode == 0
+    git(new, "fetch", "-q", "--prune", "origin")  # the step named
+    r = cli("--vault", str(new), "doctor")
+    assert "'origin/side'" not in r.stdout + r.stderr, r.stdout + r.stderr
+
+
+def test_a_peers_branch_of_another_tree_is_refused_for_what_is_checked_not_for_a_cause_unseen(tmp_path):
+    """Review of atk24: init's refusal said the branch checked out was "the branch the remote's
+    HEAD names" without asking the remote; it says what it checked (the branch checked out holds
+    no vault) and gives the remote's HEAD as how a clone comes to check a branch out."""
+    mine, _ = person_and_peer(tmp_path)
+    new = _clone(tmp_path, tmp_path / "remote.git", "new")
+    git(new, "checkout", "-q", "--orphan", "notes")
+    git(new, "rm", "-r", "-q", "--cached", ".")
+    git(new, "clean", "-q", "-fdx")
+    (new / "README.md").write_text("x\n", encoding="utf-8")
+    git(new, "add", "README.md")
+    git(new, "commit", "-q", "--no-verify", "-m", "readme")
+    r = cli("init", str(new))
+    assert r.returncode == 2, r.stdout
+    assert "'notes', which holds no vault (a clone checks out the branch the remote's HEAD names" in r.stderr, \
+        r.stderr
+    assert "(the branch the remote's HEAD names)" not in r.stderr

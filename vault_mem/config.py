@@ -25,6 +25,8 @@ from vault_mem.platform.names import disk_name
 VERSION = "0.1.0"
 CONFIG_FILE = "vault.toml"
 STATE_DIR = ".vault-mem"
+#: the git remote sync takes when vault.toml's ``[sync] remote`` names none
+DEFAULT_REMOTE = "origin"
 #: the daemon's socket in STATE_DIR (:mod:`vault_mem.store.daemon_socket`)
 DAEMON_SOCKET = "daemon.sock"
 #: ``VAULT_MEM_DAEMON=off``: never ask the daemon (the in-process path, as without one)
@@ -128,6 +130,11 @@ class Config:
     def max_file_bytes(self) -> int:
         """Largest memory file accepted: the body limit plus room for frontmatter."""
         return self.max_body_bytes + 16 * 1024
+
+    def sync_remote_name(self, remote: str | None = None) -> str:
+        """The git remote sync takes: ``remote`` (``--remote``), else ``[sync] remote``, else
+        :data:`DEFAULT_REMOTE`. The one home of that rule: sync, doctor and init ask it."""
+        return remote or self.sync_remote or DEFAULT_REMOTE
 
 
 def _get(table: dict, key: str, kind: type | tuple[type, ...], default, *, section: str = "",

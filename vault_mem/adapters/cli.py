@@ -216,7 +216,10 @@ def cmd_init(args) -> int:
         # a clone is made under the umask (others may read it): taken on private, as init makes one
         closed = vault.ws.make_private()
         # a clone checks out the branch the remote's HEAD names: anyone's push (atk24)
-        lines_elsewhere = other_lines(vault.repo, vault.prefix, vault.config.sync_remote or "origin")
+        elsewhere = other_lines(vault.repo, vault.prefix, vault.config.sync_remote_name())
+        warnings = [elsewhere.text] if elsewhere else []
+        for w in warnings:  # as every command says a warning: on stderr, the JSON's "warnings"
+            warn(f"warning: {w}")
         lines = [f"{vault.root} is already a vault" + ("" if changed or added or closed else "; nothing changed")]
         if closed:
             lines.append(_closed_line(vault.root, closed))
@@ -225,10 +228,9 @@ def cmd_init(args) -> int:
         if added:
             lines.append(f"added to its .gitignore what editors leave behind: {' '.join(added)} "
                          "(review and commit it: git commit .gitignore)")
-        if lines_elsewhere:
-            lines.append(f"warning: {lines_elsewhere}")
         emit(args, {"vault": str(vault.root), "created": False, "hooks": notes, "gitignore_added": added,
-                    "made_private": [str(p) for p in closed], "other_branches": lines_elsewhere},
+                    "made_private": [str(p) for p in closed],
+                    "other_branches": elsewhere.branches if elsewhere else [], "warnings": warnings},
              "\n".join(lines))
         return 0
     vault = Vault.init(target, agent=args.agent)

@@ -116,10 +116,11 @@ def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
     # and memories the embedder refused (too long for its model): found by keywords only
     # and a remote branch whose history a peer replaced: sync stops in every clone (its one step);
     # the remote's other lines of the vault, which a clone on the remote's HEAD never syncs
+    remote = vault.config.sync_remote_name()
+    elsewhere = other_lines(repo, vault.prefix, remote)
     warnings = [w for w in (hooks_note, config_note, vault.ws.exposure(), index_format_notice(vault.repo),
                             vault.sidecar.vectors.refused_notice(), _replay_notice(vault),
-                            replaced_upstream(repo, vault.config.sync_remote or "origin", vault.root),
-                            other_lines(repo, vault.prefix, vault.config.sync_remote or "origin")) if w]
+                            replaced_upstream(repo, remote, vault.root), elsewhere and elsewhere.text) if w]
     return Diagnosis(differences=diffs, problems=problems, quarantined=held, blockers=blockers, history=history,
                      index_md_current=index_ok, ignored_folders=ignored, warnings=warnings,
                      daemon_pid=daemon_pid(vault.state_dir))

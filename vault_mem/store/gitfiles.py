@@ -24,13 +24,14 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from vault_mem.config import CONFIG_FILE, FOLDER_TYPES, TYPE_FOLDERS
+from vault_mem.config import CONFIG_FILE, DEFAULT_REMOTE, FOLDER_TYPES, TYPE_FOLDERS
 from vault_mem.errors import GitError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_name, is_memory_path, validate_key
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import MAX_INCOMING_PATHS, blob_sizes, changed_count, changed_paths, merge_base
 from vault_mem.store.trust import approve_git_files, approved_git_files, file_version
+from vault_mem.store.upstream import synced_branch
 from vault_mem.store.worktree import config_values
 
 #: the names git reads from the work tree (matched case-insensitively: a case-insensitive file
@@ -148,7 +149,10 @@ def synced_refs(repo: GitRepo, remote: str | None) -> list[str]:
         return []
     short = branch.removeprefix("refs/heads/")
     up, merge = config_values(repo, f"branch.{short}.remote", f"branch.{short}.merge").values()
-    refs = [f"refs/remotes/{remote or 'origin'}/{short}"]
+    name = remote or DEFAULT_REMOTE
+    # a plain `git pull` takes the upstream on any remote; sync takes synced_branch's on its own
+    # (that upstream, or the branch of the same name), and lands what it fetched at NAME/BRANCH
+    refs = [f"refs/remotes/{name}/{synced_branch(short, name, merge, up)}", f"refs/remotes/{name}/{short}"]
     if up and up != "." and merge.startswith("refs/heads/"):
         refs.insert(0, f"refs/remotes/{up}/{merge.removeprefix('refs/heads/')}")
     return list(dict.fromkeys(refs))

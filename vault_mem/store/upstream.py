@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import NamedTuple
 
-from vault_mem.config import CONFIG_FILE
+from vault_mem.config import CONFIG_FILE, DEFAULT_REMOTE
 from vault_mem.errors import VaultMemError
 from vault_mem.model.names import quoted, shell_word
 from vault_mem.store.files import PRIVATE_FILE, read_own, replace_file
@@ -33,8 +34,8 @@ from vault_mem.store.git import GitRepo
 from vault_mem.store.history import current_branch, merge_base, resolve_commit
 from vault_mem.store.worktree import config_values
 
-__all__ = ["STOPPED", "note_stopped", "other_lines", "remote_head_notice", "replaced_history", "replaced_upstream",
-           "stopped_notice", "unborn_clone", "vault_branches"]
+__all__ = ["STOPPED", "OtherLines", "note_stopped", "other_lines", "remote_head_notice", "replaced_history",
+           "replaced_upstream", "stopped_notice", "synced_branch", "unborn_clone", "vault_branches"]
 
 
 def replaced_history(remote: str, branch: str, tip: str, root: Path) -> str:
@@ -129,13 +130,20 @@ def vault_branches(repo: GitRepo, prefix: str, synced: str | None = None, remote
     return [ref.removeprefix("refs/remotes/") for ref, kind in zip(refs, answers) if kind == "blob"]
 
 
+def synced_branch(branch: str, remote: str, merge: str, up: str) -> str:
+    """The branch of ``remote`` that sync takes for the local ``branch`` whose upstream git config
+    holds ``merge`` (``branch.B.merge``) and ``up`` (``branch.B.remote``): that upstream when it is
+    on ``remote``, else the branch of the same name. The one home of that rule (sync, doctor,
+    init and the check of incoming git files ask it); sync lands it at
+    ``refs/remotes/REMOTE/BRANCH``."""
+    return merge[len("refs/heads/"):] if merge.startswith("refs/heads/") and up == remote else branch
+
+
 def _synced_ref(repo: GitRepo, branch: str, remote: str) -> str:
-    """The remote-tracking ref of the branch sync takes for ``branch`` from ``remote``: its
-    upstream there, else the branch of the same name (as :func:`sync` chooses)."""
+    """The remote-tracking ref of :func:`synced_branch` for ``branch`` from ``remote`` (one git
+    process)."""
     found = config_values(repo, f"branch.{branch}.merge", f"branch.{branch}.remote")
-    merge, up = found[f"branch.{branch}.merge"], found[f"branch.{branch}.remote"]
-    rbranch = merge[len("refs/heads/"):] if merge.startswith("refs/heads/") and up == remote else branch
-    return f"refs/remotes/{remote}/{rbranch}"
+    return f"refs/remotes/{remote}/{synced_branch(branch, remote, *found.values())}"
 
 
 def _listed(branches: list[str]) -> str:
@@ -166,9 +174,12 @@ def unborn_clone(repo: GitRepo, prefix: str) -> str | None:
     if not found:
         return None
     where = f"{quoted(prefix.rstrip('/'))} of " if prefix else ""
-    here = ("has no commit checked out (the remote's HEAD names a branch the remote does not have)" if head is None
-            else f"has checked out {quoted(current_branch(repo) or 'HEAD')}, which holds no vault (the branch the "
-            "remote's HEAD names)")
+    # what is checked: nothing checked out, or a branch without the vault; not why (the remote's
+    # HEAD is the usual cause: a clone checks out what it names), which git does not record
+    here = ("has no commit checked out (as a clone is left when the remote's HEAD names a branch the remote does "
+            "not have)" if head is None
+            else f"has checked out {quoted(current_branch(repo) or 'HEAD')}, which holds no vault (a clone checks "
+            "out the branch the remote's HEAD names, whatever it holds)")
     return (f"{repo.toplevel} {here}, but the remote's {'branch' if len(found) == 1 else 'branches'} "
             f"{_listed(found)} {'holds' if len(found) == 1 else 'hold'} {where}this vault: check out the vault's "
             f"branch (`{_checkout(found[0])}`{', or another of them' if len(found) > 1 else ''}), then run "
@@ -177,14 +188,24 @@ def unborn_clone(repo: GitRepo, prefix: str) -> str | None:
             "service its default branch)")
 
 
-def other_lines(repo: GitRepo, prefix: str, remote: str = "origin") -> str | None:
+class OtherLines(NamedTuple):
+    """:func:`other_lines`' answer: the branches (``origin/master``) and what to say of them."""
+
+    branches: list[str]
+    text: str
+
+
+def other_lines(repo: GitRepo, prefix: str, remote: str = DEFAULT_REMOTE) -> OtherLines | None:
     """What to say of the remote's branches other than the one sync takes that hold this vault
     (a vault of its own repository: ``prefix`` ""), or None. A clone checks out the branch the
     remote's HEAD names, anyone's push: a peer's ``master`` on a remote whose HEAD names it,
     while the person's machines sync ``main``, made the new clone sync the peer's line, its
     writes never reaching the person's other machines and theirs never arriving, unsaid. Which
     line is the vault's is the person's to say: both are named, with how to look. A project's
-    vault (``prefix`` set) is left out: its repository's other branches are the project's work."""
+    vault (``prefix`` set) is left out: its repository's other branches are the project's work.
+    Read from the refs the clone or the last fetch left, never from the network: sync fetches
+    the vault's branch alone and prunes nothing, so a branch deleted on the remote stays named
+    until a ``git fetch --prune REMOTE``, which the text names (review of atk24)."""
     branch = current_branch(repo)
     if prefix or branch is None or repo.head() is None:
         return None
@@ -193,14 +214,17 @@ def other_lines(repo: GitRepo, prefix: str, remote: str = "origin") -> str | Non
     if not found:
         return None
     one, ours = found[0], synced.removeprefix("refs/remotes/")
-    return (f"the remote's {'branch' if len(found) == 1 else 'branches'} {_listed(found)} "
+    return OtherLines(found, f"the remote's {'branch' if len(found) == 1 else 'branches'} {_listed(found)} "
             f"{'holds' if len(found) == 1 else 'hold'} this vault too, while this clone syncs {quoted(ours)} "
             f"alone (the branch checked out here, {quoted(branch)}): what is written on "
             f"{'that branch' if len(found) == 1 else 'those'} never arrives here, nor this clone's writes there. "
             f"Look at both (`git log --oneline --left-right {shell_word(branch)}...{shell_word(one)}`) and keep "
             f"working on the vault's branch (`{_checkout(one)}` if it is that one and not here yet; then "
             "`vault-mem sync`); a new "
-            "clone checks out the branch the remote's HEAD names, which anyone who can push may have chosen")
+            "clone checks out the branch the remote's HEAD names, which anyone who can push may have chosen. "
+            f"Named from this clone's last fetch: once {'it is' if len(found) == 1 else 'they are'} deleted on "
+            f"the remote, `git fetch --prune {shell_word(remote)}` forgets {'it' if len(found) == 1 else 'them'} "
+            "here (sync fetches the vault's branch alone)")
 
 
 def remote_head_notice(repo: GitRepo, name: str, url: str, branch: str, timeout_s: float) -> str | None:

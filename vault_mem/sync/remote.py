@@ -53,6 +53,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from vault_mem.config import DEFAULT_REMOTE
 from vault_mem.errors import IdentityError, SyncError, VaultMemError
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.names import shell_word, shown
@@ -84,7 +85,7 @@ from vault_mem.store.network import (
     run_remote,
     upload_pack_args,
 )
-from vault_mem.store.upstream import note_stopped, remote_head_notice, replaced_history
+from vault_mem.store.upstream import note_stopped, remote_head_notice, replaced_history, synced_branch
 from vault_mem.store.worktree import ensure_upstream
 from vault_mem.sync.replay import MAX_COMMIT_BYTES, Replay, check_incoming_count
 from vault_mem.sync.report import SyncReport
@@ -123,7 +124,7 @@ def sync(vault: Vault, *, remote: str | None = None, timeout_s: float = NET_TIME
     """Fetch ``remote`` (default: vault.toml ``[sync] remote``, else ``origin``), integrate its
     commits with the local ones, push, and bring the sidecar and INDEX.md up to date."""
     repo = vault.repo
-    name = remote or vault.config.sync_remote or "origin"
+    name = vault.config.sync_remote_name(remote)
     branch = current_branch(repo)
     if branch is None:
         raise SyncError("unsafe", "HEAD is detached (not on a branch); check out your branch "
@@ -136,12 +137,10 @@ def sync(vault: Vault, *, remote: str | None = None, timeout_s: float = NET_TIME
     # a fresh clone lacks the driver and attributes; a peer's may steer git. The branch's
     # upstream is read with the driver's settings (one git process)
     merge, up = protect(repo, vault.prefix, f"branch.{branch}.merge", f"branch.{branch}.remote").values()
-    rbranch = branch
+    rbranch = synced_branch(branch, name, merge, up)
     # an upstream set before this sync is never changed: ensure_upstream (which reads again) is
     # asked only when there was none
     had_upstream = bool(merge or up)
-    if merge.startswith("refs/heads/") and up == name:
-        rbranch = merge[len("refs/heads/"):]
     tracking = f"refs/remotes/{name}/{rbranch}"
     report = SyncReport(remote=name, branch=rbranch)
     # the checks ask git the same questions of the same commits (what changed, their merge
@@ -427,7 +426,7 @@ def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport,
     return replay.run(), replay.index
 
 
-def check_outgoing(vault: Vault, remote_tip: str | None, local: str | None, name: str = "origin") -> None:
+def check_outgoing(vault: Vault, remote_tip: str | None, local: str | None, name: str = DEFAULT_REMOTE) -> None:
     """Refuse to publish a local commit holding a credential: one made past the pre-commit hook
     (``--no-verify``), in a memory file or in its message. The sync would replay it into new
     commits and push it to every clone. A file the remote's tip holds a credential in already
