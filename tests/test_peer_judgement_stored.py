@@ -333,6 +333,29 @@ def test_a_judgement_brought_along_a_change_rewrites_the_paths_judged_again_not_
         world.warm.close()
 
 
+def test_a_peers_memory_deleted_leaves_the_kept_judgement_brought_along_by_the_next_process(tmp_path) -> None:
+    """Review of offer30: the rule that leaves a newer kept row alone was put between a delta's
+    making and its deletion of the paths that left the judgement, so the deletion never ran: after
+    a peer's memory was deleted and committed, the next one-shot process brought the kept rows
+    along ("stored") and still named the deleted file a peer's memory."""
+    import subprocess
+
+    world = World(tmp_path, random.Random(13))
+    try:
+        warm = world.warm
+        warm.reconcile()
+        assert "facts/peer-005.md" in dict(warm.render_trusted_index()[2])
+        for args in (["rm", "-q", "facts/peer-005.md"], ["commit", "-q", "-m", "drop a peer's note"]):
+            subprocess.run(["git", *args], cwd=world.root, check=True, capture_output=True)
+        warm.reconcile()
+        found = dict(warm.render_trusted_index()[2])
+        assert warm._kept_peers.last.how == "changed" and "facts/peer-005.md" not in found
+        how, answer = opened_how(world.root)
+        assert how == "stored" and answer == found == whole(world.root)
+    finally:
+        world.warm.close()
+
+
 def test_a_warm_vault_whose_index_was_deleted_and_made_again_answers_as_the_whole_judgement(tmp_path) -> None:
     """Found by mcp30: a warm vault (the MCP server, the daemon) keeps the paths its judgement
     leaves in a temporary table of its sidecar's connection. When the index file is replaced

@@ -111,9 +111,9 @@ def _keep(db: Database, state: str | None, token: str | None, judgement: Callabl
                 return token
             if row is not None and delta is not None and row[1] == delta[0]:
                 written, dropped = delta[1]()
+                db.executemany("DELETE FROM kept_judgement_paths WHERE path = ?", [(p,) for p in dropped])
             elif row is not None and newer is not None and newer(row[0]):
                 return None  # another writer's as new (made meanwhile): this older one over it cost its delta
-                db.executemany("DELETE FROM kept_judgement_paths WHERE path = ?", [(p,) for p in dropped])
             else:
                 written = judgement()
                 db.execute("DELETE FROM kept_judgement_paths")
