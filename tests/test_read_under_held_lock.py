@@ -18,6 +18,7 @@ from vault_mem import Vault
 from vault_mem.index import authors as rows
 from vault_mem.index import db as dbmod
 from vault_mem.store import history
+from vault_mem.vault import authors
 
 
 def _hold(db_path) -> subprocess.Popen:
@@ -51,12 +52,18 @@ def test_a_read_with_new_origins_to_record_answers_while_another_process_holds_t
     finally:
         holder.communicate("\n", timeout=60)
     monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_MS", busy)  # (undo() would undo the fixtures' settings too)
+    held = list(authors._UNSTORED.get(str(world.root), {}))
+    assert held  # the texts' origins this process had to keep in memory
     expected = whole(world.root)
     assert judged == expected and len(expected) > 0
     assert hits is not None
     with Vault(world.root) as after:  # the lock freed: a read records what was given up
         assert dict(after.render_trusted_index()[2]) == expected
         assert rows.origins_state(after.sidecar.db, history.refs_stamp(after.ws.repo)) is None
+        # last read: the next scan skipped the texts held in memory and recorded the refs without
+        # them, so no other process ever read their origins (a peer's text passed as the person's)
+        assert len(rows.origins_of(after.sidecar.db, held)) == len(held)
+    assert str(world.root) not in authors._UNSTORED
 
 
 def test_a_read_after_head_moved_answers_while_another_process_holds_the_lock(tmp_path, monkeypatch) -> None:

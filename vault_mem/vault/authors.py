@@ -1252,7 +1252,14 @@ class Origins:
             firsts = self._firsts(scratch, new_tips, seen)
             if not sidecar.read_only:
                 try:
-                    rows.add_origins(self.db, firsts, stamp, tips, more=scratch.firsts())
+                    # what an earlier scan of this process had to hold in memory (its record given
+                    # up: a busy lock, a full disk) goes in with it: this scan skipped those texts
+                    # (:meth:`_add`), and recording the refs without them left them unrecorded for
+                    # good (another process took them for texts of no peer's)
+                    rows.add_origins(self.db, {**firsts, **self.unstored}, stamp, tips, more=scratch.firsts())
+                    if self.unstored:
+                        _UNSTORED.pop(str(self.ws.root), None)
+                        self.unstored = {}
                     return
                 except IndexStoreError:
                     pass
