@@ -144,21 +144,24 @@ def files_in(folder: str) -> str:
 _CONTROL_NAMES = {"\n": "a newline", "\r": "a carriage return", "\t": "a tab"}
 
 
-def refuse_control_characters(path: str | os.PathLike) -> None:
+def refuse_control_characters(path: str | os.PathLike, *, making: bool = True) -> None:
     """The one rule for the folder of a vault or its repository: no control character (C0, DEL)
     in its path. git answers ``rev-parse`` one path a line, and vault-mem (:class:`GitRepo`) and
     its git hooks' shell read the answers line by line: in a folder whose path holds a newline
     the top folder read was a piece of it (``vault-mem init`` said git was not installed). Asked
     by :class:`GitRepo` at every open and by ``vault-mem init`` before it makes anything; a
     :class:`~vault_mem.errors.UsageError` names the folder (the character escaped) and the next
-    step."""
+    step. ``making=False`` (an open): a line break alone (newline, carriage return), what breaks
+    those reads: a vault made before this rule under a path with a tab or an escape keeps working
+    (renamed, its approvals, kept by the folder's path, would have to be given again)."""
     text = os.path.abspath(path)
-    bad = next((c for c in text if ord(c) < 0x20 or ord(c) == 0x7F), None)
+    bad = next((c for c in text if (ord(c) < 0x20 or ord(c) == 0x7F) if making or c in "\n\r"), None)
     if bad is not None:
         name = _CONTROL_NAMES.get(bad, f"U+{ord(bad):04X}")
         raise UsageError(f"the folder {visible(text)} holds a control character ({name}) in its path: git names "
                          "folders to vault-mem and its hooks one a line, so no vault can be kept there; rename the "
-                         "folder (`mv`) to a name without control characters and run vault-mem there")
+                         "folder (`mv`) to a name without control characters and run vault-mem there (approvals "
+                         "given with `vault-mem trust` are kept by the folder's path: give them again there)")
 
 
 class GitRepo(GitObjects, GitRefs, GitIndex):
@@ -178,13 +181,13 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
 
     def __init__(self, path: Path):
         self.cwd = Path(path)
-        refuse_control_characters(self.cwd)
+        refuse_control_characters(self.cwd, making=False)
         # git's own discovery (ceiling directories, safe.directory, GIT_DIR), as every git we run
         # reused for the opens of one command (store/gitfind.py)
         out = discovered(self.cwd, lambda: self.run("rev-parse", "--show-toplevel", "--git-dir", "--git-common-dir",
                                                     "--git-path", "hooks", "--git-path", "info/attributes").split("\n"))
         if len(out) != 5:  # a path of the answer held a newline (reached through a link, GIT_DIR)
-            refuse_control_characters(os.path.realpath(self.cwd))
+            refuse_control_characters(os.path.realpath(self.cwd), making=False)
             raise GitError(f"git's answer for {visible(str(self.cwd))} names a folder whose path holds a newline "
                            "(GIT_DIR, a .git file); rename that folder to a name without control characters")
         self.toplevel = Path(out[0])
