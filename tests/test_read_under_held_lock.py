@@ -126,3 +126,28 @@ def test_a_read_after_an_approval_answers_while_another_process_holds_the_lock(t
     monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_MS", busy)  # (undo() would undo the fixtures' settings too)
     assert listed and judged == whole(world.root)
     assert any("write lock" in note for note in said), said
+
+
+def test_a_git_hook_whose_index_work_is_given_up_for_a_held_lock_says_so(tmp_path, monkeypatch) -> None:
+    """Last read of lock30: the post-checkout hook's reconcile (``whole_index``: INDEX.md must
+    match the files checked out) was given up for another process's lock with its notice
+    dropped: INDEX.md could go on listing the other branch's files, nothing said."""
+    from conftest import new_vault
+
+    from vault_mem.adapters import hooks
+
+    vault = new_vault(tmp_path / "v")
+    vault.remember("ci", "CI runs on Buildkite", "")
+    root, db_path = vault.root, vault.sidecar.db.path
+    vault.close()
+    (root / "facts" / "by-hand.md").write_text("---\ndescription: Written by hand\n---\nBy hand.\n")
+    busy = dbmod.BUSY_TIMEOUT_MS
+    monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_MS", 50)
+    monkeypatch.setenv("VAULT_MEM_DAEMON", "off")
+    holder = _hold(db_path)
+    try:
+        code, out, err = hooks._HANDLERS["post-checkout"]("", str(root), ["x", "y", "1"])
+    finally:
+        holder.communicate("\n", timeout=60)
+    monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_MS", busy)
+    assert code == 0 and "write lock" in err and "vault-mem index --write" in err, err

@@ -424,7 +424,11 @@ def _refresh(name: str) -> Callable[..., HookOutput]:
             # even when the sidecar is in line: after a checkout it must match the files (or the
             # next refuses); no interrupted agent write finished from a git hook
             if vault.reconcile(recover=False, whole_index=True) is None:
-                return 0, "", displaced
+                # a daemon runs (it brings INDEX.md up to date), or the read was given up (another
+                # process held the index's write lock past the busy timeout): said, never silent
+                return 0, "", displaced + "".join(
+                    f"vault-mem {name}: INDEX.md may still list what was checked out before ({note}); "
+                    "`vault-mem index --write` brings it up to date\n" for note in vault.notices)
             note = _commit_persons_index(vault, name)
         except LockTimeoutError:
             return 0, "", displaced + f"vault-mem {name}: agents are writing; they bring INDEX.md up to date\n"
