@@ -151,3 +151,34 @@ def test_a_git_hook_whose_index_work_is_given_up_for_a_held_lock_says_so(tmp_pat
         holder.communicate("\n", timeout=60)
     monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_MS", busy)
     assert code == 0 and "write lock" in err and "vault-mem index --write" in err, err
+
+
+def test_busy_is_told_by_sqlites_code_or_words_never_by_a_word_of_the_path(tmp_path) -> None:
+    """Last read of lock30: busy was any "locked" or "busy" in an error's text, and an
+    ``IndexStoreError`` carries the index's path: under a folder named ``blocked`` a full disk was
+    taken for another process's lock (a read's notice instead of the error). A real SQLITE_BUSY
+    from a second process, and the error a read makes of it, are still busy."""
+    from vault_mem.errors import IndexStoreError
+
+    folder = tmp_path / "blocked"
+    folder.mkdir()
+    assert not dbmod.is_busy(IndexStoreError(f"{folder}/index.db: database or disk is full"))
+    db_path = folder / "index.db"
+    import sqlite3
+
+    sqlite3.connect(db_path).execute("CREATE TABLE t(x)").connection.close()
+    holder = _hold(db_path)
+    try:
+        import sqlean
+
+        conn = sqlean.connect(str(db_path), isolation_level=None, timeout=0)
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            raise AssertionError("the lock was not held")
+        except sqlean.OperationalError as exc:
+            busy = exc
+        conn.close()
+    finally:
+        holder.communicate("\n", timeout=60)
+    assert dbmod.is_busy(busy)
+    assert dbmod.is_busy(IndexStoreError(f"{db_path}: another process holds the index's write lock ({busy})"))

@@ -1135,10 +1135,20 @@ def move_aside(path: Path, reason: str) -> Path:
     return target
 
 
+#: SQLite's words for another connection's lock (SQLITE_BUSY, SQLITE_LOCKED): phrases, never a
+#: word alone, which a database's path may hold ("/home/x/blocked/.vault-mem/index.db")
+_BUSY_WORDS = ("database is locked", "database table is locked", "database schema is locked", "database is busy")
+
+
 def is_busy(exc: BaseException) -> bool:
-    """True for errors that mean another connection holds a lock (retry later, repair nothing)."""
+    """True for errors that mean another connection holds a lock (retry later, repair nothing):
+    SQLite's error code where the driver gives it, else its words (an :class:`IndexStoreError`
+    made of a busy error keeps them)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int):
+        return code & 0xFF in (5, 6)  # SQLITE_BUSY, SQLITE_LOCKED and their extended codes
     text = str(exc).lower()
-    return "locked" in text or "busy" in text
+    return any(words in text for words in _BUSY_WORDS)
 
 
 def is_full(exc: BaseException) -> bool:
