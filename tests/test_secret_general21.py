@@ -187,6 +187,7 @@ def _reviewer30() -> list[tuple[str, str, bool]]:
         ("jwt-sign-key-after-payload-id", f"jwt.sign({{ sub: 'usr_2x8KqLmN4pQ7rT9v' }}, '{d.r(32)}')", True),
         ("pyjwt-key-beside-payload", f"jwt.encode({{'sub': 'a7Fk29QpLx0Zr8Wm'}}, '{d.r(40)}', algorithm='HS256')", True),
         ("hmac-new-key", f'hmac.new(b"{d.r(32)}", msg, hashlib.sha256)', True),
+        ("pyjwt-key-keyword", f"jwt.encode({{'sub': 'a7Fk29QpLx0Zr8Wm'}}, key='{d.r(40)}', algorithm='HS256')", True),
         ("it-password-is", f"la password è {_made()}", True),
     ]
 

@@ -105,6 +105,8 @@ def _sign_in_calls(text: str, low: str) -> Iterator[Span]:
 _SIGNING_CALL = lazy(r"(?<![\w])(?:(?P<jwt>(?:jwt|jws|jose|jsonwebtoken)[ \t]{0,2}(?:\.|::)[ \t]{0,2}(?:sign|encode))"
                      r"|(?P<create>createhmac)|hmac[ \t]{0,2}\.[ \t]{0,2}new|hmac)[ \t]{0,2}\(")
 _KEY_LITERAL = lazy(r"[ \t]*b?(?P<q>[\"'`])(?P<value>[^\"'`\n]{8,200})(?P=q)[ \t]*")
+# the key named as a keyword argument, wherever it stands (`jwt.encode(payload, key="X")`, `hmac.new(key=b"X")`)
+_KEY_KEYWORD = lazy(r"[ \t]*(?i:key|secret|signing_key|secret_key)[ \t]*=[ \t]*b?(?P<q>[\"'`])(?P<value>[^\"'`\n]{8,200})(?P=q)[ \t]*")
 _OPEN, _CLOSE = "([{", ")]}"
 
 
@@ -135,9 +137,9 @@ def _signing_keys(text: str, low: str) -> Iterator[Span]:
     for m in _SIGNING_CALL.finditer(low):
         args = _arguments(text, m.end(), m.end() + 300)
         index = 1 if m.group("jwt") or m.group("create") else 0
-        if len(args) <= index:
-            continue
-        arg = _KEY_LITERAL.fullmatch(text, *args[index])
+        arg = next((k for k in (_KEY_KEYWORD.fullmatch(text, a, b) for a, b in args) if k), None)
+        if arg is None and len(args) > index:
+            arg = _KEY_LITERAL.fullmatch(text, *args[index])
         if arg is None:
             continue
         value = arg.group("value")
