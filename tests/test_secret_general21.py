@@ -12,11 +12,15 @@ are drawn from one seeded generator; none is the corpus's string. One table: (id
   smbpasswd``, ``> vault_pass.txt``) counts as a person's words and number too; XML that names
   the value in a sibling element (Hadoop's ``<name>..secret.key</name><value>X</value>``, KeePass's
   ``<Key>Password</Key><Value>X</Value>``); a signing call's key literal (``jwt.sign(p, 'X')``);
-  a UUID straight after a token's word ("upload token <uuid>"); an app password in groups of
-  letters and digits; Rancher's ``token-xxxxx:<54>``.
+  an app password in groups of letters and digits; Rancher's ``token-xxxxx:<54>``. (blind29's
+  rule for a UUID straight after a token's word, "upload token <uuid>", is gone: gate30 found it
+  refusing idempotency, cursor and correlation tokens, which are ids.)
 - Look-alikes that were refused: a search-only key and a CI cache key ("Cache restored from key:"),
   a PNG's base64 cut short, WireGuard's ``peer:`` (a public key), a certificate's hex ``serial=``,
   the TOTP seed every tutorial uses.
+- Look-alikes blind29 began to refuse (gate30's review): Italian's and Portuguese's "e" (and) read
+  as Bulgarian's "е" (is), ids in a UUID after "token", a signing call's payload and options read
+  as its key, ``(echo X; date) | tool`` read as a pipe of a password.
 """
 
 from __future__ import annotations
@@ -114,7 +118,6 @@ def _places() -> list[tuple[str, str, bool]]:
         ("jwt-sign-literal", f"const t = jwt.sign({{ sub: u.id }}, '{_D.r(32)}', {{ expiresIn: '1h' }});", True),
         ("pyjwt-encode-literal", f'jwt.encode(payload, "{_D.r(40)}", algorithm="HS256")', True),
         ("hmac-literal", f"crypto.createHmac('sha256', '{_D.r(32)}').update(body)", True),
-        ("uuid-after-token", f"codecov upload token {uuid4(_RNG)}", True),
         ("app-password-alnum", f"app password for the scanner: {' '.join(_D.r(4, 'abcdefghijklmnopqrstuvwxyz0123456789') for _ in range(4))}", True),
         ("rancher-token", f"rancher api bearer token-{_D.r(5, 'abcdefghijklmnopqrstuvwxyz0123456789')}:"
                           f"{_D.r(54, 'abcdefghijklmnopqrstuvwxyz0123456789')}", True),
@@ -153,7 +156,43 @@ def _look_alikes() -> list[tuple[str, str, bool]]:
     ]
 
 
-CASES = _languages() + _names() + _places() + _look_alikes()
+def _reviewer30() -> list[tuple[str, str, bool]]:
+    """Developer notes blind29 began to refuse (a reviewer's, gate30): Italian's and Portuguese's
+    "e" (and) read as Bulgarian's "е" (is), a UUID after a token's word that names an id, a signing
+    call's payload or options read as its key, and a `;` after `echo` read as a pipe."""
+    d = Draw(20261205_30)
+    u = lambda: uuid4(d.rng)  # noqa: E731
+    return [
+        ("it-password-and", "Serve la password e Nginx2 va riavviato", False),
+        ("it-utente-password-and", "Configurare utente e password e Postgres15 nel file .env", False),
+        ("pt-senha-and", "A senha e Redis7cache sao configuradas pelo Ansible", False),
+        ("pt-token-and", "Gerar o token e Deploy42x roda no CI", False),
+        ("it-chiave-and", "Ruota la chiave e Vault2026 la salva", False),
+        ("it-secret-and", "Il secret e MyApp2026 sono nel namespace prod", False),
+        ("it-password-and-jenkins", "Cambiare la password e Jenkins2026 riparte da solo", False),
+        ("uuid-idempotency-token", f"Stripe idempotency token {u()}", False),
+        ("uuid-continuation-token", f"Retry with the same continuation token {u()}", False),
+        ("uuid-cursor-token", f"The pagination cursor token {u()}.", False),
+        ("uuid-correlation-token", f"The correlation token {u()}", False),
+        ("uuid-resume-token", f"Resume token {u()}, then call /next", False),
+        ("uuid-vault-lease", f"Vault lease for secret {u()}", False),
+        ("uuid-oidc-token", f"GitHub Actions OIDC token {u()}; audience sts.amazonaws.com", False),
+        ("uuid-session-trace", f"Trace: session token {u()} (see logs)", False),
+        ("jwt-sign-payload-id", "jwt.sign({ sub: 'usr_2x8KqLmN4pQ7rT9v' }, process.env.JWT_SECRET)", False),
+        ("jwt-sign-payload-fields", "jwt.sign({ userId: 'u_9fK2mQ7xLp3Zr8Tn', role: 'admin' }, key)", False),
+        ("pyjwt-payload-sub", "jwt.encode({'sub': 'a7Fk29QpLx0Zr8Wm'}, settings.SECRET_KEY, algorithm='HS256')", False),
+        ("ruby-jwt-kid-option", "JWT.encode(payload, ENV['HMAC_SECRET'], 'HS256', { kid: 'k2026Q4rotation' })", False),
+        ("echo-semicolon-group-not-read", "(echo startjob42; date) | ./tool --api-key-file k", False),
+        # what must still be refused in their place
+        ("jwt-sign-key-after-payload-id", f"jwt.sign({{ sub: 'usr_2x8KqLmN4pQ7rT9v' }}, '{d.r(32)}')", True),
+        ("pyjwt-key-beside-payload", f"jwt.encode({{'sub': 'a7Fk29QpLx0Zr8Wm'}}, '{d.r(40)}', algorithm='HS256')", True),
+        ("hmac-new-key", f'hmac.new(b"{d.r(32)}", msg, hashlib.sha256)', True),
+        ("pyjwt-key-keyword", f"jwt.encode({{'sub': 'a7Fk29QpLx0Zr8Wm'}}, key='{d.r(40)}', algorithm='HS256')", True),
+        ("it-password-is", f"la password è {_made()}", True),
+    ]
+
+
+CASES = _languages() + _names() + _places() + _look_alikes() + _reviewer30()
 
 
 @pytest.mark.parametrize(("body", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

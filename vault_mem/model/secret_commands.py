@@ -98,26 +98,56 @@ def _sign_in_calls(text: str, low: str) -> Iterator[Span]:
 
 # A call that signs or MACs with the key it is given: a JWT library's `jwt.sign(payload, 'X')`,
 # `jwt.encode(payload, "X", algorithm="HS256")`, `JWT.encode(payload, 'X', 'HS256')`, an HMAC's
-# `crypto.createHmac('sha256', 'X')`, `hmac.new(b"X", msg, sha256)`: its literal that looks made to
-# be hard to guess is the signing secret, whichever argument it is (an algorithm's name is none)
-_SIGNING_CALL = lazy(r"(?<![\w])(?:(?:jwt|jws|jose|jsonwebtoken)[ \t]{0,2}(?:\.|::)[ \t]{0,2}(?:sign|encode)"
-                     r"|createhmac|hmac[ \t]{0,2}\.[ \t]{0,2}new|hmac)[ \t]{0,2}\(")
-_CALL_LITERAL = lazy(r"(?<![\w])b?(?P<q>[\"'`])(?P<value>[^\"'`\n]{8,200})(?P=q)")
-_ALGORITHM = lazy(r"(?i:hs|rs|es|ps|sha-?|hmac-?sha|md)[0-9]{1,3}|(?i:sha3-[0-9]{3}|blake2[bs]|none)")
+# `crypto.createHmac('sha256', 'X')`, `hmac.new(b"X", msg, sha256)`: its key argument (a JWT's and
+# createHmac's second, an HMAC's first), a literal alone that looks made to be hard to guess, is the
+# signing secret; a payload's strings (`{ sub: 'usr_X' }`) and an option's (`{ kid: 'X' }`,
+# `algorithm='HS256'`) are ids and names, never the key
+_SIGNING_CALL = lazy(r"(?<![\w])(?:(?P<jwt>(?:jwt|jws|jose|jsonwebtoken)[ \t]{0,2}(?:\.|::)[ \t]{0,2}(?:sign|encode))"
+                     r"|(?P<create>createhmac)|hmac[ \t]{0,2}\.[ \t]{0,2}new|hmac)[ \t]{0,2}\(")
+_KEY_LITERAL = lazy(r"[ \t]*b?(?P<q>[\"'`])(?P<value>[^\"'`\n]{8,200})(?P=q)[ \t]*")
+# the key named as a keyword argument, wherever it stands (`jwt.encode(payload, key="X")`, `hmac.new(key=b"X")`)
+_KEY_KEYWORD = lazy(r"[ \t]*(?i:key|secret|signing_key|secret_key)[ \t]*=[ \t]*b?(?P<q>[\"'`])(?P<value>[^\"'`\n]{8,200})(?P=q)[ \t]*")
+_OPEN, _CLOSE = "([{", ")]}"
+
+
+def _arguments(text: str, start: int, limit: int) -> list[tuple[int, int]]:
+    """The spans of a call's top-level arguments from ``start`` (after its ``(``) to its ``)``,
+    read within ``limit``: commas inside brackets and quotes part none."""
+    args, depth, quote, at = [], 0, "", start
+    for i in range(start, min(len(text), limit)):
+        ch = text[i]
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'`":
+            quote = ch
+        elif ch in _OPEN:
+            depth += 1
+        elif ch in _CLOSE:
+            if depth == 0:
+                args.append((at, i))
+                return args
+            depth -= 1
+        elif ch == "," and depth == 0:
+            args.append((at, i))
+            at = i + 1
+    return args
 
 
 def _signing_keys(text: str, low: str) -> Iterator[Span]:
     for m in _SIGNING_CALL.finditer(low):
-        end = low.find(")", m.end(), m.end() + 300)
-        end = min(len(low), m.end() + 300) if end < 0 else end
-        for arg in _CALL_LITERAL.finditer(text, m.end(), end):
-            value = arg.group("value")
-            if _ALGORITHM.fullmatch(value) or " " in value or "{" in value:
-                continue
-            if (random_token(value, min_len=16) or (len(value) >= 16 and high_entropy(value)) or password_shaped(value)) \
-                    and not is_placeholder(value, quoted=True) and not looks_fake(value):
-                yield "secret passed to a signing call", arg.start("value"), arg.end("value")
-                break
+        args = _arguments(text, m.end(), m.end() + 300)
+        index = 1 if m.group("jwt") or m.group("create") else 0
+        arg = next((k for k in (_KEY_KEYWORD.fullmatch(text, a, b) for a, b in args) if k), None)
+        if arg is None and len(args) > index:
+            arg = _KEY_LITERAL.fullmatch(text, *args[index])
+        if arg is None:
+            continue
+        value = arg.group("value")
+        if " " in value or "{" in value:
+            continue
+        if (random_token(value, min_len=16) or (len(value) >= 16 and high_entropy(value)) or password_shaped(value)) \
+                and not is_placeholder(value, quoted=True) and not looks_fake(value):
+            yield "secret passed to a signing call", arg.start("value"), arg.end("value")
 
 
 # A constructor given a service's literals positionally, one of them made to be hard to guess:
@@ -494,6 +524,32 @@ def _written_value(value: str) -> bool:
         and not looks_fake(value)
 
 
+# a command that reads a password from its input: `passwd`'s family, `--password-stdin`, `--stdin`
+_STDIN_READER = lazy(r"(?i:(?<![\w-])(?:smbpasswd|chpasswd|passwd|htpasswd|pdbedit|saslpasswd2)(?![\w-])"
+                     r"|--[\w-]{0,30}(?:pass|secret|token)[\w-]{0,30}-stdin(?![\w-])|--stdin(?![\w-]))")
+_GROUP_REACH = 200
+
+
+def _piped_group_to_reader(text: str, at: int, after: int, start: int, end: int) -> bool:
+    """Whether the ``echo`` at ``at`` (its ``;`` ending at ``after``) stands in a ``( … )`` group
+    whose ``)`` is piped into a command that reads a password (each search within a reach)."""
+    opened = text.rfind("(", max(start, at - _GROUP_REACH), at)
+    if opened < 0 or ")" in text[opened:at]:
+        return False
+    closed = text.find(")", after, min(end, after + _GROUP_REACH))
+    if closed < 0:
+        return False
+    pipe = _GROUP_PIPE.match(text, closed + 1, end)
+    if pipe is None:
+        return False
+    stop = _COMMAND_END.search(text, pipe.end(), min(end, pipe.end() + _GROUP_REACH))
+    return _STDIN_READER.search(text, pipe.end(), stop.start() if stop else min(end, pipe.end() + _GROUP_REACH)) is not None
+
+
+_GROUP_PIPE = lazy(r"[ \t]{0,4}\|(?!\|)")
+_COMMAND_END = lazy(r"\||;|&&")
+
+
 def written_credentials(text: str, low: str) -> Iterator[Span]:
     """A value ``echo``'d or ``printf``'d into a file whose name says it holds a key, a secret, a
     token or a password, or into a command's flag for one: random, or a person's password
@@ -509,9 +565,13 @@ def written_credentials(text: str, low: str) -> Iterator[Span]:
                 yield "secret written to a key file", m.start("value"), m.end("value")
         for m in _ECHOED.finditer(text, start, end):
             value = m.group("value")
-            # (a pipe hands it to the flag after it, and so does a group's `(echo X; echo Y) | passwd`;
-            # a process substitution to the flag before it)
-            if m.group("to") in ("|", ";"):
+            # (a pipe hands it to the flag after it; a process substitution to the flag before it)
+            if m.group("to") == ";":
+                # a group's `(echo X; echo X) | smbpasswd -s`: only a group piped to a command that
+                # reads a password from its input (`(echo startjob42; date) | ./tool --api-key-file k`
+                # hands the tool no key)
+                flag = _piped_group_to_reader(text, m.start(), m.end(), start, end)
+            elif m.group("to") == "|":
                 # a flag anywhere after the pipe on the line: found once per line (a search to the
                 # line's end from each pipe took time quadratic in a long line of pipes)
                 if last_flag is None:

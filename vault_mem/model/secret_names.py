@@ -114,12 +114,16 @@ def _foreign_keyword(alternatives: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(rf"(?:{'|'.join(alternatives) or '(?!)'}){_END}")
 
 
+# Bulgarian's "е" ("Паролата за сървъра е X"), folded to the Latin "e" as the gate reads it: counted
+# only after a Cyrillic word (a letter no Latin one folds to within its last six), as Italian's and
+# Portuguese's "e" is "and" ("la password e Nginx2 va riavviato", "a senha e Redis7cache")
+_BULGARIAN_E = "e(?:" + "|".join(rf"(?<=[\u0400-\u04ff][^\W\d_]{{{k}}}[ \t]e)" for k in range(6)) + ")"
 # "is" before a value, in English and the languages above ("la contraseña es X", "Kennwort ist X",
 # "Das Passwort lautet X"): every one reads as the sign ``is``
 # (Catalan's "és"; Greek's "είναι" as the gate reads it, its Latin look-alikes folded)
 _COPULA = (r"(?:is|was|es|és|ist|lautet|est|era|war|é|è|är|er|je|jest|on|ni|adalah|là|este|ay|هي|هو|היא|הוא|"
            # Latvian "ir", Lithuanian "yra", Welsh "yw", Irish "ná" ("is é an pasfhocal ná X"), Bulgarian "е"
-           r"ir|yra|yw|ná|" + secret_words.folded("е") + "|"
+           r"ir|yra|yw|ná|" + _BULGARIAN_E + "|"
            + secret_words.folded("είναι") + ")")
 # The words that stand as a sign: "is", and "to" ("set the admin password to X", "changed to X"),
 # which stays the sign ``to`` (only a value that looks like a credential follows it; see judged_value)

@@ -84,13 +84,6 @@ def near_value(text: str, low: str, at: int, cls: str, kw_start: int | None = No
     line within :data:`_NEAR_REACH` after it; on the lines below a label line that ends in ``:`` or
     ``?`` (a code block under "the admin key:", a chat's reply to "can you send the api token?");
     or right before the label (``X (that's the api secret)``, ``X is the api token``)."""
-    if cls in ("secret", "token"):
-        uid = _UUID_RIGHT_AFTER.match(text, at)
-        if uid and not looks_fake(uid.group("value")) and not _NOT_IN_USE.search(low, max(0, at - 40), at):
-            # a UUID straight after a token's or a secret's word, with nothing between
-            # to name it an id ("codecov upload token <uuid>"): Postmark's, Heroku's, Snyk's, Consul's
-            # and Nomad's tokens are UUIDs; a UUID far from the word is as often a job's or a request's
-            return "secret near its label", uid.start("value"), uid.end("value")
     end = text.find("\n", at, at + _NEAR_REACH + 1000)  # (a value starts within reach; it may run on)
     line_end = len(text) if end < 0 and len(text) - at <= _NEAR_REACH + 1000 else end
     end = min(len(text), at + _NEAR_REACH + 1000) if end < 0 else end
@@ -187,16 +180,6 @@ def warned_values(text: str, low: str) -> Iterator[Span]:
 
 
 _BEFORE_REACH = 48
-# words before a token's word that say it is no live credential, or a sample ("invalid token <uuid>")
-_NOT_IN_USE = lazy(r"(?<![a-z])(?:invalid|expired|revoked|unknown|bad|wrong|missing|malformed|example|sample|fake|dummy"
-                   r"|test|placeholder|next|page|csrf|xsrf|request"
-                   # a command's verb names the item it acts on by its id (`bw get password <uuid>`)
-                   r"|get|show|read|delete|revoke|describe|inspect|list|rm|remove)[ _-]")
-# (the UUID ends its line or its clause: "token <uuid> was revoked", "secret <uuid> not found" go on
-# to say what happened to the thing the UUID names)
-_UUID_RIGHT_AFTER = lazy(r"[ \t]{1,2}[\"'`]?(?P<value>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-                         r"|[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12})(?![\w-])[\"'`]?"
-                         r"(?=[ \t]*(?:[.,;]?[ \t]*(?:\r?\n|\Z)|[,;][ \t]|[ \t]\())")
 _ID_AFTER_LABEL = lazy(r"[ \t_-]{1,2}(?:ids?|identifier|fingerprint|hash|digest|prefix|name|version|number)(?![a-z])")
 # the names that hold a value for whatever names them (`secret: value=X`): any other name's value is its own
 _HOLDER_NAMES = frozenset({"value", "val", "v", "data", "content", "text", "str", "string", "raw", "literal"})

@@ -66,10 +66,9 @@ Decisions a reader may look for:
 - A Windows variable (``PASSWORD=%DB_PASSWORD%``) is a reference, as ``$VAR`` is: a ``%XX`` that
   decodes to no UTF-8 character is not read as a URL escape. Quotation marks of other typographies
   (« », „ “, ‘ ’, 「 」) quote a value as ASCII quotes do.
-- A UUID counts straight after a token's or a secret's word where it ends its line or clause
-  ("codecov upload token <uuid>": Postmark's, Heroku's, Snyk's, Consul's and Nomad's tokens are
-  UUIDs); anywhere else, after "invalid" or a command's verb (``bw get password <uuid>``), or where
-  the sentence goes on ("token <uuid> was revoked"), a UUID is an id.
+- A UUID after a token's or a secret's word alone is an id: idempotency, cursor, correlation and
+  session tokens and Vault's leases are UUIDs as often as Postmark's or Consul's tokens are
+  (blind29's rule for "upload token <uuid>" refused them; gate30 removed it).
 - ``user:password@host`` counts without a scheme too (``admin:X@10.0.0.5``), before an IP address
   or a dotted host name, so image references (``node:20-alpine@sha256:...``) pass.
 
