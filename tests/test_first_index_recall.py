@@ -199,7 +199,7 @@ def test_a_recall_owing_vectors_answers_while_another_process_holds_the_lock(uni
     wait. Now the store is given up, the recall answers by keywords and says what is left, and a
     later recall makes them once the lock is free. A real second process holds ``BEGIN
     IMMEDIATE`` (a connection of this process would not block the sqlean driver)."""
-    from test_read_under_held_lock import _hold
+    from test_peer_judgement_stored import hold_the_lock as _hold
 
     from vault_mem.index import db as dbmod
 

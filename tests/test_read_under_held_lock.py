@@ -8,10 +8,9 @@ would not block the sqlean driver)."""
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
 
 from test_peer_judged_again import World, run
+from test_peer_judgement_stored import hold_the_lock as _hold
 from test_peer_judgement_stored import whole
 
 from vault_mem import Vault
@@ -19,15 +18,6 @@ from vault_mem.index import authors as rows
 from vault_mem.index import db as dbmod
 from vault_mem.store import history
 from vault_mem.vault import authors
-
-
-def _hold(db_path) -> subprocess.Popen:
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
-         "c.execute('BEGIN IMMEDIATE'); print('held', flush=True); sys.stdin.readline(); c.execute('ROLLBACK')",
-         str(db_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert holder.stdout.readline().strip() == "held"
-    return holder
 
 
 def test_a_read_with_new_origins_to_record_answers_while_another_process_holds_the_lock(tmp_path, monkeypatch) -> None:
