@@ -132,7 +132,13 @@ def older_forms(data: bytes) -> tuple[bytes, ...]:
     return (HEADER.encode() + data[len(note):],)
 
 
+def forms(data: bytes) -> tuple[bytes, ...]:
+    """Every INDEX.md that lists what ``data`` (this code's) does: ``data`` itself, then what an
+    older vault-mem wrote for it (:func:`older_forms`). The one set the readers compare with."""
+    return (data, *older_forms(data))
+
+
 def same_listing(committed: bytes, rendered: bytes) -> bool:
     """Whether an INDEX.md ``committed`` (by this code or an older one) lists what ``rendered``
     (this code's) does: the same bytes, or those an older vault-mem wrote for them."""
-    return committed == rendered or committed in older_forms(rendered)
+    return committed in forms(rendered)

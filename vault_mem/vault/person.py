@@ -14,7 +14,7 @@ import os
 from typing import TYPE_CHECKING
 
 from vault_mem.errors import IdentityError
-from vault_mem.model.indexmd import INDEX_FILE, older_forms
+from vault_mem.model.indexmd import INDEX_FILE, forms
 from vault_mem.model.names import shell_word
 from vault_mem.store.git import GitRepo, Identity
 from vault_mem.store.history import head_branch
@@ -152,8 +152,8 @@ def commit_persons_index(ws: Workspace, sidecar: Sidecar, why: str = STALE_INDEX
 
 def _ids(index: bytes) -> set[str]:
     """The blob ids of INDEX.md ``index`` as this code and older ones write it
-    (:func:`~vault_mem.model.indexmd.older_forms`)."""
-    return {GitRepo.blob_id(form) for form in (index, *older_forms(index))}
+    (:func:`~vault_mem.model.indexmd.forms`)."""
+    return {GitRepo.blob_id(form) for form in forms(index)}
 
 
 def _persons_operation_behind(ws: Workspace, sidecar: Sidecar, mode: str | None) -> str | None:

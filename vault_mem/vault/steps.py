@@ -16,7 +16,7 @@ from vault_mem.config import CONFIG_FILE, FOLDER_TYPES
 from vault_mem.errors import GitError, VaultMemError, WriteFailedError
 from vault_mem.index import committed as committed_view
 from vault_mem.index.sidecar import Sidecar
-from vault_mem.model.indexmd import INDEX_FILE, older_forms, same_listing
+from vault_mem.model.indexmd import INDEX_FILE, forms, older_forms, same_listing
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.trailers import memory_trailers
 from vault_mem.store.files import PRIVATE_FILE, atomic_write, checkpoint, current_bytes, holds, read_own, refuse_link
@@ -271,7 +271,7 @@ def committed_index_kept(ws: Workspace, sidecar: Sidecar, new: bytes) -> bytes |
     then = sidecar.render_index(budget_tokens=ws.config.index_budget_tokens,
                                 today=dt.date.fromtimestamp(when)).encode()
     header = repo.object_header(oid)
-    if header not in {("blob", len(form)) for form in (then, *older_forms(then))}:
+    if header not in {("blob", len(form)) for form in forms(then)}:
         return None  # read only when it can be that one: a peer's INDEX.md of any size stays unread
     data = repo.read_object(oid)[1]
     return data if same_listing(data, then) else None
@@ -316,7 +316,7 @@ def _index_as_committed(ws: Workspace, sidecar: Sidecar, head: str) -> bool:
     if oid is None or when is None:
         return True  # no INDEX.md committed, or no date to render it for: as before
     then = commit_index(ws, sidecar, [], head, today=dt.date.fromtimestamp(when))
-    return oid in {repo.blob_id(form) for form in (then, *older_forms(then))}
+    return oid in {repo.blob_id(form) for form in forms(then)}
 
 
 def _shapes_index(ws: Workspace, top: str) -> bool:
