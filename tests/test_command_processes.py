@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import cli, git
 
+from vault_mem.platform import settle
 from vault_mem.store import history
 from vault_mem.store.git import GitRepo
 from vault_mem.store.worktree import _bool_setting, config_value, config_values
@@ -345,9 +346,9 @@ def test_an_include_on_a_branch_follows_a_checkout(tmp_path, monkeypatch):
     ``includeIf "onbranch:..."`` (a work email on a work branch) a checkout left the other
     branch's answer for up to 2 s in one process (the MCP server, the daemon). A reading that
     holds an onbranch include is stamped by HEAD too."""
-    from vault_mem.store import trust, worktree
+    from vault_mem.store import worktree
 
-    monkeypatch.setattr(trust, "SETTLE_NS", 0)  # the files are written a moment before; settled here
+    monkeypatch.setattr(settle, "SETTLE_NS", 0)  # the files are written a moment before; settled here
     root = tmp_path / "r"
     git(tmp_path, "init", "-q", "-b", "main", str(root))
     git(root, "commit", "-q", "--allow-empty", "-m", "first")
@@ -391,10 +392,9 @@ def test_the_persons_identity_kept_in_an_included_file_follows_its_edit(vault, t
     agent unasked) were read again when one of git's own config files changed, not an included
     one: a person's user.email kept in an included file, once changed, left the old email as
     this machine's person until the process ended."""
-    from vault_mem.store import trust
     from vault_mem.vault import authors
 
-    monkeypatch.setattr(trust, "SETTLE_NS", 0)  # files written a moment ago count as settled here
+    monkeypatch.setattr(settle, "SETTLE_NS", 0)  # files written a moment ago count as settled here
     extra = tmp_path / "identity.conf"
     extra.write_text("[user]\n\temail = first@example.com\n", encoding="utf-8")
     git(vault.root, "config", "include.path", str(extra))
@@ -410,9 +410,9 @@ def test_a_config_with_a_settled_include_is_read_once_for_a_commands_questions(t
     never kept, so every command of a person whose ~/.gitconfig has an `includeIf` (a work email)
     started one more `git config`. A file named anew that had settled before the reading began
     is stamped after it and the reading kept."""
-    from vault_mem.store import trust, worktree
+    from vault_mem.store import worktree
 
-    monkeypatch.setattr(trust, "SETTLE_NS", 0)  # the include is written a moment before; settled here
+    monkeypatch.setattr(settle, "SETTLE_NS", 0)  # the include is written a moment before; settled here
     repo, extra = _included_identity(tmp_path)
     starts(logged_git)
     for name in ("user.email", "user.name", "core.bare", "user.email"):
@@ -427,9 +427,9 @@ def test_a_commands_check_for_config_in_the_vault_reads_no_unchanged_config_file
     did not change reads none of them; an edited one is read again."""
     import builtins
 
-    from vault_mem.store import trust, worktree
+    from vault_mem.store import worktree
 
-    monkeypatch.setattr(trust, "SETTLE_NS", 0)  # the files are written a moment before; settled here
+    monkeypatch.setattr(settle, "SETTLE_NS", 0)  # the files are written a moment before; settled here
     opened: list[str] = []
 
     def counted_open(file, *args, **kwargs):

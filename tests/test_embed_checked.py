@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from vault_mem.platform import settle
 from vault_mem.embed import checked
 from vault_mem.embed import local as embed
 from vault_mem.errors import EmbedderError
@@ -42,7 +43,7 @@ def put_back_times(path: Path, st: os.stat_result) -> None:
 
 def test_the_model_is_hashed_once_per_version_and_a_replacement_with_its_stamp_put_back_is_caught(
         tmp_path: Path, hashed: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(checked, "SETTLE_NS", 0)  # the files here are written a moment before their reads
+    monkeypatch.setattr(settle, "SETTLE_NS", 0)  # the files here are written a moment before their reads
     model = tmp_path / "model.onnx"
     data = os.urandom(SIZE)
     model.write_bytes(data)
@@ -81,7 +82,7 @@ def test_the_model_is_hashed_once_per_version_and_a_replacement_with_its_stamp_p
 
 def test_a_record_that_is_not_this_users_own_is_not_believed(tmp_path: Path, hashed: list[int],
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(checked, "SETTLE_NS", 0)  # the file here is written a moment before its read
+    monkeypatch.setattr(settle, "SETTLE_NS", 0)  # the file here is written a moment before its read
     model = tmp_path / "model.onnx"
     data = os.urandom(SIZE)
     model.write_bytes(data)
@@ -114,7 +115,7 @@ def test_a_file_changed_a_moment_ago_is_not_recorded_and_no_home_writes_no_recor
     assert len(hashed) == 2
     assert not (Path(os.environ["XDG_CONFIG_HOME"]) / "vault-mem" / checked.RECORD).exists()
 
-    monkeypatch.setattr(checked, "SETTLE_NS", 0)
+    monkeypatch.setattr(settle, "SETTLE_NS", 0)
     monkeypatch.delenv("XDG_CONFIG_HOME")
     monkeypatch.setenv("HOME", "~")  # what expanduser gives without HOME and a passwd entry
     monkeypatch.chdir(tmp_path)

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, at_terminal, cli, git, new_vault, publish, published_copy
 
+from vault_mem.platform import settle
 from vault_mem import Vault
 from vault_mem.errors import LinkError, SyncError, UnsafeTreeError
 from vault_mem.sync.remote import sync
@@ -695,7 +696,7 @@ def test_the_approvals_file_is_parsed_once_per_version_and_every_change_is_seen(
     a, b = tmp_path / "a", tmp_path / "b"
     trust.approve_authors(a, ["ann@example.org"])
     trust.approve_authors(b, ["bob@example.org"])
-    time.sleep(trust.SETTLE_NS / 1e9 + 0.1)  # a file changed just now is parsed at every read
+    time.sleep(settle.SETTLE_NS / 1e9 + 0.1)  # a file changed just now is parsed at every read
     parses.clear()
     for _ in range(3):
         assert trust.approved_authors(a) == {"ann@example.org"}
@@ -710,7 +711,7 @@ def test_the_approvals_file_is_parsed_once_per_version_and_every_change_is_seen(
     other.write_text(json.dumps(data))
     os.replace(other, path)  # another process's write
     assert trust.approved_authors(b) == {"bea@example.org"}
-    time.sleep(trust.SETTLE_NS / 1e9 + 0.1)
+    time.sleep(settle.SETTLE_NS / 1e9 + 0.1)
     parses.clear()
     assert trust.approved_authors(b) == trust.approved_authors(b) == {"bea@example.org"}
     assert len(parses) == 1  # kept

@@ -14,7 +14,7 @@ link, another owner's, writable by others, damaged) is ignored: the file is hash
 What the stamp catches: any write to the file, in place or by replacing it (a new file has a new
 inode, or, reusing a freed one, a change time of its own: the kernel sets a file's change time
 at every write, rename and ``utime``, and no call sets it back, so ``touch -r`` restoring the
-modification time moves it). A file changed less than :data:`SETTLE_NS` before its check is
+modification time moves it). A file changed less than :data:`~vault_mem.platform.settle.SETTLE_NS` before its check is
 not recorded (hashed again at the next read), so a replacement would have to share the change
 time of a version at least that old. The limits, honestly: such a replacement on the same
 inode number, with the same size (a clock set back: root); a file system that keeps no change time or
@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 from vault_mem.config import user_config_dir
-from vault_mem.platform.settle import SETTLE_NS  # a file changed since is not recorded
+from vault_mem.platform import settle  # a file changed since is not recorded
 
 __all__ = ["RECORD", "read_checked", "stamp"]
 
@@ -77,8 +77,8 @@ def _record(path: str, sha256: str, st: list[int]) -> None:
     """Record that ``path`` at stamp ``st`` passed its check against ``sha256`` (best effort:
     a folder that cannot be written means the next process hashes again)."""
     folder = user_config_dir()  # None: no home to keep the record in
-    if folder is None or time.time_ns() - st[4] < SETTLE_NS:
-        return  # no home to keep it in; or changed a moment ago (see SETTLE_NS): hashed next time
+    if folder is None or time.time_ns() - st[4] < settle.SETTLE_NS:
+        return  # no home to keep it in; or changed a moment ago (see settle.SETTLE_NS): hashed next time
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         if not stat.S_ISDIR(os.lstat(folder).st_mode):

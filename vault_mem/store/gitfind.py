@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
-from vault_mem.platform.settle import SETTLE_NS  # a config file stamped after git answered, changed since
+from vault_mem.platform import settle  # a config file stamped after git answered, changed since
 
 #: how long an answer of git's discovery is reused in one process (the opens of one command)
 REUSE_S = 2.0
@@ -117,7 +117,7 @@ def _stamps(cwd: str, lines: list[str], before: _Before | None = None) -> tuple 
     ``before`` (:func:`_before`, taken before git was asked): the ``.git`` entries, and the
     config files where git's answer names the ones guessed then (a repository's own ``.git``
     folder), are stamped as they were then; config files stamped only now (a worktree's, a
-    ``GIT_DIR``'s) keep the answer only when none changed less than :data:`SETTLE_NS` before git
+    ``GIT_DIR``'s) keep the answer only when none changed less than :data:`~vault_mem.platform.settle.SETTLE_NS` before git
     was asked. Nothing that changed while git answered is stamped as the version git read."""
     if len(lines) < 5:
         return None
@@ -140,7 +140,7 @@ def _stamps(cwd: str, lines: list[str], before: _Before | None = None) -> tuple 
             configs = before.stamps
         else:
             configs = tuple(_stat(p, content=True, follow=True) for p in files)
-            if before is not None and any(st is not None and max(st[4], st[5]) >= before.started - SETTLE_NS
+            if before is not None and any(st is not None and max(st[4], st[5]) >= before.started - settle.SETTLE_NS
                                           for st in configs):
                 return None  # changed a moment before git was asked, or while it answered: asked again
         return (tuple(below), chain[top], _stat(git_dir, content=False), _stat(common, content=False), configs)

@@ -34,7 +34,7 @@ from vault_mem.model.names import email_key
 from vault_mem.store.files import atomic_write, open_nofollow, read_own, refuse_link
 from vault_mem.store.locks import FileLock
 from vault_mem.platform import durable
-from vault_mem.platform.settle import SETTLE_NS  # a trusted.json changed since is parsed again
+from vault_mem.platform import settle  # a trusted.json changed since is parsed again
 
 TRUST_FILE = "trusted.json"
 KEY_FILE = "machine.key"
@@ -75,12 +75,12 @@ _parsed: tuple[tuple, dict] | None = None
 def file_version(path: Path | str, *, follow: bool = True) -> tuple | None:
     """The version of the file at ``path`` as its stat tells it, for a cache of what was read
     from it: a replacement (a new inode), an edit in place (its ctime, its size) or a change of
-    its modification time moves it; None when it changed less than :data:`SETTLE_NS` ago (the
+    its modification time moves it; None when it changed less than :data:`~vault_mem.platform.settle.SETTLE_NS` ago (the
     clock's tick may put a second change at the same times, as git's "racy" entries: keep
     nothing). ``follow``: a link's target (else the link's own stat). :class:`OSError` (a
     missing file) as ``os.stat`` raises it."""
     st = os.stat(path) if follow else os.lstat(path)
-    if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < SETTLE_NS:
+    if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < settle.SETTLE_NS:
         return None
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
@@ -91,7 +91,7 @@ def _vaults(*, fresh: bool = False) -> dict:
     on the machine: 1,558 and 2.7 MB on the project's bench machine, ~10-15 ms of CPU per parse).
     The version is told by the file's stat taken before the read: vault-mem's writes replace the
     file (a new inode), an edit in place moves its ctime; a file changed less than
-    :data:`SETTLE_NS` before the read is not kept (the clock's tick may put a second change at
+    :data:`~vault_mem.platform.settle.SETTLE_NS` before the read is not kept (the clock's tick may put a second change at
     the same ctime, as git's "racy" entries), so a parse is never kept past a change. Read only;
     ``fresh`` (a write about to change the file) parses it anew into a dict of its own."""
     global _parsed

@@ -22,7 +22,7 @@ from pathlib import Path
 from vault_mem.errors import VaultMemError
 from vault_mem.store.git import GitRepo
 from vault_mem.store.gitfind import base_config_files
-from vault_mem.store import trust
+from vault_mem.platform import settle
 
 __all__ = [
     "as_committed", "checkout_files", "checkout_staged", "config_files_in_vault", "config_in_vault_notice", "config_value", "config_files", "config_values", "forget_config", "dirty_files", "dirty_paths", "index_marks", "same_as_committed", "gc_auto", "ignored_paths",
@@ -308,7 +308,7 @@ def _config_read(repo: GitRepo) -> tuple[dict[str, list[str | None]], list[tuple
     The files are stamped before the reading, and the files it names beyond git's own (includes:
     only a reading says which) after it: the reading is kept only when every file stamped before
     is as it was and each one named anew had settled before the reading began (changed more than
-    :data:`~vault_mem.store.trust.SETTLE_NS` before: no edit falls between git's read and its
+    :data:`~vault_mem.platform.settle.SETTLE_NS` before: no edit falls between git's read and its
     stamp unseen); else it answers its own question alone and the next reading, with those files
     stamped before it, is kept (an edit of an included file went unseen for up to 2 s: review).
     A reading that holds an ``includeIf "onbranch:..."`` is stamped by the HEAD file as well (a
@@ -344,7 +344,7 @@ def _config_read(repo: GitRepo) -> tuple[dict[str, list[str | None]], list[tuple
     before = dict(sources[0])
     # a reftable repository's HEAD file stays as it is at a checkout: nothing kept
     settled = later[1] == sources[1] and not (onbranch and "reftable" in found.get("extensions.refstorage", ())) and all(
-        before[path] == st if path in before else st is not None and max(st[3], st[4]) < started - trust.SETTLE_NS
+        before[path] == st if path in before else st is not None and max(st[3], st[4]) < started - settle.SETTLE_NS
         for path, st in later[0])
     _CONFIG[repo] = (now if settled else float("-inf"), later, found, entries, named)
     return found, entries
@@ -437,7 +437,7 @@ def _mentions_include(path: str) -> bool:
     kept reading of the config is: every command of a long-lived process (the MCP server, the
     daemon) read each of git's config files, up to 1 MB each, again (review of include23); a
     file whose stat is as it was when read is not read. An answer is kept only for a file that
-    had settled (:data:`~vault_mem.store.trust.SETTLE_NS`) before it was read and kept its stat
+    had settled (:data:`~vault_mem.platform.settle.SETTLE_NS`) before it was read and kept its stat
     across the read: an edit within the clock's tick of the read stays unseen no longer."""
     started = time.time_ns()
     before = _stamp(path)
@@ -451,7 +451,7 @@ def _mentions_include(path: str) -> bool:
             found = b"include" in fh.read(CONFIG_READ_BYTES).lower()
     except OSError:
         return False
-    if _stamp(path) == before and max(before[3], before[4]) < started - trust.SETTLE_NS:
+    if _stamp(path) == before and max(before[3], before[4]) < started - settle.SETTLE_NS:
         if len(_MENTIONS) >= 64:
             _MENTIONS.clear()
         _MENTIONS[path] = (before, found)
