@@ -16,6 +16,7 @@ stamped as seen. Anything else is asked of git; nothing is kept across processes
 from __future__ import annotations
 
 import os
+import stat
 import threading
 import time
 from collections import OrderedDict
@@ -74,7 +75,7 @@ def _dotgit(folder: str) -> tuple | None:
     file's text ("gitdir: ...") by its content's stamp."""
     dotgit = os.path.join(folder, ".git")
     own = _stat(dotgit, content=False)
-    if own is not None and not (own[2] & 0o170000 == 0o040000):
+    if own is not None and not stat.S_ISDIR(own[2]):
         own = _stat(dotgit, content=True)
     return own
 
@@ -106,7 +107,7 @@ class _Before(NamedTuple):
 def _before(cwd: str) -> _Before:
     started = time.time_ns()
     dotgits = _dotgits(cwd)
-    nearest = next((f for f, st in dotgits.items() if st is not None and st[2] & 0o170000 == 0o040000), None)
+    nearest = next((f for f, st in dotgits.items() if st is not None and stat.S_ISDIR(st[2])), None)
     configs = base_config_files(os.path.join(nearest, ".git"), os.path.join(nearest, ".git")) if nearest else []
     return _Before(dotgits, configs, tuple(_stat(p, content=True, follow=True) for p in configs), started)
 

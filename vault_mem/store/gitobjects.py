@@ -295,7 +295,10 @@ class GitObjects:
         (vault-mem's own last commits are: :meth:`write_object`), so that the question a command
         asks after each write (is the commit the sidecar reflects HEAD's parent?) starts no git;
         None when git must answer: not loose (packed, gone, damaged), not a commit, replaced, or
-        a repository whose history git reads with other parents (``shallow``, ``info/grafts``)."""
+        a repository whose history git reads with other parents (``shallow``, ``info/grafts``).
+        A name that is no object id (``HEAD``, a ref) is git's at once, before any stat."""
+        if _HEX40_TEXT.fullmatch(oid) is None:
+            return None
         if (os.path.lexists(os.path.join(self.common_dir, "shallow"))
                 or os.path.lexists(os.path.join(self.common_dir, "info", "grafts"))):
             return None
