@@ -172,3 +172,43 @@ def test_busy_is_told_by_sqlites_code_or_words_never_by_a_word_of_the_path(tmp_p
         holder.communicate("\n", timeout=60)
     assert dbmod.is_busy(busy)
     assert dbmod.is_busy(IndexStoreError(f"{db_path}: another process holds the index's write lock ({busy})"))
+
+
+def test_the_forget_tool_says_what_went_wrong_after_its_commit(tmp_path, monkeypatch) -> None:
+    """Final read: the MCP ``forget`` tool dropped its warnings ("a forget has none"), though a
+    forget's tidying up after its commit can fail as a remember's can (here: another process
+    takes the index's write lock right after the commit, past the busy timeout). The agent is
+    told, in its wording, as for ``remember``."""
+    import threading
+
+    from conftest import new_vault
+
+    from vault_mem.adapters import tools
+
+    vault = new_vault(tmp_path / "v")
+    vault.remember("ci", "CI runs on Buildkite", "")
+    busy = dbmod.BUSY_TIMEOUT_MS
+    monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_MS", 50)
+    vault.sidecar.db.conn.execute("PRAGMA busy_timeout = 50")
+    monkeypatch.setenv("VAULT_MEM_PAUSE_AT", "after-commit")
+    state = vault.ws.state_dir
+    out: list = []
+    worker = threading.Thread(target=lambda: out.append(tools.call_tool(vault, "forget", {"key": "ci"})))
+    worker.start()
+    for _ in range(1200):
+        if (state / "paused-after-commit").exists():
+            break
+        worker.join(0.05)
+    assert (state / "paused-after-commit").exists()
+    holder = _hold(vault.sidecar.db.path)
+    try:
+        (state / "resume-after-commit").write_text("")
+        worker.join(120)
+    finally:
+        holder.communicate("\n", timeout=60)
+    monkeypatch.setattr(dbmod, "BUSY_TIMEOUT_MS", busy)
+    vault.close()
+    result = out[0]
+    assert not result.is_error, result.text
+    assert any("committed, but tidying up after the commit failed" in w for w in result.data.get("warnings", [])), \
+        result.data

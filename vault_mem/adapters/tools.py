@@ -590,7 +590,7 @@ def _remember(vault: Vault, a: dict[str, Any]) -> dict[str, Any]:
     fields = {name: a[name] for name in ("pinned", "expires", "supersedes", "scope", "refs") if name in a}
     result = vault.remember(a["key"], a["description"], a.get("body", ""), type=a.get("type", "fact"),
                             tags=a.get("tags"), source=a.get("source", "agent"), **fields)
-    data = _named_write(vault, {**result.to_dict(), "warnings": [render.for_agent(w) for w in result.warnings]})
+    data = _named_write(vault, result.for_agent())
     if result.action == "unchanged":
         data["note"] = "identical to the stored memory: nothing changed, no commit"
     return data
@@ -622,8 +622,9 @@ def _recall(vault: Vault, a: dict[str, Any]) -> dict[str, Any]:
 
 
 def _forget(vault: Vault, a: dict[str, Any]) -> dict[str, Any]:
-    data = _named_write(vault, vault.forget(a["key"]).to_dict())
-    del data["warnings"]  # a forget has none
+    data = _named_write(vault, vault.forget(a["key"]).for_agent())
+    if not data["warnings"]:  # what went wrong after its commit landed, said as remember's are
+        del data["warnings"]
     return data
 
 

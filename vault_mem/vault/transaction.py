@@ -71,6 +71,13 @@ class WriteResult:
         return {"key": self.key, "type": self.type, "path": self.path, "action": self.action,
                 "commit": self.commit, "warnings": self.said()}
 
+    def for_agent(self) -> dict[str, Any]:
+        """:meth:`to_dict` as an agent reads it: each warning's marked names said by their kind
+        (:func:`~vault_mem.model.render.for_agent`, the one rule of every agent-facing path)."""
+        from vault_mem.model.render import for_agent  # lazy: a daemon client's write imports little
+
+        return {**self.to_dict(), "warnings": [for_agent(w) for w in self.warnings]}
+
 
 class WriteTransaction:
     """``with WriteTransaction(ws, sidecar) as tx: ... tx.commit(changes, ...)``: see the module
