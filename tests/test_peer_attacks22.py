@@ -178,7 +178,7 @@ def test_a_version_read_by_a_branch_name_is_never_a_peers_tag_of_that_name(tmp_p
 
 
 def test_a_key_named_like_a_prefix_several_commits_share_never_takes_its_undo(tmp_path):
-    """Review of atk22's rule: ``commit_by_id`` answers None when several commits share a prefix,
+    """Review of atk22's rule: the one-id lookup (``commit_by_id``, since removed) answered None when several commits share a prefix,
     and the check took None for "no commit of that id", so the key won without a word. A peer can
     make its commits share the 10 digits the person's id shows (a brute-forced prefix: minutes on
     a GPU) or simply push enough commits for a short one. Any other commit of that prefix is

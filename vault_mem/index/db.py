@@ -847,7 +847,7 @@ class Database:
         except database_error() as exc:
             self._refuse_read_only(exc)
             if (waits is not None or give_up) and is_busy(exc):
-                raise IndexStoreError(f"{self.path}: another process holds the index's write lock ({exc})") from exc
+                raise busy_error(self.path, exc) from exc
             raise
         finally:
             if waits is not None:
@@ -1149,6 +1149,12 @@ def is_busy(exc: BaseException) -> bool:
         return code & 0xFF in (5, 6)  # SQLITE_BUSY, SQLITE_LOCKED and their extended codes
     text = str(exc).lower()
     return any(words in text for words in _BUSY_WORDS)
+
+
+def busy_error(path, exc: BaseException) -> IndexStoreError:
+    """The error a read gives up on when another process held the index's write lock past the
+    busy timeout (:meth:`Database.write`'s ``give_up``): one wording, keeping SQLite's (busy)."""
+    return IndexStoreError(f"{path}: another process holds the index's write lock ({exc})")
 
 
 def is_full(exc: BaseException) -> bool:

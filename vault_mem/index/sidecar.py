@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vault_mem.config import STATE_DIR, TYPE_FOLDERS, Config
-from vault_mem.errors import IndexStoreError
 from vault_mem.index import db as dbmod
 from vault_mem.index import listing, queries, scansum
 from vault_mem.index.folderscan import Scan, scan
@@ -354,7 +353,7 @@ class Sidecar:
             return self._reconcile(progress=progress, embed=embed)
         except dbmod.database_error() as exc:
             if dbmod.is_busy(exc):  # another process held the write lock past the busy timeout
-                raise IndexStoreError(f"{self._db_path}: another process holds the index's write lock ({exc})") from exc
+                raise dbmod.busy_error(self._db_path, exc) from exc
             if not dbmod.is_damage(exc):
                 raise
             self._recover(exc)

@@ -1061,18 +1061,11 @@ def commits_by_id(repo: GitRepo, prefix: str) -> list[str] | None:
     return [line.split()[0] for line in kinds if line.endswith(" commit")]
 
 
-def commit_by_id(repo: GitRepo, prefix: str) -> str | None:
-    """The one commit whose id starts with the hex ``prefix`` (:func:`commits_by_id`), or None
-    (none, or several)."""
-    commits = commits_by_id(repo, prefix)
-    return commits[0] if commits and len(commits) == 1 else None
-
-
 def version_commit(repo: GitRepo, rev: str) -> tuple[str | None, list[str]]:
     """The commit a name a person gives for a version stands for (an id as ``vault-mem log``
     shows it, in any case, ``ID~2``, ``HEAD^``, a branch), and the refs its name is shadowed by
     (:func:`shadowed_refs`; then the commit is not to be taken). A name that starts with hex
-    digits is an id, looked up among objects alone (:func:`commit_by_id`), then its suffix
+    digits is an id, looked up among objects alone (:func:`commits_by_id`), then its suffix
     applied to the full id (git takes a full id as the object, never a ref): ``rev-parse`` takes
     a ref first, and a peer's tag named like the person's id (brought by ``git pull --tags``)
     stood for it, also as ``ID~0``, ``ID^0`` or the id in capitals."""

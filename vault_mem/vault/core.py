@@ -30,7 +30,7 @@ from vault_mem.errors import (
     VaultMemError,
 )
 from vault_mem.index import dupes
-from vault_mem.index.db import database_error, is_busy
+from vault_mem.index.db import busy_error, database_error, is_busy
 from vault_mem.index.sidecar import Progress, ReconcileReport, Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import (
@@ -267,7 +267,7 @@ class Vault:
             if not busy and not (isinstance(exc, IndexStoreError) and self.sidecar.db.read_only):
                 raise
             if not isinstance(exc, IndexStoreError):
-                exc = IndexStoreError(f"{self.sidecar.db.path}: another process holds the index's write lock ({exc})")
+                exc = busy_error(self.sidecar.db.path, exc)
             # the disk filled up (or turned read-only) after the index was opened: a long-lived
             # process (an MCP server, an API caller), or a one-shot one whose disk filled between
             # its open and its reconcile (bench/chaos.py); or another process held the index's

@@ -268,7 +268,7 @@ def _not_also_a_commit(ws: Workspace, target: str, key_commit: str) -> None:
     if not others:
         return
     # several commits of that prefix (one a peer's, brute-forced to share the person's id) are as
-    # much another meaning as one: commit_by_id answered None for them and the key was taken
+    # much another meaning as one: the lookup of one id answered None for them and the key was taken
     if len(others) == 1 and commits is not None and not key_commit.startswith(target.lower()):
         what, which = f"commit {others[0][:10]}", f"`vault-mem undo --commit {target}` reverts commit {others[0][:10]}"
     else:
