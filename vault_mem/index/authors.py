@@ -360,15 +360,8 @@ def judged_from(db: Database) -> tuple[int, set[str], dict[str, tuple[str, str, 
     """``(`` :func:`judge_log_head` ``,`` :func:`lineage_paths` ``,`` :func:`moved_from` ``)`` as of
     one snapshot: what a judgement of the peers' memories is made from besides the rows the
     log names (another process's write cannot land between the three reads)."""
-    conn = db.conn
-    own = not conn.in_transaction
-    if own:
-        conn.execute("BEGIN")
-    try:
+    with db.snapshot():
         return judge_log_head(db), lineage_paths(db), moved_from(db)
-    finally:
-        if own:
-            conn.execute("COMMIT")
 
 
 def judge_log_since(db: Database, seq: int) -> tuple[int, set[str], set[str]] | None:
@@ -377,11 +370,7 @@ def judge_log_since(db: Database, seq: int) -> tuple[int, set[str], set[str]] | 
     ``origins`` row (by blob). None when entries after ``seq`` were dropped (the log keeps the
     newest :data:`~vault_mem.index.db.JUDGE_LOG_KEPT`), or ``seq`` is not of this log: what
     changed cannot be told."""
-    conn = db.conn
-    own = not conn.in_transaction  # one snapshot: no entry dropped between the two reads
-    if own:
-        conn.execute("BEGIN")
-    try:
+    with db.snapshot():  # no entry dropped between the two reads
         head = judge_log_head(db)
         oldest = db.execute("SELECT min(seq) FROM judge_log").fetchone()[0]
         if seq > head or (oldest is not None and oldest > seq + 1) or (oldest is None and head > seq):
@@ -393,9 +382,6 @@ def judge_log_since(db: Database, seq: int) -> tuple[int, set[str], set[str]] | 
                 paths.add(path)
             if blob is not None:
                 blobs.add(blob)
-    finally:
-        if own:
-            conn.execute("COMMIT")
     return head, paths, blobs
 
 

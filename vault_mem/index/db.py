@@ -821,6 +821,20 @@ class Database:
         return self.conn.executemany(sql, rows)
 
     @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """The reads inside see one state of the file (a deferred ``BEGIN`` ... ``COMMIT``):
+        another process's write cannot land between them. Inside a caller's transaction, that
+        one's snapshot."""
+        own = not self.conn.in_transaction
+        if own:
+            self.conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if own:
+                self.conn.execute("COMMIT")
+
+    @contextlib.contextmanager
     def write(self, *, wait: bool = True, give_up: bool = False) -> Iterator[None]:
         """``BEGIN IMMEDIATE`` ... ``COMMIT`` (rollback on error); nests as one transaction.
         ``wait=False``: fail at once instead of waiting up to ``busy_timeout`` for another

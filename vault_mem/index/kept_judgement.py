@@ -42,19 +42,12 @@ def kept_judgement(db: Database) -> tuple[str, str, list[Kept]] | None:
     the tables cannot be read)."""
     from vault_mem.index.db import database_error
 
-    conn = db.conn
-    own = not conn.in_transaction
     try:
-        if own:
-            conn.execute("BEGIN")
-        try:
+        with db.snapshot():
             row = db.execute("SELECT state, token FROM kept_judgement WHERE id = 1").fetchone()
             if row is None:
                 return None
             found = [(r[0], r[1], r[2]) for r in db.execute("SELECT path, email, standing FROM kept_judgement_paths")]
-        finally:
-            if own:
-                conn.execute("COMMIT")
     except database_error():
         return None
     return row[0], row[1], found

@@ -300,14 +300,8 @@ class VectorIndex:
         if model != self.model or epoch != self.epoch:
             self.__init__()  # type: ignore[misc]
             self.model, self.epoch = model, epoch
-        own = not db.conn.in_transaction  # one snapshot for the log and the vectors
-        if own:
-            db.execute("BEGIN")
-        try:
+        with db.snapshot():  # one snapshot for the log and the vectors
             self._refresh(db)
-        finally:
-            if own:
-                db.execute("COMMIT")
 
     def _refresh(self, db) -> None:
         top = db.execute("SELECT max(seq) FROM vector_log").fetchone()[0]
