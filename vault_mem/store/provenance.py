@@ -61,7 +61,7 @@ from pathlib import Path
 
 from vault_mem.store.files import ensure_own_dir, open_nofollow, read_own
 
-__all__ = ["LOCAL_COMMITS", "REPLAYED_FROM", "local_commits", "made_here", "record_file", "record_local", "recorded", "replayed_file", "replayed_from"]
+__all__ = ["LOCAL_COMMITS", "REPLAYED_FROM", "ids_in", "local_commits", "made_here", "record_file", "record_local", "recorded", "replayed_file", "replayed_from"]
 
 LOCAL_COMMITS = "local-commits"
 #: the commits not made here whose texts a pick or revert recorded as made here left (post-commit's
@@ -121,6 +121,11 @@ def record_local(common_dir: Path, commits: Iterable[str]) -> None:
 _SEEDED = "seeded"  # the line that says the first record was made (it may be empty)
 
 
+def ids_in(text: str) -> frozenset[str]:
+    """The commit ids the record's ``text`` names (one a line; the seeding line is none)."""
+    return frozenset(x for x in (line.strip() for line in text.splitlines()) if len(x) >= 40)
+
+
 def recorded(common_dir: Path) -> tuple[bool, frozenset[str]]:
     """(whether the first record was made, the ids recorded so far), without seeding."""
     path = record_file(common_dir)
@@ -132,8 +137,8 @@ def recorded(common_dir: Path) -> tuple[bool, frozenset[str]]:
     cached = _CACHE.get(str(path))
     if cached is not None and cached[0] == stamp:
         return cached[1]
-    lines = {line.strip() for line in _read(path).splitlines()}
-    found = (_SEEDED in lines, frozenset(x for x in lines if len(x) >= 40))
+    text = _read(path)
+    found = (_SEEDED in {line.strip() for line in text.splitlines()}, ids_in(text))
     _CACHE[str(path)] = (stamp, found)
     return found
 

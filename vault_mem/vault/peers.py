@@ -129,7 +129,7 @@ from vault_mem.model.render import Author
 from vault_mem.platform.logs import Logger
 from vault_mem.store import history
 from vault_mem.store.files import read_own
-from vault_mem.store.provenance import record_file
+from vault_mem.store.provenance import ids_in, record_file
 from vault_mem.store.worktree import dirty_files, index_marks
 from vault_mem.vault import authors
 
@@ -530,8 +530,7 @@ def _record(ws: Workspace) -> bytes:
 def _local_ids(data: bytes) -> frozenset[str]:
     """The ids the record's bytes ``data`` name (as :func:`~vault_mem.store.provenance.recorded`
     reads them)."""
-    lines = {line.strip() for line in data.decode("ascii", errors="replace").splitlines()}
-    return frozenset(x for x in lines if len(x) >= 40)
+    return ids_in(data.decode("ascii", errors="replace"))
 
 
 def _state_of(ws: Workspace, base: _Base) -> str | None:
