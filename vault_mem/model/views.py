@@ -109,9 +109,19 @@ def description_excerpt(key: str, description: str, *, limit: int = MAX_DESCRIPT
     :func:`body_excerpt`."""
     if len(description) <= limit:
         return description, False
-    cut = description.rfind(" ", 0, limit + 1)
-    head = description[:cut if cut > 0 else limit].rstrip()
-    return f"{head} [… {len(description) - len(head)} more characters: get {key} for the whole memory]", True
+    return _cut(description, limit, key, at_lines=False), True
+
+
+def _cut(text: str, limit: int, key: str, *, at_lines: bool) -> str:
+    """``text`` cut within ``limit`` characters, at its last line boundary (``at_lines``) or else
+    at a word, ending in the marker that names ``get KEY``: the one cut of both excerpts."""
+    cut = text.rfind("\n", 0, limit + 1) if at_lines else 0
+    if cut <= 0:
+        cut = text.rfind(" ", 0, limit + 1)
+    if cut <= 0:
+        cut = limit
+    head = text[:cut].rstrip()
+    return f"{head}{chr(10) if at_lines else ' '}[… {len(text) - len(head)} more characters: get {key} for the whole memory]"
 
 
 def tags_excerpt(tags: list[str]) -> list[str]:
@@ -147,10 +157,4 @@ def body_excerpt(key: str, type_: str, body: str, *, limit: int = EXCERPT_CHARS,
                 f"get {key} for the whole of it]"), True
     if len(text) <= limit:
         return body, False
-    cut = text.rfind("\n", 0, limit + 1)
-    if cut <= 0:  # one long first line: end at a word
-        cut = text.rfind(" ", 0, limit + 1)
-    if cut <= 0:
-        cut = limit
-    head = text[:cut].rstrip()
-    return f"{head}\n[… {len(text) - len(head)} more characters: get {key} for the whole memory]", True
+    return _cut(text, limit, key, at_lines=True), True  # one long first line: ends at a word
