@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vault_mem.adapters.cli_output import escaping_streams, json_text, raw_stream
-from vault_mem.config import CONFIG_FILE, PERSONAL, daemon_may_answer
+from vault_mem.config import CONFIG_FILE, PERSONAL, VERSION, daemon_may_answer
 from vault_mem.store.finder import resolve_vault_root, resolve_vaults
 from vault_mem.errors import UsageError, VaultMemError, WriteOutcomeUnknownError, for_person
 from vault_mem.model.names import email_key, quoted, shell_word, shown, shown_email, shown_text
@@ -1291,6 +1291,9 @@ def git_hook_args(argv: list[str]) -> argparse.Namespace | None:
 def main(argv: list[str] | None = None) -> int:
     one_blas_thread()  # before numpy loads (platform/threads.py)
     argv = sys.argv[1:] if argv is None else argv
+    if argv == ["--version"]:  # what argparse's version action prints, without building every command's parser
+        print(f"vault-mem {VERSION}")
+        return 0
     args = git_hook_args(argv)
     if args is None:
         from vault_mem.adapters.cli_parser import command_named  # lazy: a git hook's start-up time
