@@ -1322,8 +1322,10 @@ def main(argv: list[str] | None = None) -> int:
 #: one-shot commands whose start-up objects (the modules, their classes and tables) all live to
 #: the exit: they are kept out of the cyclic collector's passes while the command runs
 #: (``gc.freeze``); ~25 collections re-traversed them, ~4-8 ms of a one-shot write's CPU
-#: (issue 29). What the command itself makes is collected as usual
-_FROZEN_COMMANDS = frozenset({"remember", "forget"})
+#: (issue 29). The hooks (every git hook a person's git runs, every agent hook) and the reads
+#: an agent runs are one-shot too: 2-3% of a git hook's instructions (bench/bench_startup.py,
+#: issue 28). What the command itself makes is collected as usual
+_FROZEN_COMMANDS = frozenset({"remember", "forget", "hook", "recall", "get", "list"})
 #: commands whose stdout is a protocol for a program, not text for a terminal
 _PROTOCOL_COMMANDS = frozenset({"hook", "mcp", "completion"})
 #: commands that name their process (for lock files) only when they go on to lock something
