@@ -29,6 +29,7 @@ model as ``recall-model``). No daemon. Asserts nothing.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -114,20 +115,34 @@ def one(code: Path, vault: Path, entry: str, env: dict[str, str], i: int, tag: s
         return mcp_cpu(code, vault, env)
     else:
         argv = [sys.executable, "-E", "-P", "-c", BOOTSTRAP, str(code), *argv_of(entry, vault, i, tag)]
-    staged = entry == "pre-commit-other"
-    if staged:  # a commit of a file that is no memory: the memory file unstaged for it
-        subprocess.run(["git", "reset", "-q", "--", "facts/staged.md"], cwd=vault, check=True)
-        (vault / "notes.txt").write_text(f"not a memory {i}\n")
-        subprocess.run(["git", "add", "notes.txt"], cwd=vault, check=True)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(argv, cwd=vault, env=env_of(env, entry), input=stdin_of(entry, vault), capture_output=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if staged:
-        subprocess.run(["git", "reset", "-q", "--", "notes.txt"], cwd=vault, check=True)
-        subprocess.run(["git", "add", "facts/staged.md"], cwd=vault, check=True)
+    with staged_for(entry, vault, i):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        done = subprocess.run(argv, cwd=vault, env=env_of(env, entry), input=stdin_of(entry, vault),
+                              capture_output=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in (0,):
         raise SystemExit(f"{code}: {entry} exited {done.returncode}:\n{done.stderr.decode(errors='replace')}")
     return ((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)) * 1000
+
+
+@contextlib.contextmanager
+def staged_for(entry: str, vault: Path, i: int):
+    """For ``pre-commit-other`` (a commit of a project's file that is no memory), the memory file
+    unstaged and moved out of the vault, and a plain file staged, while the entry runs; nothing for
+    the others."""
+    if entry != "pre-commit-other":
+        yield
+        return
+    subprocess.run(["git", "reset", "-q", "--", "facts/staged.md"], cwd=vault, check=True)
+    os.replace(vault / "facts" / "staged.md", vault.parent / "staged.md")  # no memory file changed at all
+    (vault / "notes.txt").write_text(f"not a memory {i}\n")
+    subprocess.run(["git", "add", "notes.txt"], cwd=vault, check=True)
+    try:
+        yield
+    finally:
+        subprocess.run(["git", "reset", "-q", "--", "notes.txt"], cwd=vault, check=True)
+        os.replace(vault.parent / "staged.md", vault / "facts" / "staged.md")
+        subprocess.run(["git", "add", "facts/staged.md"], cwd=vault, check=True)
 
 
 def _proc_cpu_ms(pid: int) -> float:
@@ -163,8 +178,9 @@ def modules(code: Path, vault: Path, entry: str, env: dict[str, str]) -> tuple[i
     """How many modules ``entry`` has loaded at its end, and the :data:`HEAVY` packages among them."""
     if entry in ("python", "mcp"):
         return 0, []
-    done = subprocess.run([sys.executable, "-E", "-P", "-c", MODULES, str(code), *argv_of(entry, vault, 0, "m")],
-                          cwd=vault, env=env_of(env, entry), input=stdin_of(entry, vault), capture_output=True)
+    with staged_for(entry, vault, 0):
+        done = subprocess.run([sys.executable, "-E", "-P", "-c", MODULES, str(code), *argv_of(entry, vault, 0, "m")],
+                              cwd=vault, env=env_of(env, entry), input=stdin_of(entry, vault), capture_output=True)
     line = [x for x in done.stderr.decode(errors="replace").splitlines() if x.startswith("MODULES ")]
     names = json.loads(line[-1][8:]) if line else []
     return len(names), [h for h in HEAVY if h in {n.split(".")[0] for n in names}]
@@ -176,8 +192,9 @@ def instructions(code: Path, vault: Path, entry: str, env: dict[str, str]) -> in
         return None
     argv = ([sys.executable, "-E", "-P", "-c", "pass"] if entry == "python"
             else [sys.executable, "-E", "-P", "-c", BOOTSTRAP, str(code), *argv_of(entry, vault, 0, "i" + str(time.time_ns()))])
-    done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv], cwd=vault,
-                          env=env_of(env, entry), input=stdin_of(entry, vault), capture_output=True)
+    with staged_for(entry, vault, 0):
+        done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv], cwd=vault,
+                              env=env_of(env, entry), input=stdin_of(entry, vault), capture_output=True)
     for line in done.stderr.decode(errors="replace").splitlines():
         if "Collected :" in line:
             return int(line.rsplit(":", 1)[1]) // 1_000_000
