@@ -335,18 +335,26 @@ def test_the_in_process_runner_puts_everything_back(vdir):
     assert (dict(os.environ), os.getcwd(), (sys.stdin, sys.stdout, sys.stderr)) == before
 
 
-def test_a_write_run_in_process_leaves_the_garbage_collector_as_it_found_it(vdir):
-    """A one-shot write keeps its start-up objects out of the cyclic collector's passes while it
-    runs (``gc.freeze``, start-up time: issue 29); run in a process that goes on (a test, an
-    embedding program), it gives them back, refused or not, and collects what it made."""
+def test_a_write_run_in_process_leaves_the_garbage_collector_as_it_found_it(vdir, monkeypatch):
+    """A one-shot write, a read and a hook (a git hook, an agent hook) keep their start-up objects
+    out of the cyclic collector's passes while they run (``gc.freeze``, start-up time: issues 28
+    and 29); run in a process that goes on (a test, an embedding program), each gives them back,
+    refused or not, and collects what it made."""
     import gc
 
+    froze = []
+    real_freeze = gc.freeze
+    monkeypatch.setattr(gc, "freeze", lambda: froze.append(1) or real_freeze())
     assert gc.get_freeze_count() == 0 and gc.isenabled()
     for argv in (("remember", "editor", "--description", "Uses Helix", "--body", "b"),
                  ("remember", "Bad Key!", "--description", "d", "--body", "b"),
+                 ("list",), ("get", "editor"), ("recall", "editor"),
+                 ("hook", "post-merge", "0"), ("hook", "pre-commit"),
                  ("forget", "editor")):
+        froze.clear()
         r = cli("--vault", str(vdir), *argv)
         assert r.returncode == (2 if "Bad Key!" in argv else 0), r.stderr
+        assert froze == [1], argv
         assert gc.get_freeze_count() == 0 and gc.isenabled()
 
 

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vault_mem.adapters.cli_output import escaping_streams, json_text, raw_stream
-from vault_mem.config import CONFIG_FILE, PERSONAL, daemon_may_answer
+from vault_mem.config import CONFIG_FILE, PERSONAL, VERSION, daemon_may_answer
 from vault_mem.store.finder import resolve_vault_root, resolve_vaults
 from vault_mem.errors import UsageError, VaultMemError, WriteOutcomeUnknownError, for_person
 from vault_mem.model.names import email_key, quoted, shell_word, shown, shown_email, shown_text
@@ -1291,6 +1291,9 @@ def git_hook_args(argv: list[str]) -> argparse.Namespace | None:
 def main(argv: list[str] | None = None) -> int:
     one_blas_thread()  # before numpy loads (platform/threads.py)
     argv = sys.argv[1:] if argv is None else argv
+    if argv == ["--version"]:  # what argparse's version action prints, without building every command's parser
+        print(f"vault-mem {VERSION}")
+        return 0
     args = git_hook_args(argv)
     if args is None:
         from vault_mem.adapters.cli_parser import command_named  # lazy: a git hook's start-up time
@@ -1319,8 +1322,10 @@ def main(argv: list[str] | None = None) -> int:
 #: one-shot commands whose start-up objects (the modules, their classes and tables) all live to
 #: the exit: they are kept out of the cyclic collector's passes while the command runs
 #: (``gc.freeze``); ~25 collections re-traversed them, ~4-8 ms of a one-shot write's CPU
-#: (issue 29). What the command itself makes is collected as usual
-_FROZEN_COMMANDS = frozenset({"remember", "forget"})
+#: (issue 29). The hooks (every git hook a person's git runs, every agent hook) and the reads
+#: an agent runs are one-shot too: 2-3% of a git hook's instructions (bench/bench_startup.py,
+#: issue 28). What the command itself makes is collected as usual
+_FROZEN_COMMANDS = frozenset({"remember", "forget", "hook", "recall", "get", "list"})
 #: commands whose stdout is a protocol for a program, not text for a terminal
 _PROTOCOL_COMMANDS = frozenset({"hook", "mcp", "completion"})
 #: commands that name their process (for lock files) only when they go on to lock something

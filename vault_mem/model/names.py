@@ -14,6 +14,7 @@ import unicodedata
 
 from vault_mem.config import disk_name
 from vault_mem.errors import NAME_CLOSE, NAME_KIND, NAME_OPEN
+from vault_mem.model.lazy_patterns import lazy
 
 __all__ = ["MAX_NAME_BYTES", "MAX_PATH_BYTES", "email_key", "fold", "hidden_in_prose", "REFUSED", "name_trouble", "named", "quoted", "shell_word", "shown",
            "shown_email", "visible", "visible_json", "windows_device"]
@@ -55,8 +56,11 @@ _IGNORABLE = re.compile("[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180d\u180f\u316
 #: numbers, punctuation and letter-like symbols outside ASCII, ASCII's keycap bases, CJK, Myanmar,
 #: Phags-pa; the Mongolian selectors vary Mongolian letters. U+E0100-E01EF (a CJK ideograph's
 #: glyph variant, 240 of them: a hidden byte per ideograph) is always shown escaped.
-_VARIED = re.compile("[0-9#*\u1000-\u109f\u2100-\u214f\u2e80-\u9fff\ua840-\ua87f\ua9e0-\ua9ff"
-                     "\uaa60-\uaa7f\uf900-\ufaff\U00020000-\U0003ffff]")
+#: Compiled at its first use (a selector after a base): its ranges up to U+3FFFF cost ~1.5 ms to
+#: compile, ~30M instructions, paid at the start of every vault-mem process (each command, each
+#: git hook) that never meets a variation selector (bench/bench_startup.py).
+_VARIED = lazy("[0-9#*\u1000-\u109f\u2100-\u214f\u2e80-\u9fff\ua840-\ua87f\ua9e0-\ua9ff"
+                "\uaa60-\uaa7f\uf900-\ufaff\U00020000-\U0003ffff]")
 _VARIED_CATEGORIES = frozenset({"Sm", "Sc", "Sk", "So", "Nd", "Nl", "No", "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po"})
 
 
