@@ -266,6 +266,8 @@ def _candidates(text: str, depth: int, budget: list[int]) -> list[tuple[int, Sec
     found.extend((_AFTER_RULES, f) for f in schemeless_passwords(norm))
     # (a shape's span inside a crypt-format hash is the hash's salt or digest: secret_values.in_crypt_hash)
     found.extend((_AFTER_RULES + 1, SecretFinding(*span)) for span in _by_shape(norm, low) if not in_crypt_hash(norm, span[1]))
+    if '\\"' in norm or "\\'" in norm:
+        found.extend((_AFTER_RULES + 1, f) for f in _escaped_quotes(norm))
     out = list(_mapped(view, iter(found)))
     # A wrapped token is judged by the provider rules only: assignments and URLs are line-based,
     # and prose joined across lines would read as values.
@@ -292,6 +294,25 @@ def _candidates(text: str, depth: int, budget: list[int]) -> list[tuple[int, Sec
                 span = source.span(start, end)
                 out.append((_AFTER_RULES + 2, SecretFinding(f"{encoding}-encoded {inner[0].kind}", *span)))
     return out
+
+
+_ESCAPED_QUOTE = lazy(r"\\(?=[\"'])")
+
+
+def _escaped_quotes(norm: str) -> Iterator[SecretFinding]:
+    """Findings in ``norm`` with its escaped quotes read as quotes: JSON or code quoted inside a
+    string (``"{\\"password\\": \\"X\\"}"``, a log's repr of a request body), spans in ``norm``."""
+    cut = [m.start() for m in _ESCAPED_QUOTE.finditer(norm)]  # the backslashes dropped
+    unescaped = _ESCAPED_QUOTE.sub("", norm)
+    # (the i-th dropped backslash sat at cut[i] - i in the unescaped text's offsets)
+    at = [c - i for i, c in enumerate(cut)]
+
+    def orig(pos: int) -> int:
+        return pos + bisect.bisect_right(at, pos)
+
+    for kind, start, end in _by_shape(unescaped, _ascii_lower(unescaped)):
+        if end > start and not in_crypt_hash(unescaped, start):
+            yield SecretFinding(kind, orig(start), orig(end - 1) + 1)
 
 
 def _disguised(norm: str, view: View, budget: list[int]) -> Iterator[tuple[int, SecretFinding]]:
