@@ -228,6 +228,8 @@ def test_a_text_made_of_blind29s_markers_completes(text: str) -> None:
 # - a value echoed into a subcommand that stores a secret (`| wrangler secret put NAME`);
 # - what a secret-printing command printed on the line below it, with no prompt before it
 #   (`security find-generic-password -w`, `gh auth token`);
+# - 64 hex after a wallet's name and a sign (an Ethereum account's private key), unless the words
+#   between name a transaction, a hash or a block;
 # - Zapier's catch hook and Braintree's access token (provider rows);
 # - look-alikes refused on main: a MAC address after an interface's name ("wlan0"), a test
 #   vector's counting bytes after "key", twelve list words under a sentence that says what they
@@ -280,6 +282,8 @@ def _blind30() -> list[tuple[str, str, bool]]:
         ("mac-after-wifi-key-word", f"wifi adapter address: {mac}", False),
         ("counting-bytes-test-key", "FIPS-197 AES-128 example key 000102030405060708090a0b0c0d0e0f, plaintext 00112233445566778899aabbccddeeff", False),
         ("random-hex-key-still-refused", f"AES key {_hex(32)}", True),
+        ("wallet-export-hex-key", f"exported from MetaMask for the test wallet: 0x{_hex(64)}", True),
+        ("wallet-tx-hash", f"wallet funding tx hash: 0x{_hex(64)}", False),
         ("words-named-for-a-game", "Words for the spelling game: apple banana cherry bridge castle dragon eagle forest garden harbor island jungle", False),
         ("words-label-alone-still-refused", "12 words:\napple banana cherry bridge castle dragon eagle forest garden harbor island jungle", True),
     ]

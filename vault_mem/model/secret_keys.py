@@ -77,6 +77,10 @@ def wallet_keys(text: str) -> Iterator[Span]:
     if "prv" in text:
         for m in _XPRV.finditer(text):
             yield "wallet extended private key", m.start(), m.end()
+    if "allet" in text or "ALLET" in text or "etaMask" in text or "etamask" in text:
+        for m in _WALLET_HEX.finditer(text):
+            if not _NOT_A_KEY.search(m.group("between")) and random_hex(m.group("key").removeprefix("0x"), min_len=64):
+                yield "wallet private key", m.start("key"), m.end("key")
     if "accounts" in text:
         for m in _ACCOUNT_KEYS.finditer(text):
             key = m.group("key")
@@ -84,6 +88,12 @@ def wallet_keys(text: str) -> Iterator[Span]:
                 yield "wallet private key", m.start("key"), m.end("key")
 
 
+# 64 hex after a wallet's name and a sign ("metamask export for the test wallet: 0x<64 hex>"): an
+# account's address is 40 hex, so 64 under a wallet's name is its private key, unless the words
+# between name a transaction, a hash or a block
+_WALLET_HEX = lazy(r"(?i:wallet|metamask)(?P<between>[^\n:=]{0,60}?)(?:[ \t]{0,4}[:=][ \t]{0,4}|[ \t]{1,4}is[ \t]{1,4})"
+                   r"[\"'`]?(?P<key>(?:0x)?[0-9a-fA-F]{64})(?![0-9a-zA-Z])")
+_NOT_A_KEY = lazy(r"(?i:tx|transaction|hash|digest|block|address|addr|receipt|id)(?![a-z])")
 # An Ethereum network's `accounts: ["<64 hex>", ...]` in a Hardhat or Truffle config: the list
 # takes private keys (an account's address is 40 hex; a mnemonic is an object there)
 _ACCOUNT_KEYS = lazy(r"(?<![\w-])[\"']?accounts[\"']?[ \t]{0,4}[:=][ \t]{0,4}\[[ \t\r\n]{0,40}"
