@@ -228,8 +228,8 @@ def test_a_text_made_of_blind29s_markers_completes(text: str) -> None:
 # - a value echoed into a subcommand that stores a secret (`| wrangler secret put NAME`);
 # - what a secret-printing command printed on the line below it, with no prompt before it
 #   (`security find-generic-password -w`, `gh auth token`);
-# - 64 hex after a wallet's name and a sign (an Ethereum account's private key), unless the words
-#   between name a transaction, a hash or a block;
+# - 64 hex after a wallet's name and a sign where the words name a key or an export (an Ethereum
+#   account's private key), unless the words between name a transaction, a hash or a block;
 # - Zapier's catch hook and Braintree's access token (provider rows);
 # - look-alikes refused on main: a MAC address after an interface's name ("wlan0"), a test
 #   vector's counting bytes after "key", twelve list words under a sentence that says what they
@@ -284,6 +284,7 @@ def _blind30() -> list[tuple[str, str, bool]]:
         ("random-hex-key-still-refused", f"AES key {_hex(32)}", True),
         ("wallet-export-hex-key", f"exported from MetaMask for the test wallet: 0x{_hex(64)}", True),
         ("wallet-tx-hash", f"wallet funding tx hash: 0x{_hex(64)}", False),
+        ("wallet-funded-no-key-word", f"Funded the wallet: 0x{_hex(64)} (etherscan)", False),
         ("words-named-for-a-game", "Words for the spelling game: apple banana cherry bridge castle dragon eagle forest garden harbor island jungle", False),
         ("words-label-alone-still-refused", "12 words:\napple banana cherry bridge castle dragon eagle forest garden harbor island jungle", True),
     ]

@@ -79,7 +79,9 @@ def wallet_keys(text: str) -> Iterator[Span]:
             yield "wallet extended private key", m.start(), m.end()
     if "allet" in text or "ALLET" in text or "etaMask" in text or "etamask" in text:
         for m in _WALLET_HEX.finditer(text):
-            if not _NOT_A_KEY.search(m.group("between")) and random_hex(m.group("key").removeprefix("0x"), min_len=64):
+            said = text[max(0, m.start() - 40):m.start("between") + len(m.group("between"))]
+            if _KEY_WORD.search(said) and not _NOT_A_KEY.search(m.group("between")) \
+                    and random_hex(m.group("key").removeprefix("0x"), min_len=64):
                 yield "wallet private key", m.start("key"), m.end("key")
     if "accounts" in text:
         for m in _ACCOUNT_KEYS.finditer(text):
@@ -88,11 +90,13 @@ def wallet_keys(text: str) -> Iterator[Span]:
                 yield "wallet private key", m.start("key"), m.end("key")
 
 
-# 64 hex after a wallet's name and a sign ("metamask export for the test wallet: 0x<64 hex>"): an
-# account's address is 40 hex, so 64 under a wallet's name is its private key, unless the words
-# between name a transaction, a hash or a block
+# 64 hex after a wallet's name and a sign, where the words say a key was taken out of it ("metamask
+# export for the test wallet: 0x<64 hex>", "MetaMask private key is <64 hex>"): an account's address
+# is 40 hex; a transaction's hash is 64 too ("funded the wallet: 0x<64 hex>"), so the words must
+# name a key or an export, and none between may name a transaction, a hash or a block
 _WALLET_HEX = lazy(r"(?i:wallet|metamask)(?P<between>[^\n:=]{0,60}?)(?:[ \t]{0,4}[:=][ \t]{0,4}|[ \t]{1,4}is[ \t]{1,4})"
                    r"[\"'`]?(?P<key>(?:0x)?[0-9a-fA-F]{64})(?![0-9a-zA-Z])")
+_KEY_WORD = lazy(r"(?i:export|private|secret|key)")
 _NOT_A_KEY = lazy(r"(?i:tx|transaction|hash|digest|block|address|addr|receipt|id)(?![a-z])")
 # An Ethereum network's `accounts: ["<64 hex>", ...]` in a Hardhat or Truffle config: the list
 # takes private keys (an account's address is 40 hex; a mnemonic is an object there)
