@@ -215,3 +215,91 @@ _SIZE = 200 * 1024
 ])
 def test_a_text_made_of_blind29s_markers_completes(text: str) -> None:
     find_secrets(text[:_SIZE])  # completing is the point (each read stays within a reach)
+
+
+# --- blind30's classes (bench/data/secrets_heldout30.py) ------------------------------------------
+# What blind30's blind corpus found, each class beside what must pass in its place; values drawn
+# here, none the corpus's string:
+# - SQL's `GRANT ... TO user IDENTIFIED BY 'X'` (MySQL 5, Oracle) makes the user as it grants;
+# - JSON or code quoted inside a string (`"{\"password\": \"X\"}"`): its escaped quotes read as quotes;
+# - a settings table's row (`| DB_PASSWORD | X |`): the cell beside a credential's name is its value;
+# - a person's word and number right after "password" with no sign, ending the sentence;
+# - Tor's onion-service key file (its header and key, or the whole file in base64);
+# - a value echoed into a subcommand that stores a secret (`| wrangler secret put NAME`);
+# - what a secret-printing command printed on the line below it, with no prompt before it
+#   (`security find-generic-password -w`, `gh auth token`);
+# - 64 hex after a wallet's name and a sign where the words name a key or an export (an Ethereum
+#   account's private key), unless the words between name a transaction, a hash or a block;
+# - Zapier's catch hook and Braintree's access token (provider rows);
+# - look-alikes refused on main: a MAC address after an interface's name ("wlan0"), a test
+#   vector's counting bytes after "key", twelve list words under a sentence that says what they
+#   are for ("Words for the spelling game:").
+
+_D30 = Draw(20261205_30)
+
+
+def _made30() -> str:
+    a, b = _D30.rng.sample(_TITLES, 2)
+    return f"{a}{_D30.rng.choice('_-.')}{b.lower()}{_D30.rng.randrange(10, 999)}{_D30.rng.choice('!#%&*')}"
+
+
+def _plain30() -> str:
+    a, b = _D30.rng.sample(_TITLES, 2)
+    return f"{a.lower()}{b.lower()}{_D30.rng.randrange(1000, 9999)}"
+
+
+def _blind30() -> list[tuple[str, str, bool]]:
+    d = _D30
+    tor_file = base64.b64encode(b"== ed25519v1-secret: type0 ==\x00\x00\x00" + bytes(d.rng.getrandbits(8) for _ in range(64))).decode()
+    tor_key = base64.b64encode(bytes(d.rng.getrandbits(8) for _ in range(64))).decode()
+    mac = ":".join(d.r(2, "0123456789abcdef") for _ in range(6))
+    return [
+        ("sql-grant-identified-by", f"GRANT SELECT ON shop.* TO 'report'@'%' IDENTIFIED BY '{_plain30()}';", True),
+        ("sql-grant-oracle", f"grant connect, resource to etl identified by {_made30()};", True),
+        ("sql-grant-no-password", "GRANT SELECT ON shop.* TO 'report'@'%';", False),
+        ("escaped-json-password", '"{\\"user\\": \\"svc\\", \\"password\\": \\"' + _made30() + '\\"}"', True),
+        ("escaped-json-api-key", 'payload = "{\\"api_key\\": \\"' + d.r(36) + '\\"}"', True),
+        ("escaped-json-format-field", 'log.info("{\\"user\\": \\"%s\\", \\"password\\": \\"%s\\"}")', False),
+        ("settings-table-password-row", f"| name | value |\n|---|---|\n| DB_HOST | db.internal |\n| DB_PASSWORD | {_made30()} |", True),
+        ("settings-table-token-row", f"| setting | value |\n|--|--|\n| api_token | `{d.r(40)}` |", True),
+        ("settings-table-describes-names", "| variable | meaning |\n|---|---|\n| DB_PASSWORD | the database password |\n"
+                                           "| API_KEY | required |\n| SECRET_KEY | `${SECRET_KEY}` |", False),
+        ("settings-table-placeholder-row", "| key | value |\n|---|---|\n| api_key | <from 1Password> |\n| password | sk-... |", False),
+        ("password-word-number-no-sign", f"Guest wifi, password {_plain30()}", True),
+        ("password-word-number-title", f"# Wifi password {_plain30()}\n\nFor visitors.", True),
+        ("password-modifier-goes-on", f"see the password reset{d.rng.randrange(1000, 9999)} flow in the runbook", False),
+        ("tor-key-header-and-body", f"== ed25519v1-secret: type0 ==\n{tor_key}", True),
+        ("tor-key-file-base64", f"base64 hs_ed25519_secret_key:\n{tor_file}", True),
+        ("tor-key-header-talk", "The key file starts with == ed25519v1-secret: type0 == and then 64 bytes.", False),
+        ("echo-into-secret-put", f"echo '{d.r(40)}' | npx wrangler secret put API_TOKEN", True),
+        ("printf-into-docker-secret", f"printf {d.r(24)} | docker secret create db_pw -", True),
+        ("echo-variable-into-secret-put", "echo $API_TOKEN | npx wrangler secret put API_TOKEN", False),
+        ("keychain-output-below", f"security find-generic-password -s 'acme-api' -w\n{d.r(40)}", True),
+        ("command-output-not-secret", "gcloud config get-value project\nacme-prod-4821", False),
+        ("zapier-catch-hook", f"https://hooks.zapier.com/hooks/catch/{d.r(7, '0123456789')}/{d.r(4, 'abcdefghijklmnopqrstuvwxyz')}{d.rng.randrange(10, 99)}x/", True),
+        ("braintree-access-token", f"access_token$production${d.r(16, 'abcdefghijklmnopqrstuvwxyz0123456789')}${_hex(32)}", True),
+        ("mac-after-interface", f"eth0 {mac} wlan0 {':'.join(d.r(2, '0123456789abcdef') for _ in range(6))}", False),
+        ("mac-after-wifi-key-word", f"wifi adapter address: {mac}", False),
+        ("counting-bytes-test-key", "FIPS-197 AES-128 example key 000102030405060708090a0b0c0d0e0f, plaintext 00112233445566778899aabbccddeeff", False),
+        ("random-hex-key-still-refused", f"AES key {_hex(32)}", True),
+        ("wallet-export-hex-key", f"exported from MetaMask for the test wallet: 0x{_hex(64)}", True),
+        ("wallet-tx-hash", f"wallet funding tx hash: 0x{_hex(64)}", False),
+        ("wallet-funded-no-key-word", f"Funded the wallet: 0x{_hex(64)} (etherscan)", False),
+        ("words-named-for-a-game", "Words for the spelling game: apple banana cherry bridge castle dragon eagle forest garden harbor island jungle", False),
+        ("words-label-alone-still-refused", "12 words:\napple banana cherry bridge castle dragon eagle forest garden harbor island jungle", True),
+    ]
+
+
+@pytest.mark.parametrize(("body", "expected"), [c[1:] for c in _blind30()], ids=[c[0] for c in _blind30()])
+def test_blind30_classes(body: str, expected: bool) -> None:
+    assert refused(body) == expected, body
+
+
+@pytest.mark.parametrize("text", [
+    '\\"' * (_SIZE // 2),  # escaped quotes with nothing between
+    '{\\"password\\": \\"' * (_SIZE // 17),  # escaped members never closed
+    "| DB_PASSWORD " * (_SIZE // 14),  # one table row of names
+    "== ed25519v1-secret: type0 ==" * (_SIZE // 29),  # headers with no key
+])
+def test_a_text_made_of_blind30s_markers_completes(text: str) -> None:
+    find_secrets(text[:_SIZE])

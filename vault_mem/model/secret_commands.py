@@ -513,7 +513,10 @@ _PUBLIC_FILE = lazy(r"(?i:pub|public|cert|\.crt|\.pem\.pub|known_hosts|authorize
 # `--password-command "echo X"`)
 _ECHOED = lazy(r"(?<![\w-])(?:echo|printf)(?:[ \t]{1,4}-[a-z]{1,3})*(?:[ \t]{1,4}[\"']?%s(?:\\n)?[\"']?)?[ \t]{1,4}"
                r"(?P<q>[\"']?)(?P<value>[^\s\"'<>|;()]{8,400})(?P=q)[ \t]{0,4}(?P<to>\||\)|;|[\"'](?=[ \t]|$))")
-_CREDENTIAL_FLAG = lazy(r"(?i:--?[\w-]{0,30}(?:pass|secret|token|key|cred)[\w-]{0,30}|chpasswd|passwd)")
+# (or a subcommand that stores what it reads as a secret: `wrangler secret put NAME`, `docker
+# secret create NAME -`, `supabase secrets set`, `firebase functions:secrets:set NAME`)
+_CREDENTIAL_FLAG = lazy(r"(?i:--?[\w-]{0,30}(?:pass|secret|token|key|cred)[\w-]{0,30}|chpasswd|passwd"
+                        r"|(?<![\w-])secrets?(?:[ \t]{1,4}|:)(?:put|set|add|create)(?![\w-]))")
 
 
 def _written_value(value: str) -> bool:

@@ -182,7 +182,8 @@ def _table_cell(cls: str, value: str) -> bool:
 def table_cells(text: str, low: str) -> Iterator[Span]:
     """A text table whose header names a credential column (``| user | password |`` in Markdown,
     org-mode or a reStructuredText grid; an HTML table's ``<th>``): each cell below is judged as
-    the value of that label, so ``(ask Lea)`` and ``-`` pass."""
+    the value of that label, so ``(ask Lea)`` and ``-`` pass; and a row of a settings table whose
+    cell names a credential (``| DB_PASSWORD | X |``): the next cell is judged so."""
     if "<t" in low and "</t" in low:
         yield from _html_cells(text)
     if "|" not in text or ("---" not in text and "===" not in text):
@@ -204,6 +205,14 @@ def table_cells(text: str, low: str) -> Iterator[Span]:
                 value = cells[n].strip("`") if n < len(cells) else ""
                 if _table_cell(cls, value):
                     at = offsets[i] + lines[i].find(value)
+                    yield "credential in a table", at, at + len(value)
+            # a settings table (`| name | value |`): a row whose cell names a credential holds
+            # its value in the next cell, judged as that label's value
+            for n in range(len(cells) - 1):
+                cls = None if n + 1 in columns else _column_class(cells[n])
+                value = cells[n + 1].strip("`")
+                if cls and _table_cell(cls, value):
+                    at = offsets[i] + lines[i].find(value, lines[i].find(cells[n]) + len(cells[n]))
                     yield "credential in a table", at, at + len(value)
             i += 1
 

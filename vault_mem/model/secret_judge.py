@@ -36,6 +36,7 @@ __all__ = ["CODES_LABEL", "CODE_KINDS", "CODE_PARTS", "COMMON_WORDS", "address_w
            "two_words_number", "unquoted_argument", "word_and_number"]
 
 _RUN_TOGETHER = lazy(r"[a-z]{14,40}")
+_WORDS_THEN_NUMBER = lazy(r"[a-z]{10,30}[0-9]{2,6}")  # lower-case words run together, then a number
 _SETTING = lazy(r"[a-z][a-z_]{1,20}=[a-z]{1,20}")
 _NAMED_IN_RUN = ("pass", "word", "secret", "token", "key", "auth", "login", "user", "config", "default", "change", "reset")
 
@@ -329,8 +330,13 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
         return None  # tokens and keys have no spaces; a passphrase of five words or more is prose
     if op == "" and cls == "password":
         # `pw X` with no sign: only a value no word or name could be (a UUID with no sign is an
-        # item's id: `bw get password <uuid>`, "password <uuid> in the vault")
+        # item's id: `bw get password <uuid>`, "password <uuid> in the vault"), or words run
+        # together and a number ending the sentence ("guest wifi, password pebblemaple42"): a noun
+        # the label modifies goes on after it ("the password reset2 flow"), and one word and a
+        # number may be a name (`pw Deploy2024`)
         return "password assignment" if (unguessable(value) or word_and_number(value, joined=True)
+                                         or (ends and _WORDS_THEN_NUMBER.fullmatch(value) is not None
+                                             and not any(w in value for w in _NAMED_IN_RUN))
                                          or symbol_word_number(value)) and not UUID.fullmatch(value) else None
     if op == "--" and cls == "secret" and not quoted and passphrase(value, signed=False):
         # `--token <word>-<word>-<word>-<word>`: a token a generator made of common words, given

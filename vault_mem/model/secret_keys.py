@@ -77,6 +77,12 @@ def wallet_keys(text: str) -> Iterator[Span]:
     if "prv" in text:
         for m in _XPRV.finditer(text):
             yield "wallet extended private key", m.start(), m.end()
+    if "allet" in text or "ALLET" in text or "etaMask" in text or "etamask" in text:
+        for m in _WALLET_HEX.finditer(text):
+            said = text[max(0, m.start() - 40):m.start("between") + len(m.group("between"))]
+            if _KEY_WORD.search(said) and not _NOT_A_KEY.search(m.group("between")) \
+                    and random_hex(m.group("key").removeprefix("0x"), min_len=64):
+                yield "wallet private key", m.start("key"), m.end("key")
     if "accounts" in text:
         for m in _ACCOUNT_KEYS.finditer(text):
             key = m.group("key")
@@ -84,6 +90,14 @@ def wallet_keys(text: str) -> Iterator[Span]:
                 yield "wallet private key", m.start("key"), m.end("key")
 
 
+# 64 hex after a wallet's name and a sign, where the words say a key was taken out of it ("metamask
+# export for the test wallet: 0x<64 hex>", "MetaMask private key is <64 hex>"): an account's address
+# is 40 hex; a transaction's hash is 64 too ("funded the wallet: 0x<64 hex>"), so the words must
+# name a key or an export, and none between may name a transaction, a hash or a block
+_WALLET_HEX = lazy(r"(?i:wallet|metamask)(?P<between>[^\n:=]{0,60}?)(?:[ \t]{0,4}[:=][ \t]{0,4}|[ \t]{1,4}is[ \t]{1,4})"
+                   r"[\"'`]?(?P<key>(?:0x)?[0-9a-fA-F]{64})(?![0-9a-zA-Z])")
+_KEY_WORD = lazy(r"(?i:export|private|secret|key)")
+_NOT_A_KEY = lazy(r"(?i:tx|transaction|hash|digest|block|address|addr|receipt|id)(?![a-z])")
 # An Ethereum network's `accounts: ["<64 hex>", ...]` in a Hardhat or Truffle config: the list
 # takes private keys (an account's address is 40 hex; a mnemonic is an object there)
 _ACCOUNT_KEYS = lazy(r"(?<![\w-])[\"']?accounts[\"']?[ \t]{0,4}[:=][ \t]{0,4}\[[ \t\r\n]{0,40}"
@@ -94,6 +108,11 @@ _ACCOUNT_KEYS = lazy(r"(?<![\w-])[\"']?accounts[\"']?[ \t]{0,4}[:=][ \t]{0,4}\[[
 # --- private keys that are not PEM ---------------------------------------------------------
 
 _PUTTY = lazy(r"PuTTY-User-Key-File-[0-9]{1,2}:")
+# Tor's onion-service key file (`hs_ed25519_secret_key`: its header, then the key's 64 bytes), as
+# its text header and the key in base64 below it, or the whole file in base64 (the header's base64
+# starts it); the header alone, with no key after it, is talk about the file
+_TOR_SECRET = lazy(r"==[ \t]?(?:ed25519|curve25519|x25519)v1-secret:[ \t]?type[0-9][ \t]?==[ \t]{0,4}\r?\n?[ \t]{0,4}[A-Za-z0-9+/]{40,400}={0,2}"
+                   r"|PT0gZWQyNTUxOXYxLXNlY3JldDog[A-Za-z0-9+/]{40,400}={0,2}")
 _PUTTY_PRIVATE = lazy(r"Private-Lines:[ \t]{0,8}[0-9]{1,4}[ \t]{0,8}\r?\n[ \t]{0,8}[A-Za-z0-9+/=]{16,}")
 _SECRET_KEY_COMMENT = lazy(r"(?i:secret key)[^\n]{0,80}\r?\n[ \t]{0,8}([A-Za-z0-9+/]{40,}={0,2})")
 # age's identities and any tool's of their form (`<TOOL>-SECRET-KEY-1` and bech32): the name says it
@@ -216,7 +235,7 @@ _PRIVATE_SPAN = 4 * 1024  # a .ppk's private lines follow its header within this
 
 def key_blocks(text: str) -> Iterator[Span]:
     """PuTTY keys, minisign/signify secret keys, age identities, private JWK members, Cardano
-    signing key files, Kerberos keytabs and Java keystores in base64."""
+    signing key files, Kerberos keytabs and Java keystores in base64, Tor onion-service keys."""
     if "PuTTY-User-Key-File-" in text:
         for m in _PUTTY.finditer(text):
             body = _PUTTY_PRIVATE.search(text, m.end(), m.end() + _PRIVATE_SPAN)
@@ -247,6 +266,9 @@ def key_blocks(text: str) -> Iterator[Span]:
         for m in _KEYSTORE.finditer(text):
             if not _TRUSTSTORE.search(text, max(0, m.start() - _KEYTAB_REACH), m.start()):
                 yield "Java keystore", m.start(), m.end()
+    if "v1-secret: type" in text or "PT0gZWQyNTUxOXYxLXNlY3JldDog" in text:
+        for m in _TOR_SECRET.finditer(text):
+            yield "Tor secret key", m.start(), m.end()
     if "<RSAKeyValue" in text or "<DSAKeyValue" in text:
         for m in _XML_PRIVATE.finditer(text):
             if shannon_entropy(m.group("value")) >= 4.0:

@@ -177,7 +177,8 @@ def seed_word(word: str) -> bool:
 # BIP-39 words are everyday nouns, so twelve of them under such a label are a list, unless their
 # checksum makes them a wallet's phrase (a random list passes it one time in 16 or less).
 _LIST_LABEL = lazy(r"(?i:\b(?:list|lists|ingredients|groceries|shopping|packing|inventory|menu|items|todo|to-do)\b)")
-_SEED_LABEL = lazy(r"(?i:seed|phrase|mnemonic|recovery|wallet|backup|words)")
+_SEED_LABEL = lazy(r"(?i:seed|phrase|mnemonic|recovery|wallet|backup)")
+_WORDS_LABEL = lazy(r"(?i:words)")  # a seed's label alone ("12 words:"), not in a sentence naming them
 _INDEX = {w: i for i, w in enumerate(BIP39_ENGLISH)}
 # Prose that ends in a colon right before the words: three words or more, so a bare "Seed:" or
 # "12 words:" (the layout of a backup note) is not one.
@@ -198,8 +199,13 @@ def _listed(text: str, start: int) -> bool:
     # a list label, or a sentence that names what the words are ("Release codenames, in order:"):
     # words introduced as something else are that thing, unless their checksum says otherwise
     # (a naming label is short: searched in the line's end, since every start of an unanchored
-    # search of a long line scanned the rest of it, quadratic in the line's length)
-    return bool(_LIST_LABEL.search(before)) or bool(_NAMING_LABEL.search(before[-_NAMING_REACH:]))
+    # search of a long line scanned the rest of it, quadratic in the line's length); "words" is a
+    # seed's label by itself ("12 words:", "metamask words"), not in a sentence that says what the
+    # words are for ("Words for the spelling game:")
+    naming = _NAMING_LABEL.search(before[-_NAMING_REACH:]) is not None
+    if not naming and _WORDS_LABEL.search(before):
+        return False
+    return naming or bool(_LIST_LABEL.search(before))
 
 
 # What names a wallet's or an account's phrase of words, in the languages of secret_words: the

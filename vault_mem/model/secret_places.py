@@ -197,8 +197,11 @@ def _named_groups(text: str, low: str, at: int) -> bool:
 # a shell command that prints one ("$ argocd admin initial-password -n argocd"), then a line that is
 # one random token and nothing else. (A command that prints a file, `cat .vault_pass`, without a
 # prompt's sign: what it printed is the file's content.)
+# (a command with no prompt before it counts when its program hands out secrets: a keychain's or a
+# password manager's CLI, `gh auth token`, `aws ecr get-login-password`, then what it printed)
 _BELOW = lazy(r"^[ \t]{0,8}(?P<head>(?:[$#%>][ \t]{1,4}[^\n]{1,300}|(?i:cat|type|more|less|head|tail|bat|batcat|get-content|gc)"
-              r"[ \t]{1,4}[^\s|;&<>]{1,200}|[^\n]{1,300}:))[ \t]*\r?\n"
+              r"[ \t]{1,4}[^\s|;&<>]{1,200}|(?i:security|pass|gopass|op|bw|rbw|lpass|vault|secret-tool|keepassxc-cli|kpcli"
+              r"|doppler|gh|heroku|aws|gcloud|az)[ \t]{1,4}[^\n]{1,300}|[^\n]{1,300}:))[ \t]*\r?\n"
               r"[ \t]{0,8}(?P<value>[^\s]{12,8000})[ \t]*\r?$", re.MULTILINE)  # (a registry's login token: ~2 KB)
 # ("user: deploy", "user deploy", "account: svc-backup": the sign may be a space, as notes write it)
 _USER_THEN_VALUE = lazy(r"[ \t]{0,8}(?i:user(?:[ _]?name)?|usr|login|account)(?:[ \t]{0,4}[:=][ \t]{0,4}|[ \t]{1,4})[^\s]{1,64}[ \t]*\r?\n"

@@ -86,6 +86,12 @@ RULES: tuple[Rule, ...] = (
          "xoxb-<d12>-<d13>-<a24>", "has_digit", markers=("xox", "xapp-")),
     Rule("Slack webhook", r"hooks\.slack\.com/(?:services/T[A-Z0-9_]{6,}/B[A-Z0-9_]{6,}/[A-Za-z0-9]{16,}"
          r"|(?:workflows|triggers)/T[A-Z0-9]{6,}/[A-Za-z0-9/]{16,})", "https://hooks.slack.com/services/T<A8>/B<A8>/<a24>"),
+    # Zapier's catch hook: `/hooks/catch/<account>/<key>/`, the key 5-10 lower-case letters and digits
+    Rule("Zapier webhook", r"hooks\.zapier\.com/hooks/catch/[0-9]{4,12}/[a-z0-9]{5,12}(?![A-Za-z0-9_-])",
+         "https://hooks.zapier.com/hooks/catch/<d7>/<l7>/", "has_digit"),
+    # Braintree's access token: `access_token$<environment>$<merchant id>$<32 hex>`
+    Rule("Braintree access token", _start(r"access_token\$(?:production|sandbox|development|qa)\$[a-z0-9]{10,20}\$[0-9a-f]{32}")
+         + _B, "access_token$production$<l16>$" + _H),
     Rule("Anthropic API key", _start(r"sk-ant-[A-Za-z0-9_-]{20,}"), "sk-ant-api03-<u93>AA"),
     Rule("OpenAI API key", _start(r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"), "sk-proj-<u64>",
          "has_digit"),
@@ -246,9 +252,10 @@ RULES: tuple[Rule, ...] = (
          r"|snmp(?:-server)?[ \t]{1,4}community|r[ow]community6?)[ \t]{1,4}([^\s]{4,200})",
          "username netops privilege 15 password 0 <a12>", "literal", 1, lower=True,
          markers=("password 0", "password 7", "secret 0", "secret 7", "key-string 7", "community", "key 7", "key 0")),
-    # SQL: `CREATE USER ... IDENTIFIED BY 'X'` (MySQL, Oracle); `BY PASSWORD '*HASH'` is a hash; Oracle's
+    # SQL: `CREATE USER ... IDENTIFIED BY 'X'` (MySQL, Oracle), and MySQL 5's and Oracle's `GRANT ... TO
+    # user IDENTIFIED BY 'X'`, which makes the user as it grants; `BY PASSWORD '*HASH'` is a hash; Oracle's
     # database link signs in to the other database as `CONNECT TO user IDENTIFIED BY X`
-    Rule("password assignment", r"(?:create|alter)[ \t]{1,4}(?:user|role|(?:shared[ \t]{1,4})?(?:public[ \t]{1,4})?database[ \t]{1,4}link)"
+    Rule("password assignment", r"(?:(?:create|alter)[ \t]{1,4}(?:user|role|(?:shared[ \t]{1,4})?(?:public[ \t]{1,4})?database[ \t]{1,4}link)|grant)"
          r"[ \t][^\n;]{1,200}?[ \t]identified[ \t]{1,4}"
          r"(?:with[ \t]{1,4}[a-z0-9_]{1,40}[ \t]{1,4})?by[ \t]{1,4}(?!password[ \t]|values[ \t])[\"']?([^\s'\";]{4,200})",
          "alter user etl identified by '<a16>';", "password", 1, lower=True, markers=("identified by", "identified with")),

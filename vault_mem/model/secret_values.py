@@ -216,6 +216,8 @@ def is_placeholder(value: str, *, quoted: bool) -> bool:
         return True  # a YAML tag: `!vault |` (Ansible's ciphertext follows), `!secret db_pw`, `!env_var DB_PW`
     if "{{" in value or "${" in value or _SAME_CHAR.fullmatch(value) or _masked(value):
         return True
+    if counted_hex(value) or MAC_ADDRESS.fullmatch(value):
+        return True  # a test vector's counting bytes (`000102...0f`), a network card's address: no secret
     if _FORMAT.search(value) and not _random_rest(_FORMAT.sub("", value)):
         # a format string: '%s:%s', '{password}', 'pass_%d'; a password that holds `%d` by
         # chance ('r!%d7Gv3IWTx') keeps a random rest once its "directives" are gone
@@ -244,6 +246,22 @@ def is_placeholder(value: str, *, quoted: bool) -> bool:
         # random letters and digits of both cases) makes it a value with a dot in it
         return not any(_random_part(p) for p in value.split("."))
     return not quoted and _IDENT_REF.fullmatch(value) is not None
+
+
+# a network card's (or a Bluetooth device's) address: six bytes in hex, split by colons or dashes
+MAC_ADDRESS = lazy(r"[0-9A-Fa-f]{2}([:-])[0-9A-Fa-f]{2}(?:\1[0-9A-Fa-f]{2}){4}")
+_EVEN_HEX = lazy(r"(?:[0-9a-f]{2}){8,}|(?:[0-9A-F]{2}){8,}")
+
+
+def counted_hex(value: str) -> bool:
+    """Hex of 8 bytes or more that count up or down by one step (``000102030405060708090a0b0c0d0e0f``,
+    ``00112233445566778899aabbccddeeff``, ``0f0e0d...``): the pattern standards' test vectors use for
+    a key or a plaintext (FIPS-197, RFC 3610), chosen to be read, not to be secret."""
+    if _EVEN_HEX.fullmatch(value) is None:
+        return False
+    b = bytes.fromhex(value)
+    step = (b[1] - b[0]) % 256
+    return step != 0 and all((b[i + 1] - b[i]) % 256 == step for i in range(len(b) - 1))
 
 
 def run_at_read(value: str) -> bool:

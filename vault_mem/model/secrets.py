@@ -69,6 +69,10 @@ Decisions a reader may look for:
 - A UUID after a token's or a secret's word alone is an id: idempotency, cursor, correlation and
   session tokens and Vault's leases are UUIDs as often as Postmark's or Consul's tokens are
   (blind29's rule for "upload token <uuid>" refused them; gate30 removed it).
+- Hex bytes that count up by one step (``000102...0f``, ``00112233...ff``: the standards' test
+  vectors) and a network card's address (``17:5b:6e:cf:51:90``) are no secret under any label.
+  Twelve list words under a sentence that says what they are for ("Words for the spelling game:")
+  count only with a valid checksum; "words" alone ("12 words:") still labels a phrase.
 - ``user:password@host`` counts without a scheme too (``admin:X@10.0.0.5``), before an IP address
   or a dotted host name, so image references (``node:20-alpine@sha256:...``) pass.
 
@@ -133,7 +137,7 @@ from vault_mem.model.secret_pairs import (
 )
 from vault_mem.model.secret_phrases import labelled_phrases, monero_seeds, seed_phrases, seed_word, slip39_shares
 from vault_mem.model.secret_places import grouped_values, listed_parts, new_values, split_parts, values_below
-from vault_mem.model.secret_text import View, encoded_runs, join_wrapped, normalise
+from vault_mem.model.secret_text import View, encoded_runs, join_wrapped, lines_holding, normalise
 from vault_mem.model.secret_tokens import (
     byte_arrays, cipher_keys, dotted_tokens, hex_prefixed_tokens, lower_prefixed_tokens, named_bytes,
     prefixed_tokens, token_words,
@@ -266,6 +270,12 @@ def _candidates(text: str, depth: int, budget: list[int]) -> list[tuple[int, Sec
     found.extend((_AFTER_RULES, f) for f in schemeless_passwords(norm))
     # (a shape's span inside a crypt-format hash is the hash's salt or digest: secret_values.in_crypt_hash)
     found.extend((_AFTER_RULES + 1, SecretFinding(*span)) for span in _by_shape(norm, low) if not in_crypt_hash(norm, span[1]))
+    if '\\"' in norm or "\\'" in norm:
+        # (read again only on the lines that quote a member so: an escaped string keeps to its line)
+        for start, end in lines_holding(norm, ('\\"', "\\'")):
+            if _ESCAPED_MEMBER.search(norm, start, end):
+                found.extend((_AFTER_RULES + 1, SecretFinding(f.kind, start + f.start, start + f.end))
+                             for f in _escaped_quotes(norm[start:end]))
     out = list(_mapped(view, iter(found)))
     # A wrapped token is judged by the provider rules only: assignments and URLs are line-based,
     # and prose joined across lines would read as values.
@@ -292,6 +302,27 @@ def _candidates(text: str, depth: int, budget: list[int]) -> list[tuple[int, Sec
                 span = source.span(start, end)
                 out.append((_AFTER_RULES + 2, SecretFinding(f"{encoding}-encoded {inner[0].kind}", *span)))
     return out
+
+
+_ESCAPED_QUOTE = lazy(r"\\(?=[\"'])")
+# a member or an argument quoted with escaped quotes: the name's closing quote, then a sign or a comma
+_ESCAPED_MEMBER = lazy(r"\\[\"'][ \t]{0,4}[:=,]")
+
+
+def _escaped_quotes(norm: str) -> Iterator[SecretFinding]:
+    """Findings in ``norm`` with its escaped quotes read as quotes: JSON or code quoted inside a
+    string (``"{\\"password\\": \\"X\\"}"``, a log's repr of a request body), spans in ``norm``."""
+    cut = [m.start() for m in _ESCAPED_QUOTE.finditer(norm)]  # the backslashes dropped
+    unescaped = _ESCAPED_QUOTE.sub("", norm)
+    # (the i-th dropped backslash sat at cut[i] - i in the unescaped text's offsets)
+    at = [c - i for i, c in enumerate(cut)]
+
+    def orig(pos: int) -> int:
+        return pos + bisect.bisect_right(at, pos)
+
+    for kind, start, end in _by_shape(unescaped, _ascii_lower(unescaped)):
+        if end > start and not in_crypt_hash(unescaped, start):
+            yield SecretFinding(kind, orig(start), orig(end - 1) + 1)
 
 
 def _disguised(norm: str, view: View, budget: list[int]) -> Iterator[tuple[int, SecretFinding]]:
