@@ -312,6 +312,25 @@ def test_the_version_is_said_once_per_file_and_agrees():
         assert tomllib.load(fh)["project"]["version"] == VERSION == vault_mem.__version__
 
 
+def test_a_files_stat_stamp_is_built_in_one_place():
+    """What tells one version of a file from another by its stat (device, inode, size, both
+    times) is :func:`vault_mem.platform.settle.stamp`: git's discovery, git's config reading,
+    the model-check record, the approvals' parse and the staged file's check each built their
+    own tuple, with fields of their own (the discovery's held the mode, the staged check no
+    device). A tuple or list of a stat's two times anywhere else is a copy of that rule."""
+    home = PACKAGE / "platform" / "settle.py"
+    bad = []
+    for src in _sources():
+        if src.path == home:
+            continue
+        for node in ast.walk(src.tree):
+            if isinstance(node, (ast.Tuple, ast.List)):
+                fields = {e.attr for e in node.elts if isinstance(e, ast.Attribute)}
+                if {"st_mtime_ns", "st_ctime_ns"} <= fields:
+                    bad.append(src.where(node))
+    assert not bad, "a stat stamp built outside platform/settle.py:\n" + "\n".join(bad)
+
+
 def test_the_0_1_import_paths_still_work():
     """Hooks installed by 0.1 run ``python -m vault_mem.cli``; 0.1's README imported the tool
     schemas and dispatch from ``vault_mem.tools``."""
