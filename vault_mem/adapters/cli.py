@@ -557,8 +557,8 @@ def cmd_index(args) -> int:
     from vault_mem.adapters.tools import context_index  # lazy: start-up time (module docstring)
 
     vault = open_vault(args)
-    changed = vault.regenerate_index() if args.write else False
-    text = context_index(vault)
+    changed = vault.regenerate_index() if args.write else False  # which reconciles, forced
+    text = context_index(vault, reconciled=args.write)
     emit(args, {"changed": changed, "text": text}, text.rstrip("\n"))
     return 0
 

@@ -214,7 +214,7 @@ _CONTEXT_FENCE_CHARS = 800
 
 
 def context_index(vault: Vault, *, heading: str = "INDEX.md, what is remembered now (recall searches everything):",
-                  max_chars: int | None = None) -> str:
+                  max_chars: int | None = None, reconciled: bool = False) -> str:
     """INDEX.md as an agent's context carries it (session start, the agent's system prompt, the
     MCP resource, ``vault-mem index``): rendered from the sidecar, never read from disk (the file
     may be a peer's, from a ``git pull`` that changed no memory file, listing one that holds a
@@ -224,8 +224,10 @@ def context_index(vault: Vault, *, heading: str = "INDEX.md, what is remembered 
     list them: it is a file for people and git; what reaches the agent unasked is this.
     ``max_chars`` (a context of fixed size): rendered within the smaller of the vault's budget and
     that room, the fence's own lines counted, so every section keeps its lines or its "+N more"
-    (never cut off the end)."""
-    vault.reconcile()
+    (never cut off the end). ``reconciled``: the caller has just brought the sidecar in line
+    (``index --write``'s regeneration): not done again."""
+    if not reconciled:
+        vault.reconcile()
     vault.index_md(max_bytes=0)  # a symlinked INDEX.md is refused by name (LinkError), never served
     budget = None
     if max_chars is not None:
