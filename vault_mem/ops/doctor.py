@@ -21,7 +21,7 @@ from vault_mem.store.attributes import replace_older_driver
 from vault_mem.store.hooks import missing_hooks_notice, unsafe_hooks_notice
 from vault_mem.store.locks import daemon_pid
 from vault_mem.store.upstream import other_lines, replaced_upstream
-from vault_mem.store.worktree import config_in_vault_notice, index_format_notice
+from vault_mem.store.worktree import index_format_notice
 
 if TYPE_CHECKING:
     from vault_mem.vault.core import Vault
@@ -107,8 +107,9 @@ def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
         pass  # a read-only git folder: `vault-mem hooks install` says what fails
     hooks_note = (unsafe_hooks_notice(repo.hooks_dir, vault.root, repo.common_dir, repo.toplevel)
                   or missing_hooks_notice(repo.hooks_dir, vault.root, repo.toplevel, repo.common_dir, full=True))
-    # and a config file git reads from the vault, where a peer's commit sets what git runs
-    config_note = config_in_vault_notice(repo, vault.root)
+    # and a config file git reads from the vault, where a peer's commit sets what git runs (as
+    # the vault's opening found it: a `git config --list` and a read of every include)
+    config_note = vault.ws.config_note
     for said in (hooks_note, config_note):
         if said in vault.notices:
             vault.notices.remove(said)

@@ -256,9 +256,11 @@ class Workspace:
         hooks_note = unsafe_hooks_notice(self.repo.hooks_dir, root, self.repo.common_dir, self.repo.toplevel)
         if hooks_note:
             self.notices.append(hooks_note)
-        config_note = config_in_vault_notice(self.repo, root)  # a config file a peer's commit changes
-        if config_note:
-            self.notices.append(config_note)
+        #: the line naming a config file git reads from the vault, which a peer's commit changes
+        #: (None: none), looked for once per opening (doctor says it as a warning)
+        self.config_note = config_in_vault_notice(self.repo, root)
+        if self.config_note:
+            self.notices.append(self.config_note)
         try:
             ensure_own_dir(self.state_dir)
         except OSError as exc:
