@@ -569,9 +569,16 @@ def _several_recall(vaults: Vaults, a: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def several_list_rows(vaults: Vaults, rows_of: Callable[[str], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """``list`` of every vault in use as the MCP tool and ``vault-mem list`` show it: each row
+    naming its vault, the memories of authors trusted here first across the vaults
+    (:func:`trusted_first`). ``rows_of(name)``: one vault's :func:`list_rows` (read in this
+    process, or its daemon's answer)."""
+    return trusted_first([{**r, "vault": name} for name, got in vaults.each(rows_of) for r in got])
+
+
 def _several_list(vaults: Vaults, a: dict[str, Any]) -> dict[str, Any]:
-    rows = trusted_first([{**r, "vault": name} for name, got in vaults.each(
-        lambda n: list_rows(vaults.vault(n), type=a.get("type"), tags=a.get("tags"))) for r in got])
+    rows = several_list_rows(vaults, lambda n: list_rows(vaults.vault(n), type=a.get("type"), tags=a.get("tags")))
     return {"memories": rows, "count": len(rows)}
 
 
