@@ -21,6 +21,7 @@ from vault_mem.config import (
     STATE_DIR,
     TYPE_FOLDERS,
     Config,
+    config_home_notice,
     project_link,
     usable_agent_text,
     with_environment,
@@ -261,6 +262,9 @@ class Workspace:
         self.config_note = config_in_vault_notice(self.repo, root)
         if self.config_note:
             self.notices.append(self.config_note)
+        home_note = config_home_notice(once=True)  # a relative XDG_CONFIG_HOME, ignored: once per process
+        if home_note:
+            self.notices.append(home_note)
         try:
             ensure_own_dir(self.state_dir)
         except OSError as exc:
