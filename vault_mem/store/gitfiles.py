@@ -315,7 +315,7 @@ def _probe_names() -> list[str]:
 
 
 def ignore_files_signature(repo: GitRepo, root: Path) -> list[list]:
-    """(path, size, mtime) of the ignore files that decide over the type folders: a cheap key
+    """(path, its :class:`~vault_mem.platform.settle.Stamp`) of the ignore files that decide over the type folders: a cheap key
     for remembering :func:`ignored_memory_folders`' answer until one of them changes. Not the
     folders' own times: every write changes those, and a one-shot command after each would
     walk a 100k vault's folders again (0.7 s)."""
@@ -333,5 +333,5 @@ def ignore_files_signature(repo: GitRepo, root: Path) -> list[list]:
             st = os.stat(path)
         except OSError:
             continue
-        sig.append([str(path), st.st_size, st.st_mtime_ns])
+        sig.append([str(path), *settle.stamp(st)])
     return sig
