@@ -315,10 +315,10 @@ def _probe_names() -> list[str]:
 
 
 def ignore_files_signature(repo: GitRepo, root: Path) -> list[list]:
-    """(path, its :class:`~vault_mem.platform.settle.Stamp`) of the ignore files that decide over the type folders: a cheap key
-    for remembering :func:`ignored_memory_folders`' answer until one of them changes. Not the
-    folders' own times: every write changes those, and a one-shot command after each would
-    walk a 100k vault's folders again (0.7 s)."""
+    """(path, its :class:`~vault_mem.platform.settle.Stamp`) of the ignore files that decide over
+    the type folders: a cheap key for remembering :func:`ignored_memory_folders`' answer until
+    one of them changes. Not the folders' own times: every write changes those, and a one-shot
+    command after each would walk a 100k vault's folders again (0.7 s)."""
     top = repo.toplevel
     rel = os.path.relpath(root, top)
     folders = [top]

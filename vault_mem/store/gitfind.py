@@ -112,6 +112,8 @@ def _before(cwd: str) -> _Before:
     dotgits = _dotgits(cwd)
     nearest = next((f for f, st in dotgits.items() if isinstance(st, _Folder)), None)
     configs = base_config_files(os.path.join(nearest, ".git"), os.path.join(nearest, ".git")) if nearest else []
+    # a config file by the file a link names, as git reads it (a dotfile manager's linked
+    # ~/.gitconfig, edited, kept its link's stamp)
     return _Before(dotgits, configs, tuple(settle.stamp_at(p) for p in configs), started)
 
 

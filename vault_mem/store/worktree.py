@@ -425,8 +425,8 @@ _MENTIONS: dict[str, tuple[tuple, bool]] = {}
 
 def _mentions_include(path: str) -> bool:
     """Whether the first :data:`CONFIG_READ_BYTES` of the config file ``path`` mention an
-    include. Kept by the file's stat (:func:`~vault_mem.platform.settle.stamp_at`, through a link, as git reads it), as the
-    kept reading of the config is: every command of a long-lived process (the MCP server, the
+    include. Kept by the file's stat (:func:`~vault_mem.platform.settle.stamp_at`, through a
+    link, as git reads it), as the kept reading of the config is: every command of a long-lived process (the MCP server, the
     daemon) read each of git's config files, up to 1 MB each, again (review of include23); a
     file whose stat is as it was when read is not read. An answer is kept only for a file that
     had settled (:data:`~vault_mem.platform.settle.SETTLE_NS`) before it was read and kept its stat
