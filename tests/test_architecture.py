@@ -312,6 +312,32 @@ def test_the_version_is_said_once_per_file_and_agrees():
         assert tomllib.load(fh)["project"]["version"] == VERSION == vault_mem.__version__
 
 
+def test_a_files_stat_stamp_is_built_in_one_place():
+    """What tells one version of a file from another by its stat (device, inode, size, both
+    times) is :func:`vault_mem.platform.settle.stamp`: git's discovery, git's config reading,
+    the model-check record, the approvals' parse and the staged file's check each built their
+    own tuple, with fields of their own (the discovery's held the mode, the staged check no
+    device), as did INDEX.md's version, the MCP server's poll, the replace refs' and the
+    commits-made-here record's caches (no device, no change time). A tuple or list of a stat's
+    modification time with its inode, size or change time anywhere else is a copy of that rule,
+    but for the one that must differ, saying why in its docstring."""
+    home = PACKAGE / "platform" / "settle.py"
+    differ = {"index_file_signature"}  # git's index: no ctime, which a hard link made moves
+    bad = []
+    for src in _sources():
+        if src.path == home:
+            continue
+        for func in ast.walk(src.tree):
+            if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) or func.name in differ:
+                continue
+            for node in ast.walk(func):
+                if isinstance(node, (ast.Tuple, ast.List)):
+                    fields = {e.attr for e in node.elts if isinstance(e, ast.Attribute)}
+                    if "st_mtime_ns" in fields and fields & {"st_ino", "st_size", "st_ctime_ns"}:
+                        bad.append(src.where(node))
+    assert not bad, "a stat stamp built outside platform/settle.py:\n" + "\n".join(sorted(set(bad)))
+
+
 def test_the_0_1_import_paths_still_work():
     """Hooks installed by 0.1 run ``python -m vault_mem.cli``; 0.1's README imported the tool
     schemas and dispatch from ``vault_mem.tools``."""

@@ -241,6 +241,24 @@ def test_index_prints_what_the_agents_context_carries(vdir):
     assert "- a (" in r.stdout and "never an instruction" in r.stdout
 
 
+def test_index_write_brings_the_sidecar_in_line_once(vdir, monkeypatch):
+    """`index --write` reconciled twice: the forced one that regenerates INDEX.md, then again
+    for the text it prints, with nothing changed between them (a second listing and scan)."""
+    from vault_mem.vault.core import Vault
+
+    cli("--vault", str(vdir), "remember", "a", "-d", "first")
+    (vdir / "facts" / "b.md").write_text("---\ndescription: by hand\n---\n")  # a file the write brings in
+    reconciles = []
+    real = Vault.reconcile
+    monkeypatch.setattr(Vault, "reconcile", lambda self, **kw: reconciles.append(kw) or real(self, **kw))
+    r = cli("--vault", str(vdir), "index", "--write", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["changed"] and "- b (" in json.loads(r.stdout)["text"]
+    assert len(reconciles) == 1 and reconciles[0]["force"]
+    reconciles.clear()
+    assert "- b (" in cli("--vault", str(vdir), "index").stdout and len(reconciles) == 1  # without --write: its own
+
+
 @pytest.mark.slow
 def test_deleted_index_is_rebuilt_by_the_next_command_with_a_progress_bar(vdir):
     import datetime as dt

@@ -56,6 +56,21 @@ def test_an_include_of_the_vaults_gitconfig_is_named_by_every_command_doctor_and
     assert SAID not in cli("--vault", str(mine), "list").stderr
 
 
+def test_doctor_looks_for_a_config_file_in_the_vault_once(tmp_path, monkeypatch):
+    """The vault's opening looks for one (its notice) and doctor looked again for its warning,
+    the same answer: each a ``git config --list --show-origin`` and a read of every include."""
+    from vault_mem.store import worktree
+
+    mine, _peer = person_and_peer(tmp_path)
+    git(mine, "config", "include.path", "../.gitconfig")
+    looked = []
+    real = worktree.config_files_in_vault
+    monkeypatch.setattr(worktree, "config_files_in_vault", lambda *a: looked.append(a) or real(*a))
+    doctor = cli("--vault", str(mine), "doctor")
+    assert (doctor.stdout + doctor.stderr).count(SAID) == 1, doctor
+    assert len(looked) == 1
+
+
 @pytest.mark.parametrize("key", ["include.path", "includeIf.gitdir:{git_dir}/.path"])
 @pytest.mark.parametrize("where", ["relative", "absolute", "through a link outside"])
 def test_includes_of_a_vault_file_are_named_whatever_their_form(tmp_path, key, where):

@@ -26,6 +26,25 @@ def test_a_healthy_vault_is_ok(vault):
     assert found.index_md_current
 
 
+def test_a_relative_xdg_config_home_is_said_in_one_line_by_doctor_and_once_per_process(vault, monkeypatch, tmp_path):
+    """A relative ``$XDG_CONFIG_HOME`` is ignored (config.user_config_dir, as the XDG spec says),
+    and nothing said so: the approvals and the personal vault of ``~/.config/vault-mem`` stood
+    for those of the folder named. A vault's opening says it once per process; doctor always."""
+    vault.remember("alpha", "Alpha is the first fact", "one\n")
+    monkeypatch.chdir(tmp_path)
+    said = "XDG_CONFIG_HOME is a relative path"
+    monkeypatch.setenv("XDG_CONFIG_HOME", "cfg-listed")
+    listed = cli("--vault", str(vault.root), "list")
+    assert listed.stderr.count(said) == 1 and "'cfg-listed'" in listed.stderr, listed
+    assert str(tmp_path / "home" / ".config" / "vault-mem") in listed.stderr or ".config/vault-mem" in listed.stderr
+    assert said not in cli("--vault", str(vault.root), "list").stderr  # once per process
+    doctor = cli("--vault", str(vault.root), "doctor")
+    assert (doctor.stdout + doctor.stderr).count(said) == 1, doctor  # always, as a warning, not also a notice
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    doctor = cli("--vault", str(vault.root), "doctor")
+    assert said not in doctor.stdout + doctor.stderr
+
+
 def test_what_is_wrong_is_found_and_the_command_prints_it(vault):
     vault.remember("alpha", "Alpha is the first fact", "one\n")
     (vault.root / "facts/broken.md").write_text("---\ndescription: [unclosed\n---\nbody\n")

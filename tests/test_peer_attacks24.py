@@ -305,6 +305,7 @@ def test_a_branch_deleted_on_the_remote_is_named_with_the_fetch_that_forgets_it(
     git(new, "fetch", "-q", "origin")
     r = cli("--vault", str(new), "doctor")
     assert "'origin/side'" in r.stdout + r.stderr and "`git fetch --prune origin`" in r.stdout + r.stderr, r.stdout
+    assert "may be stale" in r.stdout + r.stderr  # what it rests on, said where it is read (no network)
     git(mine, "push", "-q", "origin", ":side")  # the person removes it, as asked
     assert cli("--vault", str(new), "sync").returncode == 0
     git(new, "fetch", "-q", "--prune", "origin")  # the step named

@@ -305,6 +305,25 @@ def test_a_kept_row_written_waiting_gives_up_when_the_lock_stays_held_and_never_
         assert kept_judgement(db) == ("a state", "t1", [("facts/a.md", None, None)])
 
 
+def test_a_dropped_judgement_leaves_no_row_and_a_keep_writes_one_again(tmp_path) -> None:
+    """``drop_judgement`` (a judgement made from origins the sidecar could not hold) leaves the
+    next process nothing to bring along; it was ``keep_judgement(db, None, None, str)``, a keep
+    of no state with a dummy judgement."""
+    from vault_mem.index.kept_judgement import drop_judgement, keep_judgement, kept_judgement
+
+    world = World(tmp_path, random.Random(12))
+    world.warm.close()
+    with Vault(world.root) as vault:
+        db = vault.sidecar.db
+        assert keep_judgement(db, "a state", None, lambda: [("facts/a.md", None, None)], fresh="t1") == "t1"
+        drop_judgement(db)
+        assert kept_judgement(db) is None
+        assert db.execute("SELECT count(*) FROM kept_judgement_paths").fetchone()[0] == 0
+        drop_judgement(db)  # none to drop: nothing happens
+        assert keep_judgement(db, "a state", None, lambda: [("facts/b.md", None, None)], fresh="t2") == "t2"
+        assert kept_judgement(db) == ("a state", "t2", [("facts/b.md", None, None)])
+
+
 def test_a_judgement_brought_along_a_change_rewrites_the_paths_judged_again_not_every_path(tmp_path) -> None:
     """Review of oneshot29: the kept judgement was one JSON value (~7 MB at 100k peers'
     memories) rewritten whole whenever the judgement moved. Now a row per path: a judgement

@@ -3,6 +3,8 @@ on real repositories."""
 
 from __future__ import annotations
 
+import subprocess
+
 from conftest import git
 
 from vault_mem.store import history, worktree
@@ -219,3 +221,27 @@ def test_the_raw_log_readers_on_adds_changes_moves_deletions_and_a_merge(tmp_pat
     assert by[c5][5] == [blob(c5, "a.md")] and by[c5][4] == [c3, c4] and by[c6][5] == []
     assert by[c3][1:3] == ("x@e", "N x")
     repo.close()
+
+
+def test_a_name_is_shadowed_unless_git_reads_a_ref_of_it_at_the_top_of_the_git_folder(tmp_path):
+    """Any file of the git folder counted as a ref git takes first: a tag and a branch named
+    ``config`` or ``description`` (git's own files there, no refs) were one ref, while git
+    warns the name is ambiguous and takes the tag. A pseudo-ref (``ORIG_HEAD``, a symbolic
+    one a tool writes) is the ref git takes: one, whatever branch or tag has its name."""
+    root, repo = _repo(tmp_path)
+    (root / "a.md").write_text("one\n")
+    git(root, "add", "a.md")
+    git(root, "commit", "-q", "-m", "first")
+    first = git(root, "rev-parse", "HEAD").strip()
+    for name in ("config", "description", "ORIG_HEAD", "TOOL_HEAD"):
+        git(root, "branch", name)
+        git(root, "tag", name)
+    for stray in ("config", "description"):  # files of the git folder that hold no ref
+        assert (root / ".git" / stray).is_file()
+        assert history.shadowed_refs(repo, f"{stray}~0") == [f"refs/tags/{stray}", f"refs/heads/{stray}"]
+        assert "ambiguous" in subprocess.run(["git", "rev-parse", stray], cwd=root, capture_output=True,
+                                             text=True).stderr  # as git says it
+    (root / ".git" / "ORIG_HEAD").write_text(first + "\n")
+    (root / ".git" / "TOOL_HEAD").write_text("ref: refs/heads/main\n")
+    assert history.shadowed_refs(repo, "ORIG_HEAD") == [] and history.shadowed_refs(repo, "TOOL_HEAD^") == []
+    assert history.shadowed_refs(repo, "HEAD") == []

@@ -117,6 +117,25 @@ def test_recall_from_a_sub_folder_finds_both_vaults_memories_each_named_by_its_v
     assert "vault" not in json.loads(r.stdout)["hits"][0]
 
 
+def test_list_of_both_vaults_is_one_listing_in_the_cli_and_the_mcp_tool(two_vaults):
+    """`vault-mem list` and the MCP tool `list` show both vaults' memories alike (one home:
+    tools.several_list_rows): each row naming its vault, the person's memories first."""
+    from vault_mem.adapters.tools import call_tool
+    from vault_mem.adapters.vaults import Vaults
+
+    proj, _, personal = two_vaults
+    assert cli("remember", "build-cmd", "-d", "make all builds it", cwd=proj).returncode == 0
+    rows = json.loads(cli("list", "--json", cwd=proj).stdout)
+    vaults = Vaults.resolve(start=proj, daemon=False)
+    try:
+        tool = call_tool(vaults, "list", {}).data["memories"]
+    finally:
+        vaults.close()
+    assert rows == tool and {r["vault"] for r in rows} == {"project", "personal"}, (rows, tool)
+    text = cli("list", cwd=proj).stdout
+    assert "[project]" in text and "[personal]" in text and "build-cmd" in text
+
+
 def test_remember_writes_to_the_project_repository_only_unless_told_personal(two_vaults):
     proj, _, personal = two_vaults
     (proj / "src").mkdir()

@@ -597,6 +597,27 @@ def user_config_dir() -> Path | None:
     return Path(base) / "vault-mem" if os.path.isabs(base) else None
 
 
+#: the relative values of XDG_CONFIG_HOME said in this process (:func:`config_home_notice`)
+_CONFIG_HOME_SAID: set[str] = set()
+
+
+def config_home_notice(*, once: bool = False) -> str | None:
+    """The line saying ``$XDG_CONFIG_HOME`` is ignored (:func:`user_config_dir`: a relative
+    folder), and where this person's files are kept instead; None when it is not. ``once``: None
+    when this process said it already for that value (every vault's opening, doctor always):
+    unsaid, the approvals and the personal vault of ``~/.config/vault-mem`` stood for the ones
+    of the folder the person named, without a word."""
+    base = os.environ.get("XDG_CONFIG_HOME", "")
+    if not base or os.path.isabs(base) or (once and base in _CONFIG_HOME_SAID):
+        return None
+    if once:
+        _CONFIG_HOME_SAID.add(base)
+    folder = user_config_dir()
+    return (f"XDG_CONFIG_HOME is a relative path ({base!r}) and is ignored, as the XDG spec says: vault-mem keeps "
+            f"this person's settings and approvals in {folder if folder is not None else 'no folder (no home)'}; "
+            "set it to an absolute folder, or unset it")
+
+
 def user_config_file() -> Path | None:
     """``config.toml`` in :func:`user_config_dir` (default ``~/.config/vault-mem/config.toml``):
     this person's own settings, for every vault (today: ``personal = "PATH"``); None with no home."""

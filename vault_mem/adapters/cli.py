@@ -507,11 +507,10 @@ def cmd_list(args) -> int:
     params = {"type": args.type, "tags": _split_tags(args.tags)}
     vaults = vaults_of(args)
     if vaults.several:
-        from vault_mem.adapters.tools import trusted_first  # lazy: start-up time (module docstring)
+        from vault_mem.adapters.tools import several_list_rows  # lazy: start-up time (module docstring)
 
         try:
-            rows = trusted_first([{**r, "vault": name} for name, got in vaults.each(
-                lambda n: vaults.read(n, "list", params)) for r in got])
+            rows = several_list_rows(vaults, lambda n: vaults.read(n, "list", params))
         finally:
             _notices(None, vaults.take_notices())
             vaults.close()
@@ -557,8 +556,8 @@ def cmd_index(args) -> int:
     from vault_mem.adapters.tools import context_index  # lazy: start-up time (module docstring)
 
     vault = open_vault(args)
-    changed = vault.regenerate_index() if args.write else False
-    text = context_index(vault)
+    changed = vault.regenerate_index() if args.write else False  # which reconciles, forced
+    text = context_index(vault, reconciled=args.write)
     emit(args, {"changed": changed, "text": text}, text.rstrip("\n"))
     return 0
 

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from vault_mem.config import TYPE_FOLDERS
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_name
+from vault_mem.platform import settle  # a file's stat stamp
 
 if TYPE_CHECKING:
     from vault_mem.daemon.watcher import Activity, Seen
@@ -47,12 +48,8 @@ log = logging.getLogger(__name__)
 POLL_S = 0.5
 
 
-def _stat(path: Path) -> tuple[int, int, int] | None:
-    try:
-        st = os.stat(path, follow_symlinks=False)
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_size, st.st_ino
+def _stat(path: Path) -> settle.Stamp | None:
+    return settle.stamp_at(path, follow=False)
 
 
 def _names(folder: Path) -> frozenset[str]:

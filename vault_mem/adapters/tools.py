@@ -214,7 +214,7 @@ _CONTEXT_FENCE_CHARS = 800
 
 
 def context_index(vault: Vault, *, heading: str = "INDEX.md, what is remembered now (recall searches everything):",
-                  max_chars: int | None = None) -> str:
+                  max_chars: int | None = None, reconciled: bool = False) -> str:
     """INDEX.md as an agent's context carries it (session start, the agent's system prompt, the
     MCP resource, ``vault-mem index``): rendered from the sidecar, never read from disk (the file
     may be a peer's, from a ``git pull`` that changed no memory file, listing one that holds a
@@ -224,8 +224,10 @@ def context_index(vault: Vault, *, heading: str = "INDEX.md, what is remembered 
     list them: it is a file for people and git; what reaches the agent unasked is this.
     ``max_chars`` (a context of fixed size): rendered within the smaller of the vault's budget and
     that room, the fence's own lines counted, so every section keeps its lines or its "+N more"
-    (never cut off the end)."""
-    vault.reconcile()
+    (never cut off the end). ``reconciled``: the caller has just brought the sidecar in line
+    (``index --write``'s regeneration): not done again."""
+    if not reconciled:
+        vault.reconcile()
     vault.index_md(max_bytes=0)  # a symlinked INDEX.md is refused by name (LinkError), never served
     budget = None
     if max_chars is not None:
@@ -567,9 +569,16 @@ def _several_recall(vaults: Vaults, a: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def several_list_rows(vaults: Vaults, rows_of: Callable[[str], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """``list`` of every vault in use as the MCP tool and ``vault-mem list`` show it: each row
+    naming its vault, the memories of authors trusted here first across the vaults
+    (:func:`trusted_first`). ``rows_of(name)``: one vault's :func:`list_rows` (read in this
+    process, or its daemon's answer)."""
+    return trusted_first([{**r, "vault": name} for name, got in vaults.each(rows_of) for r in got])
+
+
 def _several_list(vaults: Vaults, a: dict[str, Any]) -> dict[str, Any]:
-    rows = trusted_first([{**r, "vault": name} for name, got in vaults.each(
-        lambda n: list_rows(vaults.vault(n), type=a.get("type"), tags=a.get("tags"))) for r in got])
+    rows = several_list_rows(vaults, lambda n: list_rows(vaults.vault(n), type=a.get("type"), tags=a.get("tags")))
     return {"memories": rows, "count": len(rows)}
 
 

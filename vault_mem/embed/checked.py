@@ -3,7 +3,7 @@ process.
 
 Hashing the 23 MB model cost 35-39 ms of every cold read that loads it (the prompt hook without
 a daemon, a one-shot ``recall``). The check is now made when the file's stamp (device, inode,
-size, modification and change time, :func:`stamp`) is not the one recorded at the last check
+size, modification and change time: :class:`~vault_mem.platform.settle.Stamp`) is not the one recorded at the last check
 that passed, and the stamp is recorded only after a check passed on bytes read while the stamp
 stayed as it was (taken before and after the read, on the open file). The record is
 ``model-checked.json`` in ``$XDG_CONFIG_HOME/vault-mem/`` (default ``~/.config/vault-mem``, the
@@ -36,15 +36,9 @@ from pathlib import Path
 from vault_mem.config import user_config_dir
 from vault_mem.platform import settle  # a file changed since is not recorded
 
-__all__ = ["RECORD", "read_checked", "stamp"]
+__all__ = ["RECORD", "read_checked"]
 
 RECORD = "model-checked.json"
-
-
-def stamp(st: os.stat_result) -> list[int]:
-    """What tells one version of a file from another without reading it: device, inode, size,
-    modification and change time (ns)."""
-    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
 
 
 def _own(fd: int) -> bool:
@@ -105,10 +99,10 @@ def read_checked(path: Path, sha256: str) -> tuple[bytes, bool]:
     passed (then they match by that record). Raises OSError when the file cannot be read."""
     fd = os.open(path, os.O_RDONLY)
     try:
-        before = stamp(os.fstat(fd))
+        before = list(settle.stamp(os.fstat(fd)))  # a list: as the record's JSON holds it
         with os.fdopen(os.dup(fd), "rb") as fh:
             data = fh.read()
-        after = stamp(os.fstat(fd))
+        after = list(settle.stamp(os.fstat(fd)))
     finally:
         os.close(fd)
     key = str(Path(path).resolve())

@@ -663,8 +663,10 @@ def m018_kept_judgement(conn) -> None:
     """The peers' judgement a process made, kept for the next one
     (:class:`vault_mem.vault.peers.KeptPeers`): one row, what it was made from (``state``: HEAD,
     the judge log's entry, the identities, the code; JSON), the judgement itself (``judgement``:
-    JSON) and a token naming that judgement (a process that brings it along unchanged rewrites
-    the state alone, while the token is still its own). No triggers: the judgement's own record,
+    JSON; since m019 the judgement is a row per path in ``kept_judgement_paths`` and this column
+    is written empty, NOT NULL without a default: left for a migration to drop) and a token
+    naming that judgement (a process that brings it along unchanged rewrites the state alone,
+    while the token is still its own). No triggers: the judgement's own record,
     not a row it reads; its writes move no stamp (``Database.uncounted``). A one-shot command (the
     prompt hook, ``recall`` without a daemon) judged every memory again (~1.9 s of CPU at 100k
     peers' memories); it now judges what changed since this row. Derived state; safe to run again.

@@ -27,7 +27,7 @@ from vault_mem.errors import IndexStoreError
 if TYPE_CHECKING:
     from vault_mem.index.db import Database
 
-__all__ = ["BUSY_ATTEMPTS", "Kept", "kept_judgement", "keep_judgement"]
+__all__ = ["BUSY_ATTEMPTS", "Kept", "drop_judgement", "kept_judgement", "keep_judgement"]
 
 #: ``keep_judgement(wait=True)``: how many times a busy sidecar is waited for (each up to its
 #: busy timeout, 15 s) before the row is given up
@@ -53,7 +53,21 @@ def kept_judgement(db: Database) -> tuple[str, str, list[Kept]] | None:
     return row[0], row[1], found
 
 
-def keep_judgement(db: Database, state: str | None, token: str | None, judgement: Callable[[], Iterable[Kept]], *,
+def drop_judgement(db: Database) -> None:
+    """Keep no judgement (one made from what the sidecar could not hold: the next process judges
+    whole). Given up on any failure but damage, as a keep is (a read never waits for a writer)."""
+    from vault_mem.index.db import database_error, is_damage
+
+    try:
+        with db.uncounted(), db.write():
+            db.execute("DELETE FROM kept_judgement")
+            db.execute("DELETE FROM kept_judgement_paths")
+    except (IndexStoreError, database_error()) as exc:
+        if is_damage(exc):
+            raise  # the caller's to report
+
+
+def keep_judgement(db: Database, state: str, token: str | None, judgement: Callable[[], Iterable[Kept]], *,
                    delta: tuple[str, Callable[[], tuple[list[Kept], list[str]]]] | None = None,
                    fresh: str | None = None, wait: bool = False,
                    newer: Callable[[str], bool] | None = None) -> str | None:
@@ -61,8 +75,8 @@ def keep_judgement(db: Database, state: str | None, token: str | None, judgement
     state (its judgement is the same); the row's own (its state alone rewritten) while the
     row's token is still ``token``; else, under a new token (``fresh``, or a random one), the
     judgement: ``delta``'s rows written and paths dropped when the row's token is ``delta``'s
-    (the judgement this one was brought along from), else every row of ``judgement()``;
-    ``state`` None: nothing can be kept (the row is dropped). ``wait``: another writer is
+    (the judgement this one was brought along from), else every row of ``judgement()``
+    (:func:`drop_judgement` keeps none). ``wait``: another writer is
     waited for (see the module). ``newer(the row's state)``: True when a row that is neither
     ``token``'s nor ``delta``'s (written by another writer meanwhile) is as new as ``state``:
     left as it is. Returns the token the row holds now, None when there is none or nothing was
@@ -83,7 +97,7 @@ def keep_judgement(db: Database, state: str | None, token: str | None, judgement
         raise
 
 
-def _keep(db: Database, state: str | None, token: str | None, judgement: Callable[[], Iterable[Kept]],
+def _keep(db: Database, state: str, token: str | None, judgement: Callable[[], Iterable[Kept]],
           delta: tuple[str, Callable[[], tuple[list[Kept], list[str]]]] | None, fresh: str | None,
           wait: bool, newer: Callable[[str], bool] | None) -> str | None:
     from vault_mem.index.db import database_error, is_busy, is_damage
@@ -91,11 +105,6 @@ def _keep(db: Database, state: str | None, token: str | None, judgement: Callabl
     try:
         with db.uncounted(), db.write(wait=wait):
             row = db.execute("SELECT state, token FROM kept_judgement WHERE id = 1").fetchone()
-            if state is None:
-                if row is not None:
-                    db.execute("DELETE FROM kept_judgement")
-                    db.execute("DELETE FROM kept_judgement_paths")
-                return None
             if row is not None and row[0] == state:
                 return row[1]  # made from the same state: the same judgement (another process's)
             if row is not None and token is not None and row[1] == token:
@@ -113,6 +122,8 @@ def _keep(db: Database, state: str | None, token: str | None, judgement: Callabl
             db.executemany("INSERT OR REPLACE INTO kept_judgement_paths(path, email, standing) VALUES (?, ?, ?)",
                            written)
             token = fresh or os.urandom(12).hex()
+            # judgement: m018's column for the judgement as one JSON value, NOT NULL without a
+            # default; the judgement is in kept_judgement_paths since m019 (the column to drop)
             db.execute("INSERT OR REPLACE INTO kept_judgement(id, state, token, judgement) VALUES (1, ?, ?, '')",
                        (state, token))
             return token

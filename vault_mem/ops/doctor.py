@@ -5,8 +5,8 @@ rebuild can); the CLI only prints the :class:`Diagnosis`. A vault is not healthy
 sidecar differs from a fresh rebuild, INDEX.md is stale, a file is unusable or holds a
 credential, writes are refused, an acknowledged commit is missing, or git ignores new memory
 files. Warnings (git hooks missing or in an older, unsafe form; memory other users can read; git's
-index split or in version 4, which libgit2, GitPython or isomorphic-git do not read) are said
-but do not fail the check.
+index split or in version 4, which libgit2, GitPython or isomorphic-git do not read; a relative
+``XDG_CONFIG_HOME``, ignored) are said but do not fail the check.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from vault_mem.config import config_home_notice
 from vault_mem.errors import VaultMemError
 from vault_mem.index.sidecar import Problem, Progress
 from vault_mem.ops.review import quarantined
@@ -21,7 +22,7 @@ from vault_mem.store.attributes import replace_older_driver
 from vault_mem.store.hooks import missing_hooks_notice, unsafe_hooks_notice
 from vault_mem.store.locks import daemon_pid
 from vault_mem.store.upstream import other_lines, replaced_upstream
-from vault_mem.store.worktree import config_in_vault_notice, index_format_notice
+from vault_mem.store.worktree import index_format_notice
 
 if TYPE_CHECKING:
     from vault_mem.vault.core import Vault
@@ -107,9 +108,12 @@ def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
         pass  # a read-only git folder: `vault-mem hooks install` says what fails
     hooks_note = (unsafe_hooks_notice(repo.hooks_dir, vault.root, repo.common_dir, repo.toplevel)
                   or missing_hooks_notice(repo.hooks_dir, vault.root, repo.toplevel, repo.common_dir, full=True))
-    # and a config file git reads from the vault, where a peer's commit sets what git runs
-    config_note = config_in_vault_notice(repo, vault.root)
-    for said in (hooks_note, config_note):
+    # and a config file git reads from the vault, where a peer's commit sets what git runs (as
+    # the vault's opening found it: a `git config --list` and a read of every include)
+    config_note = vault.ws.config_note
+    # and a relative XDG_CONFIG_HOME, ignored: this person's approvals and settings are elsewhere
+    home_note = config_home_notice()
+    for said in (hooks_note, config_note, home_note):
         if said in vault.notices:
             vault.notices.remove(said)
     # and git's index in a format other programs that read the vault cannot read (its fix said)
@@ -118,7 +122,7 @@ def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
     # the remote's other lines of the vault, which a clone on the remote's HEAD never syncs
     remote = vault.config.sync_remote_name()
     elsewhere = other_lines(repo, vault.prefix, remote)
-    warnings = [w for w in (hooks_note, config_note, vault.ws.exposure(), index_format_notice(vault.repo),
+    warnings = [w for w in (hooks_note, config_note, home_note, vault.ws.exposure(), index_format_notice(vault.repo),
                             vault.sidecar.vectors.refused_notice(), _replay_notice(vault),
                             replaced_upstream(repo, remote, vault.root), elsewhere and elsewhere.text) if w]
     return Diagnosis(differences=diffs, problems=problems, quarantined=held, blockers=blockers, history=history,

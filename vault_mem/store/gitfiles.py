@@ -28,9 +28,10 @@ from vault_mem.config import CONFIG_FILE, DEFAULT_REMOTE, FOLDER_TYPES, TYPE_FOL
 from vault_mem.errors import GitError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_name, is_memory_path, validate_key
+from vault_mem.platform import settle
 from vault_mem.store.git import GitRepo
 from vault_mem.store.history import MAX_INCOMING_PATHS, blob_sizes, changed_count, changed_paths, merge_base
-from vault_mem.store.trust import approve_git_files, approved_git_files, file_version
+from vault_mem.store.trust import approve_git_files, approved_git_files
 from vault_mem.store.upstream import synced_branch
 from vault_mem.store.worktree import config_values
 
@@ -282,14 +283,14 @@ UNSETTLED = "unsettled"
 
 
 def type_folder_stamps(root: Path) -> list:
-    """The version of each type folder (:func:`~vault_mem.store.trust.file_version`), None where
+    """The version of each type folder (:func:`~vault_mem.platform.settle.settled_stamp`), None where
     there is none: a new file in one (a memory the person wrote by hand) moves it. A folder changed
     in the last 2 s is :data:`UNSETTLED` (a second file in the same clock tick would leave the same
     times: nothing may be kept on it). Five ``stat`` calls."""
     stamps: list = []
     for folder in TYPE_FOLDERS.values():
         try:
-            version = file_version(root / folder)
+            version = settle.settled_stamp(root / folder)
         except OSError:
             stamps.append(None)
             continue
@@ -314,10 +315,10 @@ def _probe_names() -> list[str]:
 
 
 def ignore_files_signature(repo: GitRepo, root: Path) -> list[list]:
-    """(path, size, mtime) of the ignore files that decide over the type folders: a cheap key
-    for remembering :func:`ignored_memory_folders`' answer until one of them changes. Not the
-    folders' own times: every write changes those, and a one-shot command after each would
-    walk a 100k vault's folders again (0.7 s)."""
+    """(path, its :class:`~vault_mem.platform.settle.Stamp`) of the ignore files that decide over
+    the type folders: a cheap key for remembering :func:`ignored_memory_folders`' answer until
+    one of them changes. Not the folders' own times: every write changes those, and a one-shot
+    command after each would walk a 100k vault's folders again (0.7 s)."""
     top = repo.toplevel
     rel = os.path.relpath(root, top)
     folders = [top]
@@ -332,5 +333,5 @@ def ignore_files_signature(repo: GitRepo, root: Path) -> list[list]:
             st = os.stat(path)
         except OSError:
             continue
-        sig.append([str(path), st.st_size, st.st_mtime_ns])
+        sig.append([str(path), *settle.stamp(st)])
     return sig

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
-from vault_mem.platform import settle  # a config file stamped after git answered, changed since
+from vault_mem.platform import settle  # the stamps; a config file stamped after git answered, changed since
 
 #: how long an answer of git's discovery is reused in one process (the opens of one command)
 REUSE_S = 2.0
@@ -59,25 +59,28 @@ def discovered(cwd: Path, ask: Callable[[], list[str]]) -> list[str]:
     return lines
 
 
-def _stat(path: str, *, content: bool, follow: bool = False) -> tuple | None:
-    """What tells a version of ``path`` from another (``follow``: of the file a link names, as
-    git reads a config file: a dotfile manager's linked ~/.gitconfig, edited, kept its link's
-    stamp); None when it cannot be told (missing, or under a file or an unreadable folder)."""
+class _Folder(NamedTuple):
+    """A folder's identity (a ``.git`` folder, the git folders): the same folder while these
+    hold (its own size and times move with every entry git writes in it)."""
+
+    dev: int
+    ino: int
+
+
+def _folder(path: str) -> _Folder | None:
+    """The identity of the folder at ``path``, None when there is no folder there."""
     try:
-        st = os.stat(path) if follow else os.lstat(path)
+        st = os.lstat(path)
     except OSError:
         return None
-    return (st.st_dev, st.st_ino, st.st_mode, *((st.st_size, st.st_mtime_ns, st.st_ctime_ns) if content else ()))
+    return _Folder(st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
 
 
-def _dotgit(folder: str) -> tuple | None:
+def _dotgit(folder: str) -> _Folder | settle.Stamp | None:
     """The stamp of ``folder``'s ``.git``: None when there is none, a folder's identity, a link
     file's text ("gitdir: ...") by its content's stamp."""
     dotgit = os.path.join(folder, ".git")
-    own = _stat(dotgit, content=False)
-    if own is not None and not stat.S_ISDIR(own[2]):
-        own = _stat(dotgit, content=True)
-    return own
+    return _folder(dotgit) or settle.stamp_at(dotgit, follow=False)
 
 
 def _dotgits(cwd: str, top: str | None = None) -> dict[str, tuple | None]:
@@ -107,9 +110,11 @@ class _Before(NamedTuple):
 def _before(cwd: str) -> _Before:
     started = time.time_ns()
     dotgits = _dotgits(cwd)
-    nearest = next((f for f, st in dotgits.items() if st is not None and stat.S_ISDIR(st[2])), None)
+    nearest = next((f for f, st in dotgits.items() if isinstance(st, _Folder)), None)
     configs = base_config_files(os.path.join(nearest, ".git"), os.path.join(nearest, ".git")) if nearest else []
-    return _Before(dotgits, configs, tuple(_stat(p, content=True, follow=True) for p in configs), started)
+    # a config file by the file a link names, as git reads it (a dotfile manager's linked
+    # ~/.gitconfig, edited, kept its link's stamp)
+    return _Before(dotgits, configs, tuple(settle.stamp_at(p) for p in configs), started)
 
 
 def _stamps(cwd: str, lines: list[str], before: _Before | None = None) -> tuple | None:
@@ -140,11 +145,11 @@ def _stamps(cwd: str, lines: list[str], before: _Before | None = None) -> tuple 
         if before is not None and files == before.configs:
             configs = before.stamps
         else:
-            configs = tuple(_stat(p, content=True, follow=True) for p in files)
-            if before is not None and any(st is not None and max(st[4], st[5]) >= before.started - settle.SETTLE_NS
+            configs = tuple(settle.stamp_at(p) for p in files)
+            if before is not None and any(st is not None and st.changed_ns >= before.started - settle.SETTLE_NS
                                           for st in configs):
                 return None  # changed a moment before git was asked, or while it answered: asked again
-        return (tuple(below), chain[top], _stat(git_dir, content=False), _stat(common, content=False), configs)
+        return (tuple(below), chain[top], _folder(git_dir), _folder(common), configs)
     except (OSError, ValueError, KeyError):
         return None
 

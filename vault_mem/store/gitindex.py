@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import NamedTuple, TypeVar
 
 from vault_mem.errors import GitError, LockTimeoutError
+from vault_mem.platform import settle  # a file's stat stamp
 from vault_mem.platform.logs import Logger
 from vault_mem.store import gitlocks
 from vault_mem.store.gitindexfile import GID, INO, MODE, MTIME_S, SIZE, STAGE, UID, IndexFile, entries, stat_matches, u32
@@ -317,9 +318,7 @@ class GitIndex:
             after = os.lstat(full)
         except OSError:
             return None
-        same = (before.st_ino, before.st_size, before.st_mtime_ns, before.st_ctime_ns) == \
-            (after.st_ino, after.st_size, after.st_mtime_ns, after.st_ctime_ns)
-        return after if same else None
+        return after if settle.stamp(before) == settle.stamp(after) else None
 
     def install_prepared_index(self, prepared: PreparedIndex) -> None:
         """Put the ``prepared`` index in place of git's index (the caller holds index.lock and

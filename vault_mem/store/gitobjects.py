@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from vault_mem.errors import GitError, HistoryDamagedError
+from vault_mem.platform import settle  # a file's stat stamp
 from vault_mem.store import provenance
 from vault_mem.store.catfile import CatFile, CatFileError, stream
 from vault_mem.store.gitdamage import damaged_history_message
@@ -337,7 +338,7 @@ class GitObjects:
             st = os.stat(os.path.join(self.common_dir, "packed-refs"))
         except FileNotFoundError:
             return os.path.isdir(os.path.join(self.common_dir, "reftable"))
-        key = (base, st.st_ino, st.st_size, st.st_mtime_ns)
+        key = (base, settle.stamp(st))
         known = getattr(self, "_packed_replaced", None)
         if known is None or known[0] != key:
             with open(os.path.join(self.common_dir, "packed-refs"), "rb") as fh:

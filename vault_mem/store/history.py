@@ -1022,15 +1022,15 @@ def resolve_commit(repo: GitRepo, rev: str) -> str | None:
 def shadowed_refs(repo: GitRepo, rev: str) -> list[str]:
     """The refs the name that ``rev`` starts with (``main`` of ``main~2``) stands for in more
     than one of git's places (``refs/``, ``refs/tags/``, ``refs/heads/``, ``refs/remotes/``,
-    ``refs/remotes/NAME/HEAD``), in git's order, or [] when it names one at most, or a file of
-    the git folder (``HEAD``: git reads that first, and no fetch writes it). git takes the first
-    without a word (``rev-parse main^{commit}`` warns of nothing), and a plain ``git pull``
-    follows a peer's tags: a tag named ``main`` stood for the person's branch. One ``git
-    for-each-ref``; a full ``refs/...`` name is one ref."""
+    ``refs/remotes/NAME/HEAD``), in git's order, or [] when it names one at most, or a ref at
+    the top of the git folder (:func:`_root_ref`: ``HEAD``, ``ORIG_HEAD``; git reads that first,
+    and no fetch writes it). git takes the first without a word (``rev-parse main^{commit}``
+    warns of nothing), and a plain ``git pull`` follows a peer's tags: a tag named ``main`` stood
+    for the person's branch. One ``git for-each-ref``; a full ``refs/...`` name is one ref."""
     name = re.match(r"[^~^@:]*", rev).group(0)  # type: ignore[union-attr]
     if not name or name.startswith("refs/"):
         return []
-    if "/" not in name and os.path.isfile(os.path.join(repo.git_dir, name)):
+    if "/" not in name and _root_ref(repo, name):
         return []  # HEAD, ORIG_HEAD ...
     wanted = [f"refs/{name}", f"refs/tags/{name}", f"refs/heads/{name}", f"refs/remotes/{name}",
               f"refs/remotes/{name}/HEAD"]
@@ -1038,6 +1038,24 @@ def shadowed_refs(repo: GitRepo, rev: str) -> list[str]:
     held = set(proc.stdout.decode("utf-8", "surrogateescape").split()) if proc.returncode == 0 else set()
     found = [w for w in wanted if w in held]
     return found if len(found) > 1 else []
+
+
+#: what git reads as a ref in a file of its own (parse_loose_ref_contents): a symbolic ref, or
+#: an object id (SHA-1 or SHA-256) ending the line or followed by blanks (FETCH_HEAD's lines)
+_REF_TEXT = re.compile(rb"ref:|[0-9a-f]{40}(?:[0-9a-f]{24})?(?:\s|$)")
+
+
+def _root_ref(repo: GitRepo, name: str) -> bool:
+    """Whether git takes ``name`` as a ref at the top of the git folder (``HEAD``, ``ORIG_HEAD``,
+    ``FETCH_HEAD``, any pseudo-ref a tool wrote), as its first rule of a short name does: a file
+    there that holds a ref. git's other files there (``config``, ``description``, ``index``,
+    ``COMMIT_EDITMSG``) are no refs: git goes on to ``refs/tags/NAME`` and the rest, so a tag and
+    a branch named ``config`` are two refs of one name."""
+    try:
+        with open(os.path.join(repo.git_dir, name), "rb") as fh:
+            return _REF_TEXT.match(fh.read(128)) is not None
+    except OSError:  # none there, a folder (``hooks``, ``info``), unreadable: not one git reads
+        return False
 
 
 #: the most objects one id prefix is looked up among (:func:`commits_by_id`)

@@ -59,6 +59,7 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from vault_mem.platform import settle  # a file's stat stamp
 from vault_mem.store.files import ensure_own_dir, open_nofollow, read_own
 
 __all__ = ["LOCAL_COMMITS", "REPLAYED_FROM", "ids_in", "local_commits", "made_here", "record_file", "record_local", "recorded", "replayed_file", "replayed_from"]
@@ -133,7 +134,7 @@ def recorded(common_dir: Path) -> tuple[bool, frozenset[str]]:
         st = path.lstat()  # a link's own stamp: it is refused below, never cached as the record
     except FileNotFoundError:
         return False, frozenset()
-    stamp = (st.st_size, st.st_mtime_ns)
+    stamp = settle.stamp(st)
     cached = _CACHE.get(str(path))
     if cached is not None and cached[0] == stamp:
         return cached[1]

@@ -25,7 +25,6 @@ import hmac
 import json
 import os
 import threading
-import time
 from pathlib import Path
 
 from vault_mem.config import APPROVED, RECORDED, user_config_dir
@@ -72,19 +71,6 @@ def _load(raw: bytes | None) -> dict:
 _parsed: tuple[tuple, dict] | None = None
 
 
-def file_version(path: Path | str, *, follow: bool = True) -> tuple | None:
-    """The version of the file at ``path`` as its stat tells it, for a cache of what was read
-    from it: a replacement (a new inode), an edit in place (its ctime, its size) or a change of
-    its modification time moves it; None when it changed less than :data:`~vault_mem.platform.settle.SETTLE_NS` ago (the
-    clock's tick may put a second change at the same times, as git's "racy" entries: keep
-    nothing). ``follow``: a link's target (else the link's own stat). :class:`OSError` (a
-    missing file) as ``os.stat`` raises it."""
-    st = os.stat(path) if follow else os.lstat(path)
-    if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < settle.SETTLE_NS:
-        return None
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
 def _vaults(*, fresh: bool = False) -> dict:
     """trusted.json's vaults, parsed once per version of the file in this process (a command
     asks for its vault's approvals several times, and the file holds every vault ever approved
@@ -99,7 +85,7 @@ def _vaults(*, fresh: bool = False) -> dict:
     if path is None:
         return {}  # no home: nothing approved here
     try:
-        version = file_version(path, follow=False)
+        version = settle.settled_stamp(path, follow=False)
     except FileNotFoundError:
         version = None
     kept = _parsed

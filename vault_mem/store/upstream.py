@@ -222,9 +222,9 @@ def other_lines(repo: GitRepo, prefix: str, remote: str = DEFAULT_REMOTE) -> Oth
             f"working on the vault's branch (`{_checkout(one)}` if it is that one and not here yet; then "
             "`vault-mem sync`); a new "
             "clone checks out the branch the remote's HEAD names, which anyone who can push may have chosen. "
-            f"Named from this clone's last fetch: once {'it is' if len(found) == 1 else 'they are'} deleted on "
-            f"the remote, `git fetch --prune {shell_word(remote)}` forgets {'it' if len(found) == 1 else 'them'} "
-            "here (sync fetches the vault's branch alone)")
+            f"Named from this clone's last fetch, so this may be stale: once {'it is' if len(found) == 1 else 'they are'} "
+            f"deleted on the remote, run `git fetch --prune {shell_word(remote)}` to forget "
+            f"{'it' if len(found) == 1 else 'them'} here (sync fetches the vault's branch alone)")
 
 
 def remote_head_notice(repo: GitRepo, name: str, url: str, branch: str, timeout_s: float) -> str | None:

@@ -21,6 +21,7 @@ from vault_mem.config import (
     STATE_DIR,
     TYPE_FOLDERS,
     Config,
+    config_home_notice,
     project_link,
     usable_agent_text,
     with_environment,
@@ -256,9 +257,14 @@ class Workspace:
         hooks_note = unsafe_hooks_notice(self.repo.hooks_dir, root, self.repo.common_dir, self.repo.toplevel)
         if hooks_note:
             self.notices.append(hooks_note)
-        config_note = config_in_vault_notice(self.repo, root)  # a config file a peer's commit changes
-        if config_note:
-            self.notices.append(config_note)
+        #: the line naming a config file git reads from the vault, which a peer's commit changes
+        #: (None: none), looked for once per opening (doctor says it as a warning)
+        self.config_note = config_in_vault_notice(self.repo, root)
+        if self.config_note:
+            self.notices.append(self.config_note)
+        home_note = config_home_notice(once=True)  # a relative XDG_CONFIG_HOME, ignored: once per process
+        if home_note:
+            self.notices.append(home_note)
         try:
             ensure_own_dir(self.state_dir)
         except OSError as exc:

@@ -277,14 +277,6 @@ _CONFIG: weakref.WeakKeyDictionary[GitRepo, tuple[float, tuple, dict[str, list[s
     weakref.WeakKeyDictionary()
 
 
-def _stamp(path: str) -> tuple | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
 def _config_sources(repo: GitRepo, also: tuple[str, ...] = ()) -> tuple[tuple, tuple]:
     """What git's config is read from here: ``(path, stat)`` of each file git reads before any
     include (:func:`_base_config_files`) and of ``also`` (the files a reading named: includes),
@@ -292,7 +284,7 @@ def _config_sources(repo: GitRepo, also: tuple[str, ...] = ()) -> tuple[tuple, t
     inode); an edit in place moves its ctime. A change within one clock tick of the reading may
     leave the same stat: a reading is kept at most :data:`CONFIG_REUSE_S` (a command's
     questions), never across commands."""
-    return (tuple((path, _stamp(path)) for path in (*_base_config_files(repo), *also)),
+    return (tuple((path, settle.stamp_at(path)) for path in (*_base_config_files(repo), *also)),
             tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("GIT_CONFIG"))))
 
 
@@ -344,7 +336,7 @@ def _config_read(repo: GitRepo) -> tuple[dict[str, list[str | None]], list[tuple
     before = dict(sources[0])
     # a reftable repository's HEAD file stays as it is at a checkout: nothing kept
     settled = later[1] == sources[1] and not (onbranch and "reftable" in found.get("extensions.refstorage", ())) and all(
-        before[path] == st if path in before else st is not None and max(st[3], st[4]) < started - settle.SETTLE_NS
+        before[path] == st if path in before else st is not None and st.changed_ns < started - settle.SETTLE_NS
         for path, st in later[0])
     _CONFIG[repo] = (now if settled else float("-inf"), later, found, entries, named)
     return found, entries
@@ -433,14 +425,14 @@ _MENTIONS: dict[str, tuple[tuple, bool]] = {}
 
 def _mentions_include(path: str) -> bool:
     """Whether the first :data:`CONFIG_READ_BYTES` of the config file ``path`` mention an
-    include. Kept by the file's stat (:func:`_stamp`, through a link, as git reads it), as the
-    kept reading of the config is: every command of a long-lived process (the MCP server, the
+    include. Kept by the file's stat (:func:`~vault_mem.platform.settle.stamp_at`, through a
+    link, as git reads it), as the kept reading of the config is: every command of a long-lived process (the MCP server, the
     daemon) read each of git's config files, up to 1 MB each, again (review of include23); a
     file whose stat is as it was when read is not read. An answer is kept only for a file that
     had settled (:data:`~vault_mem.platform.settle.SETTLE_NS`) before it was read and kept its stat
     across the read: an edit within the clock's tick of the read stays unseen no longer."""
     started = time.time_ns()
-    before = _stamp(path)
+    before = settle.stamp_at(path)
     if before is None:
         return False  # nothing there: git reads nothing either
     kept = _MENTIONS.get(path)
@@ -451,7 +443,7 @@ def _mentions_include(path: str) -> bool:
             found = b"include" in fh.read(CONFIG_READ_BYTES).lower()
     except OSError:
         return False
-    if _stamp(path) == before and max(before[3], before[4]) < started - settle.SETTLE_NS:
+    if settle.stamp_at(path) == before and before.changed_ns < started - settle.SETTLE_NS:
         if len(_MENTIONS) >= 64:
             _MENTIONS.clear()
         _MENTIONS[path] = (before, found)

@@ -51,12 +51,13 @@ from vault_mem.index.origins_scan import ScanScratch
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.names import email_key
 from vault_mem.model.render import Author, Legend
+from vault_mem.platform import settle
 from vault_mem.platform.logs import Logger
 from vault_mem.store import history
 from vault_mem.store.arrivals import Arrivals
 from vault_mem.store.objectid import blob_id
 from vault_mem.store.provenance import made_here, recorded
-from vault_mem.store.trust import approved_authors, file_version, trust_file
+from vault_mem.store.trust import approved_authors, trust_file
 from vault_mem.store.worktree import config_files, config_value, dirty_paths, same_as_committed
 from vault_mem.vault import committed as committed_view
 
@@ -116,7 +117,7 @@ _IDENTITIES: dict[str, tuple[tuple, Identities]] = {}
 
 
 def _sources(ws: Workspace) -> tuple:
-    """What the identities are read from, as (path, its version: :func:`file_version`) and the
+    """What the identities are read from, as (path, its version: :func:`~vault_mem.platform.settle.settled_stamp`) and the
     values that count: when none changed, the last reading stands (a recall must not start a git
     process). A file changed too recently to tell apart is never matched (read again): its
     modification time alone let an approval withdrawn by hand in the same tick stand."""
@@ -127,7 +128,7 @@ def _sources(ws: Workspace) -> tuple:
     stamps = []
     for path in files:
         try:
-            version = file_version(path)
+            version = settle.settled_stamp(path)
             stamps.append((str(path), version if version is not None else object()))
         except OSError:
             stamps.append((str(path), None))

@@ -44,6 +44,7 @@ from vault_mem.model.policy import check_text
 from vault_mem.model.render import Author, Legend
 from vault_mem.model.terms import MAX_QUERIES
 from vault_mem.model.views import body_excerpt, description_excerpt
+from vault_mem.platform import settle  # a file's stat stamp
 from vault_mem.store.files import holds, read_own
 from vault_mem.store.git import Identity
 from vault_mem.store.workspace import Workspace
@@ -370,15 +371,15 @@ class Vault:
         data = read_own(self.root / INDEX_FILE, max_bytes=max_bytes)
         return data.decode("utf-8", "replace") if data is not None else None
 
-    def _index_md_version(self) -> tuple[int, int, int] | None:
-        """INDEX.md's (inode, size, change time) on disk, None when there is none: every write of
-        it is a rename of a new file, so a change is a new version, told without reading it."""
+    def _index_md_version(self) -> settle.Stamp | None:
+        """INDEX.md's stamp on disk (:class:`~vault_mem.platform.settle.Stamp`), None when there is
+        none: every write of it is a rename of a new file, so a change is a new version, told
+        without reading it."""
         self.index_md(max_bytes=0)  # a symlinked INDEX.md is refused by name
         try:
-            st = os.lstat(self.root / INDEX_FILE)
+            return settle.stamp(os.lstat(self.root / INDEX_FILE))
         except FileNotFoundError:
             return None
-        return st.st_ino, st.st_size, st.st_mtime_ns
 
     def write_index(self, *, in_git_hook: bool = False, keep_committed: bool = True,
                     held: frozenset[str] = frozenset()) -> IndexWrite:

@@ -123,7 +123,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from vault_mem.config import VERSION
 from vault_mem.errors import VaultMemError
 from vault_mem.index import authors as rows
-from vault_mem.index.kept_judgement import Kept, keep_judgement, kept_judgement
+from vault_mem.index.kept_judgement import Kept, drop_judgement, keep_judgement, kept_judgement
 from vault_mem.index.pathsets import PathTable
 from vault_mem.model.render import Author
 from vault_mem.platform.logs import Logger
@@ -308,7 +308,7 @@ class KeptPeers:
                                lineage=lineage, moved=moved, marks=marks)
             self._held = None
             if self._stored and origins.unstored:  # made from origins held in memory alone (a sidecar that could not take them)
-                keep_judgement(sidecar.db, None, None, str)
+                drop_judgement(sidecar.db)
             elif self._stored and self.hold:
                 row = _row(ws, self._base, base, changed)
                 if row is not None:
