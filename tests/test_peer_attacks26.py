@@ -7,17 +7,22 @@ the code before its fix; the held ones say so.
 
 What each tries:
 
-* a text of 16 MB at the person's pinned memory in one commit, put back (one line added) in the
-  next: sync's size check reads the net change only, the fetch takes the object within its
-  bound, and the first read after the sync (the session-start context, a recall, the prompt
-  hook) read every version of that path since the peer's change whole, at once, into sets of
-  lines: 16 MB pushed as ~3 MB of pack took that read ~500 MB and tens of seconds, 47 MB took
-  1.9 GB and 39 s (``vault-mem recall`` on a vault of 200 memories), in every clone;
-* the same with many versions each under the file size limit (2,000 commits of one 40 KB path,
-  each one line apart: a pack of a few hundred KB as deltas), which no per-file limit stops;
-* an octopus merge of 2,000 root commits with empty trees beside the person's history (held:
-  the sync takes it and the next read costs no more than a plain one; a merge of 20,000 took
-  5 s, measured by hand, no failure).
+* many versions of one path, each under the file size limit (1,000 commits of the person's
+  pinned memory, each a 40 KB text one line apart: a pack of a few hundred KB as deltas), then
+  the person's own edit of that memory: the authors' rule (whose lines stand) read every version
+  since the peer's change at once, 40 MB; now at most ``TEXTS_READ_BYTES`` (8 MB), and no version
+  over the vault's file size limit (a 16 MB version put back in the next commit: left out too);
+* a merge of the peer's branch with 60 root commits sharing one tree of 1,000 memory files (no
+  net change, so sync takes it): the listing of what changed since a kept judgement
+  (``history.changes_of``, asked by a warm read across the sync) listed the merge against each
+  parent, held whole; by hand, 20,000 roots in a vault of 200 memories took one recall 64 s and
+  1.9 GB. Now streamed and given up past ``LISTED_CHANGES`` (the whole judgement is made);
+* an octopus merge of 2,000 root commits with empty trees (held: sync takes it and the next read
+  costs what it did before).
+
+Tried by hand and held (no test: each is ground an earlier run's test covers): ``.gitattributes``
+and other files git reads under other spellings (case, HFS+'s ignored code points: every file
+vault-mem does not read waits for approval, and names are folded as macOS and Windows fold them).
 """
 
 from __future__ import annotations
@@ -68,10 +73,12 @@ def _padding(lines: int, seed: str = "") -> bytes:
 
 
 def test_many_versions_each_under_the_size_limit_cost_the_first_read_a_bounded_amount(tmp_path):
-    """Before: 2,000 commits of one path a peer pushed, each a 40 KB text one line apart from the
-    last (a few hundred KB of pack as deltas; no file over any limit), had the first read after
-    the sync hold all 80 MB of versions at once. Now one read holds at most 8 MB of history's
-    texts; past that the path's history counts as unreadable (the peer's, the safe side)."""
+    """Before: 1,000 commits of one path a peer pushed, each a 40 KB text one line apart from the
+    last (a few hundred KB of pack as deltas; no file over any limit), then the person's own edit
+    of it: the next read worked out whose lines stand from every version since the peer's
+    change, all 40 MB held at once (Python's peak 79 MB against 13 before the sync; 2,000
+    versions, 151 MB). Now one reading holds at most 8 MB of history's texts; past that the
+    path's history counts as unreadable (the peer's, the safe side)."""
     mine, peer = person_and_peer(tmp_path)
     before = _peak_mb(mine)
     original = (peer / PINNED).read_bytes()
@@ -118,14 +125,14 @@ def _octopus(peer, roots: int, files: int) -> str:
 
 
 def test_the_listing_of_what_a_peers_merge_changed_stops_at_its_bound(tmp_path):
-    """Before: a peer's merge of its branch with 300 root commits sharing one tree of 2,000
-    memory files (a commit of ~15 KB, no net change: sync took it) made the listing of the
-    changes since a kept judgement (``history.changes_of``, which a warm process's next read
-    asks across the person's sync: the MCP server, the daemon) list the merge against each of
-    its parents, 600,000 changes, all held at once; at 20,000 roots in a vault of 200 memories,
-    4.6 million: 64 s and 1.9 GB for one recall, measured by hand. Now it is read as git gives
-    it and given up past :data:`~vault_mem.store.history.LISTED_CHANGES` (the caller then makes
-    the whole judgement, which costs the vault's own files)."""
+    """Before: a peer's merge of its branch with 60 root commits sharing one tree of 1,000
+    memory files (a commit of a few KB, no net change: sync took it) made the listing of the
+    changes since a kept judgement (``history.changes_of``, which a warm read asks across the
+    person's sync: the MCP server, the daemon) list the merge against each of its parents,
+    60,000 changes, all held at once; at 20,000 roots in a vault of 200 memories, 4.6 million:
+    64 s and 1.9 GB for one recall, measured by hand. Now it is read as git gives it and given
+    up past :data:`~vault_mem.store.history.LISTED_CHANGES` (the caller then makes the whole
+    judgement, which costs the vault's own files)."""
     from vault_mem.store import history
     from vault_mem.store.git import GitRepo
 
