@@ -216,8 +216,24 @@ def commit_messages(repo: GitRepo, commits: list[str]) -> Iterator[tuple[str, st
                 yield commit.strip(), message
 
 
-def read_blobs(repo: GitRepo, oids: list[str]) -> dict[str, bytes]:
-    """Contents of many blobs through one ``git cat-file --batch``; a missing one is left out."""
+def read_blobs(repo: GitRepo, oids: list[str], *, each: int | None = None,
+               most: int | None = None) -> dict[str, bytes]:
+    """Contents of many blobs through one ``git cat-file --batch``; a missing one is left out.
+    ``each``: a blob over that many bytes is left out too; ``most``: one that would take the
+    contents read past that many bytes in all (in ``oids``' order). With either, the sizes are
+    asked first (:func:`blob_sizes`: nothing loaded) and only what fits is read: what history's
+    texts a caller reads grows with what a peer pushed, and sync's limits see only the net
+    change."""
+    if each is not None or most is not None:
+        sizes = blob_sizes(repo, oids)
+        fits, total = [], 0
+        for oid in oids:
+            size = sizes.get(oid)
+            if size is None or (each is not None and size > each) or (most is not None and total + size > most):
+                continue
+            fits.append(oid)
+            total += size
+        oids = fits
     if not oids:
         return {}
     data = repo.run("cat-file", "--batch", input=("\n".join(oids) + "\n").encode(), binary=True,
@@ -982,31 +998,46 @@ def _raw_diff(repo: GitRepo, old: str | None, new: str, pathspec: str) -> Iterat
     return ((parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2))
 
 
-def changes_of(repo: GitRepo, revs: list[str], prefix: str) -> tuple[set[str], set[str]]:
+def changes_of(repo: GitRepo, revs: list[str], prefix: str, most: int = LISTED_CHANGES) -> tuple[set[str], set[str]]:
     """``(top-level paths, blob ids)`` that the commits ``revs`` name (``git log`` arguments: a
     range such as ``A...B``, or commit ids with ``--no-walk=unsorted``) changed among the files
     of the vault at ``prefix`` (``""``: the top; :func:`memory_pathspecs`, so a peer's commit
     adding a tree bomb and the next deleting it costs git two levels of trees, not every path):
     each commit against each of its parents (``-m``: a merge's own changes too), the blobs they
-    gave. :class:`vault_mem.vault.peers.KeptPeers` judges these paths again."""
-    out = repo.run("log", "--format=", "--full-history", "-m", "-r", "--raw", "--no-renames", "--no-abbrev",
-                   "-z", *revs, "--", *memory_pathspecs(prefix), binary=True, cwd=repo.toplevel)
+    gave. :class:`vault_mem.vault.peers.KeptPeers` judges these paths again.
+
+    Read as git gives it, and given up once it lists more than ``most`` changes
+    (:class:`WideCommitError`): a merge is listed against each of its parents, and a peer's
+    merge of the branch with 20,000 root commits whose one shared tree holds the files (a
+    commit of 1 MB, a pack of a few hundred KB, one memory of net change: sync took it) listed
+    4.6 million changes, which a read held whole (64 s and 1.9 GB in a vault of 200 memories)."""
     paths: set[str] = set()
     blobs: set[str] = set()
-    parts = out.split(b"\x00")
-    i = 0
-    while i < len(parts):
-        meta = parts[i].strip(b"\n")
-        if meta.startswith(b":") and i + 1 < len(parts):
-            fields = meta.split()
-            if len(fields) >= 4 and not fields[3].strip(b"0"):
-                pass  # a deletion gives no blob
-            elif len(fields) >= 4:
-                blobs.add(fields[3].decode("ascii", "replace"))
-            paths.add(parts[i + 1].decode("utf-8", "replace"))
-            i += 2
-        else:
-            i += 1
+    listed = 0
+    meta: bytes | None = None  # a change's ``:modes ids status``, its path next
+    rest = b""
+    out = repo.stream("log", "--format=", "--full-history", "-m", "-r", "--raw", "--no-renames", "--no-abbrev",
+                      "-z", *revs, "--", *memory_pathspecs(prefix), cwd=repo.toplevel)
+    try:
+        for piece in out:
+            parts = (rest + piece).split(b"\x00")
+            rest = parts.pop()
+            for part in parts:
+                if meta is not None:
+                    fields = meta.split()
+                    if len(fields) >= 4 and fields[3].strip(b"0"):  # a deletion gives no blob
+                        blobs.add(fields[3].decode("ascii", "replace"))
+                    paths.add(part.decode("utf-8", "replace"))
+                    meta = None
+                    continue
+                part = part.strip(b"\n")
+                if part.startswith(b":"):
+                    meta = part
+                    listed += 1
+                    if listed > most:
+                        raise WideCommitError(f"the commits list more than {most} changes of the vault's files")
+    finally:
+        out.close()  # stops git when the listing is given up
     return paths, blobs
 
 

@@ -356,8 +356,8 @@ def _moved(ws: Workspace, moves: dict[str, tuple[list[tuple[str, str]], list[tup
     if not candidates and not peer_candidates:
         return {}, deleted, {}
     try:
-        texts = history.read_blobs(ws.repo, sorted({b for _c, blob, olds in [*candidates.values(), *peer_candidates.values()]
-                                                    for b in (blob, *(ob for _p, ob, _g in olds))}))
+        texts = _history_texts(ws, {b for _c, blob, olds in [*candidates.values(), *peer_candidates.values()]
+                                    for b in (blob, *(ob for _p, ob, _g in olds))})
     except VaultMemError:
         texts = {}
     lines = {blob: _lines(text) for blob, text in texts.items()}  # each text's lines made once
@@ -493,6 +493,23 @@ def _judge(ws: Workspace, ids: Identities, known: dict[str, tuple[str, str, str,
     if changed:
         out.update((uncommitted or _Uncommitted(ws, ids, origins)).authors(changed))
     return _adopted(ws, ids, origins, known, out, set(changed))
+
+
+#: the most bytes of history's texts one reading of them holds (:func:`_history_texts`): the
+#: versions of the paths a judgement follows (moves, a peer's lines still standing), which a
+#: peer's push decides. A peer's 2,000 commits of one 40 KB path (a few hundred KB of pack, as
+#: deltas) had the first read after the sync hold all 80 MB of them; a 16 MB version put back in
+#: the next commit, ~500 MB as sets of lines. A person's history of the memories a judgement
+#: follows is a few hundred KB.
+TEXTS_READ_BYTES = 8 * 1024 * 1024
+
+
+def _history_texts(ws: Workspace, blobs: set[str]) -> dict[str, bytes]:
+    """The texts of ``blobs`` (versions of memory files in history) that the rules here read:
+    one over the vault's file size limit is no memory vault-mem reads, and the rest up to
+    :data:`TEXTS_READ_BYTES` in all; what is left out is read as git
+    lacking it: a history nobody can vouch for, the safe side (a peer's text stays the peer's)."""
+    return history.read_blobs(ws.repo, sorted(blobs), each=ws.config.max_file_bytes, most=TEXTS_READ_BYTES)
 
 
 def _lines(data: bytes | None) -> frozenset[str]:
@@ -667,7 +684,7 @@ def _moved_uncommitted(ws: Workspace, ids: Identities, origins: Origins, fresh: 
     if not gone:
         return {}
     try:
-        olds = history.read_blobs(ws.repo, sorted({kept[rel][3] for rel in gone if kept[rel][3]}))
+        olds = _history_texts(ws, {kept[rel][3] for rel in gone if kept[rel][3]})
     except VaultMemError:
         olds = {}
     out = {}
@@ -827,8 +844,8 @@ def _committed_states(ws: Workspace, chains: dict[str, list[tuple[str, str, str]
     ``[[email, [line, ...]], ...]``, oldest first. One ``git cat-file`` for the texts since the
     first peer change (and the one before it); None when git cannot give one."""
     try:
-        texts = history.read_blobs(ws.repo, sorted({blob for rel, (start, _p) in todo.items()
-                                                    for *_w, blob in chains[rel][max(start - 1, 0):] if blob}))
+        texts = _history_texts(ws, {blob for rel, (start, _p) in todo.items()
+                                    for *_w, blob in chains[rel][max(start - 1, 0):] if blob})
     except VaultMemError:
         return None
     out: dict[str, list[list]] = {}

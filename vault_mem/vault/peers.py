@@ -391,8 +391,8 @@ class KeptPeers:
                 tops, given = history.changes_of(ws.repo, ["--no-walk=unsorted", *sorted(made_here)], prefix)
                 changed |= {top[len(prefix):] for top in tops if top.startswith(prefix)}
                 blobs |= given
-        except VaultMemError:
-            return "git cannot list OLD...NEW"  # the old HEAD gone (a force-push, then a gc)
+        except VaultMemError:  # the old HEAD gone (a force-push, then a gc), or a listing past its bound
+            return "git cannot list OLD...NEW, or lists more changes than are read"
         # git status moved only for files whose HEAD version, bytes (their rows) or index entry
         # (staged, or marked apart) changed: asked of those alone, the rest keep their answer
         moved_status = changed | (marks[0] ^ base.marks[0]) | (marks[1] ^ base.marks[1]) | set(rows.foreign_changes(db))
