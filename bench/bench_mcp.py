@@ -70,6 +70,7 @@ import inspect
 import json
 import os
 import random
+import shutil
 import signal
 import statistics
 import subprocess
@@ -409,8 +410,8 @@ def run_mode(root: Path, mode: str, args) -> dict:
 
     from vault_mem.daemon.process import daemon_status
 
-    state = Path(tempfile.mkdtemp(prefix="bench-mcp-"))
-    proc = None
+    state = Path(tempfile.mkdtemp(prefix="bench-mcp-"))  # the server's pid, log and pauses
+    proc, done = None, False
     try:
         if mode == "with":
             with open(state / "daemon.log", "wb") as err:
@@ -432,11 +433,14 @@ def run_mode(root: Path, mode: str, args) -> dict:
                 pstats.Stats(str(state / "profile"), stream=sys.stderr).sort_stats(order).print_stats(args.profile_server)
         out["warm_recall_gc"] = tail_causes(out.pop("_warm_spans"), state)
         out["daemon"] = mode == "with"
+        done = True
         return out
     finally:
         if proc is not None:
             proc.send_signal(signal.SIGTERM)
             proc.wait(timeout=60)
+        if done:  # a failed run keeps its logs, which its message names
+            shutil.rmtree(state, ignore_errors=True)
 
 
 def vector_load_alone(root: Path, times: int = 3) -> list[int]:

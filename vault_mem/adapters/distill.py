@@ -68,9 +68,7 @@ def stop_hook(stdin_text: str, vault_path: str | None, extra: list[str]) -> tupl
         root = resolve_vault_root(vault_path, start=Path(cwd) if cwd else None)
     except NotAVaultError as exc:
         return 1, "", f"vault-mem: {exc}; set --vault in the hook's command\n"
-    counts = tool_uses(Path(transcript))
-    if counts is not None and not _remembered(counts) and _changes(counts) and _settled(Path(transcript)):
-        counts = tool_uses(Path(transcript))  # what the agent wrote to it after the hook started
+    counts = caught_up_tool_uses(Path(transcript))
     if counts is None or _remembered(counts):
         return 0, "", ""
     changes = _changes(counts)
@@ -94,51 +92,113 @@ def _changes(counts: dict[str, int]) -> dict[str, int]:
     return {name: n for name, n in counts.items() if name in CHANGING_TOOLS}
 
 
-#: the transcript has caught up once its size stays put this long ...
-SETTLE_QUIET_S = 0.6  # 0.3 let a session of three writes go unasked in CI (ci17, 3 workers on 2 cores)
+#: how long the hook waits for the session's last lines to reach its transcript, at most (the
+#: agent's hook time-out, 30 s as connect writes it, leaves room; the wait is normally ~0.1 s)
+CATCH_UP_MAX_S = 10.0
+#: a transcript whose format does not show where the session ended has caught up once its size
+#: stays put this long (Codex's rollout, Gemini CLI's session file) ...
+SETTLE_QUIET_S = 0.6
 #: ... waiting at most this long in all
 SETTLE_MAX_S = 3.0
 
 
-def _settled(transcript: Path) -> bool:
-    """Wait until the agent has finished writing ``transcript``; True when it grew meanwhile.
+def caught_up_tool_uses(transcript: Path) -> dict[str, int] | None:
+    """:func:`tool_uses` of ``transcript`` once the agent has written the session's end to it.
 
-    Claude Code runs its Stop hook before the session's last lines reach the transcript: 7 runs
-    of 8 of a session of three writes (tests/test_distill.py) read two, so the session was not
-    asked (and a ``remember`` called last would be missed the same way, and the session asked
-    again). Only sessions that changed things wait, at most :data:`SETTLE_MAX_S`."""
+    Claude Code starts its Stop hook before the session's last lines reach the transcript: it
+    queues each line and appends the queue on a 100 ms timer (2.1.197, its session storage's
+    ``FLUSH_INTERVAL_MS``; ``appendEntry`` does not wait for the write), and flushes nothing
+    before a Stop hook, so with a quick last reply the session's last tool calls and its final
+    reply land while the hook runs (anthropics/claude-code#15812, #40655). Its lines are written
+    in order, so the transcript holds the whole session once its last conversation line is the
+    assistant's final reply, an assistant message calling no tool. The hook waits for that,
+    re-reading only when the file grew, at most :data:`CATCH_UP_MAX_S`; a wait that a quiet spell ended
+    (0.6 s, and 0.3 s before it) missed a write landing later under load, and the size compared
+    was taken after the read, so a line landing between the two was never read. A transcript
+    whose format does not mark the end (no Claude Code lines) is read again until its size stays
+    put :data:`SETTLE_QUIET_S` (at most :data:`SETTLE_MAX_S`), and only when it could change the
+    answer. None when the transcript cannot be read."""
     import time  # lazy: the hook's start-up time
 
-    def size() -> int:
-        try:
-            return os.stat(transcript).st_size
-        except OSError:
-            return -1
-
+    size = _size(transcript)  # before the read: a line landing after it makes the file grow
+    read = _read(transcript)
+    if read is None:
+        return None
+    counts, ended = read
+    if _remembered(counts) or (ended is None and not _changes(counts)):
+        return counts  # saved already: nothing later changes the answer
     start = last_change = time.monotonic()
-    first = last = size()
-    while time.monotonic() - start < SETTLE_MAX_S:
+    limit = CATCH_UP_MAX_S if ended is not None else SETTLE_MAX_S
+    while not ended and not _remembered(counts) and time.monotonic() - start < limit:
         time.sleep(0.05)
-        now, current = time.monotonic(), size()
-        if current != last:
-            last, last_change = current, now
-        elif now - last_change >= SETTLE_QUIET_S:
-            break
-    return last != first
+        now, current = time.monotonic(), _size(transcript)
+        if current == size:
+            if ended is None and now - last_change >= SETTLE_QUIET_S:
+                break
+            continue
+        size, last_change = current, now
+        read = _read(transcript)
+        if read is None:
+            return counts
+        counts, ended = read
+    return counts
+
+
+def _size(transcript: Path) -> int:
+    try:
+        return os.stat(transcript).st_size
+    except OSError:
+        return -1
+
+
+def _read(transcript: Path) -> tuple[dict[str, int], bool | None] | None:
+    documents = _documents(transcript)
+    if documents is None:
+        return None
+    counts: dict[str, int] = {}
+    for doc in documents:
+        _count(doc, counts, depth=0)
+    return counts, _claude_end(documents)
+
+
+def _claude_end(documents: list[Any]) -> bool | None:
+    """Whether a Claude Code transcript holds the session's end: False while its last
+    conversation line is the person's or a tool result (a reply is still to come) or a tool call,
+    True once it is the assistant's reply calling no tool; None for another format.
+
+    The person's prompt, tool results and the assistant's messages are lines
+    ``{"type": "user" | "assistant", "message": {"role": ..., "content": ...}}``; lines Claude Code
+    adds itself (``isMeta``: reminders, hook feedback) and other entries do not count."""
+    last = None
+    for doc in documents:
+        if (isinstance(doc, dict) and doc.get("type") in ("user", "assistant") and not doc.get("isMeta")
+                and isinstance(doc.get("message"), dict) and "content" in doc["message"]):
+            last = doc
+    if last is None:
+        return None
+    content = last["message"]["content"]
+    return last["type"] == "assistant" and not (isinstance(content, list) and any(
+        isinstance(block, dict) and block.get("type") == "tool_use" for block in content))
 
 
 def tool_uses(transcript: Path) -> dict[str, int] | None:
     """Tool name -> how many times the session called it, from a transcript of JSON lines (or
     one JSON document); None when it cannot be read."""
+    read = _read(transcript)
+    return None if read is None else read[0]
+
+
+def _documents(transcript: Path) -> list[Any] | None:
+    """The transcript's JSON document, or its lines' (a line that is not JSON skipped: one the
+    agent is still writing, one nested past the parser's depth); None when it cannot be read."""
     try:  # the one reader: a regular file only, never blocking (a FIFO there), its end when long
         text = read_text(transcript, then="", max_bytes=MAX_TRANSCRIPT_BYTES, tail=True)
     except UnreadableJSONError:
         return None
     if text is None:
         return None
-    counts: dict[str, int] = {}
     try:
-        documents: list[Any] = [parse_json(text, what="the transcript")]
+        return [parse_json(text, what="the transcript")]
     except UnreadableJSONError:  # JSON lines; a line nested past the parser's depth (a tool's
         documents = []            # structured result) is unreadable, not an error (attack25)
         for line in text.splitlines():
@@ -146,9 +206,7 @@ def tool_uses(transcript: Path) -> dict[str, int] | None:
                 documents.append(parse_json(line, what="a transcript line"))
             except UnreadableJSONError:
                 continue
-    for doc in documents:
-        _count(doc, counts, depth=0)
-    return counts
+        return documents
 
 
 def _count(node: Any, counts: dict[str, int], *, depth: int) -> None:
