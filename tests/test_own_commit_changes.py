@@ -41,9 +41,9 @@ def _git_processes(monkeypatch) -> list[list[str]]:
 
 
 def test_an_agent_writes_own_commit_is_read_as_git_reads_it_and_without_git(tmp_path, monkeypatch):
-    """Each kind of write (a new memory, an update, a forget that deletes the file, in a vault at
-    a repository's top and in a project's subfolder) is followed by the questions the authors
-    refresh asks of that commit: the answers from the process's record equal git's (a GitRepo
+    """Each kind of write (a new memory, an update, a forget that deletes the file, a move to
+    another type, in a vault at a repository's top and in a project's subfolder) is followed by
+    the questions the authors refresh asks of that commit, then of all four at once: the answers from the process's record equal git's (a GitRepo
     that made none of them), the touched paths and the moves (added, deleted) included, for the
     whole vault and for a file named literally; and the refresh inside the process starts no git
     process. On main it started ``git diff-tree`` and ``git log`` after every agent write."""
@@ -85,6 +85,16 @@ def test_an_agent_writes_own_commit_is_read_as_git_reads_it_and_without_git(tmp_
                 monkeypatch.undo()
                 assert [a for a in started if "diff-tree" in a or "log" in a] == [], started
                 assert all(a.trusted for a in who.values())
+            # the four commits as one range (the rows lagging HEAD by more than one agent write)
+            fresh = GitRepo(root)
+            try:
+                local = recorded(vault.repo.common_dir)[1]
+                for paths in ([spec], [vault.prefix + "facts/editor.md", vault.prefix + "facts/tabs.md"]):
+                    ours, gits = _both(vault.repo, fresh, vault.repo.head(), base, paths, local)
+                    assert ours == gits
+                assert "facts/tabs.md" not in "".join(ours[4])  # added and deleted again: no difference
+            finally:
+                fresh.close()
             # the rows the record brought up to date are the ones a refresh by git makes of the
             # same commits (another process: no record; the rows set back to before the steps)
             kept = history_rows(vault)

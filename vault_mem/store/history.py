@@ -367,11 +367,11 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
             return {}
     # the peers' moves ``moves`` may still keep (a whole vault's walk: the memory files of its folder)
     peers = PeerMoves("" if not folder or paths[0] == "." else paths[0])
-    own = _own_commit(repo, new, old, paths, folder)
-    if own is not None:  # one commit this process made on ``old``: its record, as git's walk gives it
-        if own[1]:
-            tree = _FilesAt(repo, new, paths)
-            _last_authors_record(*own, tree, newest, by_blob, touched, moves, local, peers)
+    own = _own_commits(repo, new, old, paths, folder)
+    for record in own or ():  # commits this process made since ``old``: their records, as git's walk gives them
+        if record[1]:
+            tree = _FilesAt(repo, new, paths) if tree is None else tree
+            _last_authors_record(*record, tree, newest, by_blob, touched, moves, local, peers)
     for i in range(0, len(paths), 2000) if own is None else ():
         if folder:
             # every commit, as with no pathspec (--full-history --sparse: none simplified away)
@@ -399,17 +399,47 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
     return {path: (*by_blob.get((path, blob), newest[path]), blob) for path, blob in held.items()}
 
 
-def _own_commit(repo: GitRepo, new: str, old: str | None, paths: list[str], folder: bool
-                ) -> tuple[list[str], list[_RawChange]] | None:
-    """The record :func:`last_authors`' ``git log`` of ``new ^old`` under ``paths`` would read
-    (its fields, its changes) when ``new`` is a commit this process made on ``old``
-    (:meth:`~vault_mem.store.gitobjects.GitObjects.own_change`: the authors refresh after an
-    agent write, which read the changed folder's whole tree twice in git processes, ~120 ms of
-    CPU at 100k memories, 9 at 10k); None when git's walk must answer: another range, or a
-    path or an author git's output would print otherwise than as they are (quoted, cut)."""
-    kept = repo.own_change(new) if old is not None else None
-    if kept is None or kept[0] != old:
+def _own_chain(repo: GitRepo, new: str, old: str | None
+               ) -> list[tuple[str, str, tuple[tuple[str, str | None, str | None], ...]]] | None:
+    """``[(commit, parent, its changes), ...]`` newest first, from ``new`` back to ``old``, when
+    every commit of the range ``old..new`` is one this process made, each on the one before
+    (:meth:`~vault_mem.store.gitobjects.GitObjects.own_change`); None otherwise (git answers)."""
+    if old is None:
         return None
+    chain = []
+    at = new
+    while at != old:
+        kept = repo.own_change(at)
+        if kept is None or len(chain) > 64:
+            return None
+        chain.append((at, *kept))
+        at = kept[0]
+    return chain or None
+
+
+def _own_commits(repo: GitRepo, new: str, old: str | None, paths: list[str], folder: bool
+                 ) -> list[tuple[list[str], list[_RawChange]]] | None:
+    """The records :func:`last_authors`' ``git log`` of ``new ^old`` under ``paths`` would read
+    (each commit's fields and changes, newest first) when the range is commits this process
+    made (:func:`_own_chain`: the authors refresh after agent writes, which read the changed
+    folder's whole tree twice in git processes, ~120 ms of CPU at 100k memories, 9 at 10k);
+    None when git's walk must answer: another range, or a path or an author git's output would
+    print otherwise than as they are (quoted, cut)."""
+    chain = _own_chain(repo, new, old)
+    if chain is None:
+        return None
+    out = []
+    for commit, parent, changes in chain:
+        record = _own_record(repo, commit, parent, changes, paths, folder)
+        if record is None:
+            return None
+        out.append(record)
+    return out
+
+
+def _own_record(repo: GitRepo, new: str, old: str, kept: tuple[tuple[str, str | None, str | None], ...],
+                paths: list[str], folder: bool) -> tuple[list[str], list[_RawChange]] | None:
+    """One commit's record for :func:`_own_commits` (None: git must print it)."""
     who = _plain_author(repo, new)
     if who is None:
         return None
@@ -420,7 +450,7 @@ def _own_commit(repo: GitRepo, new: str, old: str | None, paths: list[str], fold
         wanted = {p.rstrip("/") or "." for p in paths}
         inside = lambda path: _under(path, wanted)  # noqa: E731
     changes = []
-    for path, before, after in kept[1]:
+    for path, before, after in kept:
         if not inside(path):
             continue
         if not path.isprintable() or '"' in path or "\\" in path:
@@ -1043,12 +1073,19 @@ def changed_paths(repo: GitRepo, old: str | None, new: str, pathspec: str) -> li
     if repo.history_memo is not None and _OID.fullmatch(new) and (old is None or _OID.fullmatch(old)):
         # within a sync: the paths of the one raw diff that changed_entries reads too
         return [path.decode("utf-8", "replace") for _, path in _raw_diff(repo, old, new, pathspec)]
-    own = repo.own_change(new) if old is not None else None
-    if own is not None and own[0] == old:
-        # a commit this process made on ``old`` (an agent write): what it changed is known
+    chain = _own_chain(repo, new, old)
+    if chain is not None:
+        # commits this process made, one on the other from ``old`` (agent writes): what they
+        # changed is known; a path changed and changed back is no difference
         named = pathspec.rstrip("/")
-        return [path for path, _before, _after in own[1]
-                if pathspec == "." or path == named or path.startswith(named + "/")]
+        first: dict[str, str | None] = {}
+        last: dict[str, str | None] = {}
+        for _commit, _parent, changes in chain:  # newest first
+            for path, before, after in changes:
+                first[path] = before
+                last.setdefault(path, after)
+        return [path for path in sorted(first) if first[path] != last[path]
+                and (pathspec == "." or path == named or path.startswith(named + "/"))]
     out = repo.run("diff-tree", "-r", "--no-commit-id", "--no-renames", "--name-only", "-z",
                    *([old] if old else ["--root"]), new, "--", pathspec, cwd=repo.toplevel)
     return [p for p in out.split("\x00") if p]
