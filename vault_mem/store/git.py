@@ -585,6 +585,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                             warnings.append(f"committed, but what follows the commit failed ({exc}); "
                                             "the next command finishes it")
                 self._keep_objects(self._local.written, warnings)
+                self.note_own_change(commit, parent, want)
                 return commit
             if staged is not None:
                 wait.for_lock()
