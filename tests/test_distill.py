@@ -43,6 +43,22 @@ def _stop(vault: Path, transcript: Path, session: str = "s-1", **more) -> tuple[
     return r.returncode, r.stdout, r.stderr
 
 
+def _count_the_hooks_waits(monkeypatch) -> list[float]:
+    """The sleeps the stop hook's own code makes (its wait for the transcript), recorded."""
+    import sys
+    import time
+
+    waits: list[float] = []
+    sleep = time.sleep
+
+    def recorded(seconds: float) -> None:
+        if sys._getframe(1).f_globals.get("__name__") == "vault_mem.adapters.distill":
+            waits.append(seconds)
+        sleep(seconds)
+    monkeypatch.setattr(time, "sleep", recorded)
+    return waits
+
+
 @pytest.fixture
 def vault(tmp_path):
     assert cli("init", str(tmp_path / "v")).returncode == 0
@@ -98,18 +114,55 @@ def test_the_sessions_last_lines_count_when_they_reach_the_transcript_after_the_
         assert out == ""
 
 
-def test_a_session_whose_final_reply_is_in_the_transcript_is_answered_without_waiting(vault, tmp_path, monkeypatch):
+#: lines after the final reply that are not the conversation's turns, and the person's interruption
+_AFTER_THE_END = {
+    "nothing": [],
+    "a sub-agent's tool call": [{"type": "assistant", "isSidechain": True, "message": {
+        "role": "assistant", "content": [{"type": "tool_use", "id": "side-1", "name": "Bash", "input": {}}]}}],
+    "a compaction's summary": [{"type": "user", "isCompactSummary": True, "message": {
+        "role": "user", "content": "This session is being continued from a previous conversation."}}],
+    "Claude Code's reminder": [{"type": "user", "isMeta": True, "message": {"role": "user", "content": "<reminder/>"}}],
+}
+
+
+@pytest.mark.parametrize("after", sorted(_AFTER_THE_END))
+def test_a_session_whose_final_reply_is_in_the_transcript_is_answered_without_waiting(vault, tmp_path, monkeypatch, after):
     """The transcript already holds the final reply: it is read once, and the hook asks (or not)
-    at once; the other formats (a quiet spell of the file) keep their wait (tests below)."""
+    at once, whatever lines that are not the conversation's turns follow it (a reviewer found a
+    sub-agent's line or a compaction's summary kept the hook waiting its whole 10 s); the other
+    formats (a quiet spell of the file) keep their wait (tests below)."""
     transcript = _claude_transcript(tmp_path / "t.jsonl", ["Edit"] * MIN_CHANGES)
+    with transcript.open("a") as f:
+        f.writelines(json.dumps(line) + "\n" for line in _AFTER_THE_END[after])
     from vault_mem.adapters import distill
 
     reads = []
     original = distill._read
     monkeypatch.setattr(distill, "_read", lambda path: reads.append(path) or original(path))
+    waits = _count_the_hooks_waits(monkeypatch)
     code, out, _ = _stop(vault, transcript)
     assert code == 0 and json.loads(out)["decision"] == "block"
-    assert len(reads) == 1
+    assert len(reads) == 1 and waits == []
+
+
+def test_a_turn_the_person_interrupted_is_the_sessions_end(vault, tmp_path, monkeypatch):
+    """Esc during a tool call: Claude Code writes the person's "[Request interrupted by user for
+    tool use]" and no reply follows, so the hook answers at once rather than waiting its 10 s."""
+    lines = [json.loads(line) for line in _claude_lines(["Edit"] * MIN_CHANGES, end=False).splitlines()]
+    lines.append({"type": "user", "message": {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t-x", "content": "The user doesn't want to proceed.", "is_error": True},
+        {"type": "text", "text": "[Request interrupted by user for tool use]"}]}})
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    from vault_mem.adapters import distill
+
+    reads = []
+    original = distill._read
+    monkeypatch.setattr(distill, "_read", lambda path: reads.append(path) or original(path))
+    waits = _count_the_hooks_waits(monkeypatch)
+    code, out, _ = _stop(vault, transcript)
+    assert code == 0 and json.loads(out)["decision"] == "block"
+    assert len(reads) == 1 and waits == []
 
 
 @pytest.mark.parametrize("tools", [[], ["Read", "Grep", "Read"], ["Edit"] * (MIN_CHANGES - 1)])

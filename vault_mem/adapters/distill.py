@@ -161,24 +161,38 @@ def _read(transcript: Path) -> tuple[dict[str, int], bool | None] | None:
     return counts, _claude_end(documents)
 
 
+#: the line Claude Code writes as the person's when they stop a turn (Esc): the turn ended there
+_INTERRUPTED = "[Request interrupted by user"
+#: lines of the main conversation's transcript that are not its turns: Claude Code's own
+#: (reminders, hook feedback), a sub-agent's (older versions wrote them into the main file), the
+#: summary a compaction writes as the person's
+_NOT_A_TURN = ("isMeta", "isSidechain", "isCompactSummary")
+
+
 def _claude_end(documents: list[Any]) -> bool | None:
     """Whether a Claude Code transcript holds the session's end: False while its last
     conversation line is the person's or a tool result (a reply is still to come) or a tool call,
-    True once it is the assistant's reply calling no tool; None for another format.
+    True once it is the assistant's reply calling no tool (an API error's too: Claude Code writes
+    it as one) or the person's interruption of the turn; None for another format.
 
     The person's prompt, tool results and the assistant's messages are lines
-    ``{"type": "user" | "assistant", "message": {"role": ..., "content": ...}}``; lines Claude Code
-    adds itself (``isMeta``: reminders, hook feedback) and other entries do not count."""
+    ``{"type": "user" | "assistant", "message": {"role": ..., "content": ...}}``; lines that are
+    not the conversation's turns (:data:`_NOT_A_TURN`) and other entries do not count, so none of
+    them keeps the hook waiting for a reply that is not coming."""
     last = None
     for doc in documents:
-        if (isinstance(doc, dict) and doc.get("type") in ("user", "assistant") and not doc.get("isMeta")
+        if (isinstance(doc, dict) and doc.get("type") in ("user", "assistant")
+                and not any(doc.get(flag) for flag in _NOT_A_TURN)
                 and isinstance(doc.get("message"), dict) and "content" in doc["message"]):
             last = doc
     if last is None:
         return None
     content = last["message"]["content"]
-    return last["type"] == "assistant" and not (isinstance(content, list) and any(
-        isinstance(block, dict) and block.get("type") == "tool_use" for block in content))
+    blocks = content if isinstance(content, list) else [content]
+    if last["type"] == "user":
+        return any(_INTERRUPTED in (block if isinstance(block, str) else str(block.get("text", "")))
+                   for block in blocks if isinstance(block, (str, dict)))
+    return not any(isinstance(block, dict) and block.get("type") == "tool_use" for block in blocks)
 
 
 def tool_uses(transcript: Path) -> dict[str, int] | None:
