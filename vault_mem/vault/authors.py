@@ -538,12 +538,16 @@ REPEAT_MIN_WORDS, REPEAT_MIN_CHARS = 4, 20
 
 def _repeat_hashes(data: bytes | None) -> set[int]:
     """64-bit hashes of the lines of ``data`` that count as a repeat: each line of :func:`_lines`
-    without what only places it (a list or quote mark, a heading's ``#``, one leading ``field:``,
+    without its hidden characters (or their shown escapes), without what only places it (a list or quote mark, a heading's ``#``, one leading ``field:``,
     so a peer's body line copied into the agent's description, or into a list item, is the same
     line; surrounding quotes), case folded, of at least :data:`REPEAT_MIN_WORDS` words and
     :data:`REPEAT_MIN_CHARS` characters."""
     out = set()
     for line in _lines(data):
+        # hidden characters (zero-width, bidi), and the escapes an agent is shown for them
+        # (model/names.visible): a copy of what the agent read matches the line it was read from
+        line = " ".join("".join(ch for ch in _SHOWN_ESCAPE.sub("", line)
+                                if unicodedata.category(ch) not in _HIDDEN).split())
         words = _PLACING.sub("", line, count=1).strip("\"'` ").casefold()
         if len(words) >= REPEAT_MIN_CHARS and len(_WORD.findall(words)) >= REPEAT_MIN_WORDS:
             out.add(int.from_bytes(hashlib.blake2b(words.encode("utf-8", "surrogatepass"), digest_size=8).digest(),
@@ -552,6 +556,10 @@ def _repeat_hashes(data: bytes | None) -> set[int]:
 
 
 _WORD = re.compile(r"\w+")
+#: characters a line's words never hold (:func:`_repeat_hashes`), as ``model/names.visible`` hides
+#: them in prose, and the escapes it shows in their place
+_HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"})
+_SHOWN_ESCAPE = re.compile(r"\\(?:x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8})")
 #: what only places a line (:func:`_repeat_hashes`): list, quote and heading marks, then a field name
 _PLACING = re.compile(r"^(?:(?:[-*+>#|]+|\d+[.)])\s*)*(?:[\w-]+:\s+)?")
 
