@@ -3,7 +3,8 @@ pushing to the shared bare remote, aiming at what reaches the person's agent. Fi
 of the fix of atk25's known limit (an agent's word-for-word copy of a peer's memory passed as
 the agent's: `vault/authors.keep_peers_lines`), then fresh attacks on the text an agent reads.
 A real bare remote, a peer's clone committing with plain git, the person's real vault, CLI,
-hooks and MCP server, the real Codex and Gemini CLI against a stand-in model. Each test of an attack that got through fails on the code before its fix; the guards
+hooks and MCP server, the real Codex and Gemini CLI against a stand-in model, util-linux's
+`script`. Each test of an attack that got through fails on the code before its fix; the guards
 of the fix's price (a short common line, the person's own commit, the agent's update of its own
 line) and the Codex and Gemini test (it held) pass there too; the strict xfail pins a limit
 found and not fixed."""
@@ -14,6 +15,7 @@ import json
 import os
 import sqlite3
 import subprocess
+import sys
 
 import pytest
 from conftest import PEER_EMAIL, at_terminal, cli, git, person_and_peer, push_as_peer, teammate_pushes, trusted_by_key
@@ -180,6 +182,30 @@ def test_an_agents_copy_written_with_its_own_file_tools_stays_the_peers(tmp_path
     peers_memory(mine, peer, ORDER)
     (mine / "facts" / "deploy-noted.md").write_text(f"---\ndescription: {ORDER}\npinned: true\n---\n{ORDER}\n")
     assert "MARK-atk27" not in cli("hook", "session-start", "--vault", str(mine), input="{}").stdout
+
+
+# -- an agent that gives `vault-mem trust` a terminal of its own ---------------------------------
+@pytest.mark.parametrize("fed", ["printf 'y\\ny\\ny\\n'", "(sleep 2; printf 'y\\ny\\ny\\n')"])
+def test_a_y_fed_blind_into_a_terminal_the_agent_made_approves_no_author(tmp_path, fed):
+    """Before: `vault-mem trust` asks on the controlling terminal, never standard input, so a peer's
+    text telling the agent to pipe `y` into it approved nothing; but `script` makes a
+    pseudo-terminal the command's controlling terminal and copies its standard input there, so
+    `printf y | script -qc 'vault-mem trust --author PEER' /dev/null`, one line an agent with no
+    terminal of its own runs (here: a new session, as a sandboxed agent's shell), approved the
+    peer, whose memories then reached the agent unasked. The answer is now a word shown with the
+    question, new each time: input fed in blind, at once or after a delay, approves nothing."""
+    import shlex
+    import shutil
+
+    if shutil.which("script") is None:
+        pytest.skip("util-linux's script is not installed")
+    mine, peer = person_and_peer(tmp_path)
+    peers_memory(mine, peer, ORDER)
+    command = shlex.join([sys.executable, "-m", "vault_mem", "--vault", str(mine), "trust", "--author", PEER_EMAIL])
+    r = subprocess.run(["sh", "-c", f"{fed} | script -qec {shlex.quote(command)} /dev/null"], capture_output=True,
+                       text=True, timeout=120, start_new_session=True, check=False)
+    assert "approve these authors" in r.stdout, r.stdout + r.stderr  # the question was asked, on script's terminal
+    assert trusted_by_key(mine)["team-notes"] is False, r.stdout
 
 
 def test_the_agents_copy_of_a_line_with_hidden_characters_as_it_was_shown_stays_the_peers(tmp_path):
