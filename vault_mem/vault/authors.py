@@ -586,10 +586,12 @@ def keep_peers_lines(ws: Workspace, sidecar: Sidecar, changes: dict[str, bytes |
     texts = {rel: data for rel, data in changes.items() if data is not None and is_memory_path(rel)}
     if not texts:
         return {}
-    ids = identities(ws)
-    Origins(ws, sidecar, ids)  # the lines of what a fetch brought since the last scan go in first
+    # the table as the last scan left it (a sync's and every read's): a scan here, before the
+    # write's commit, recorded the refs without the commit, which no later scan then walked
+    # while only the branch moved (its text was then no one's: a peer's put-back of it counted)
     if not rows.has_peer_lines(db):
         return {}
+    ids = identities(ws)
     found: dict[str, tuple[str, str]] = {}
     out: dict[str, Author] = {}
     for rel, data in texts.items():
