@@ -822,9 +822,9 @@ def at_terminal(*args: str, answer: str | list[str | None] | None = "y", stdin: 
                 cwd: Path | None = None,
                 env: dict | None = None, timeout: float = 120, raw: bool = False) -> subprocess.CompletedProcess:
     """Run the real CLI as a subprocess whose controlling terminal is a new pseudo-terminal, as a
-    person runs it in theirs, and type ``answer`` there (with Enter) each time it asks ``[y/N]``
-    (a list: one answer per question, in order; none left: Ctrl-D); None types nothing (Ctrl-D
-    ends its input). ``stdin``: text on a pipe as standard input
+    person runs it in theirs, and type ``answer`` there (with Enter) each time it asks (``[WORD/N]``;
+    ``"y"`` types the word the question shows; a list: one answer per question, in order; none
+    left: Ctrl-D); None types nothing (Ctrl-D ends its input). ``stdin``: text on a pipe as standard input
     instead of the terminal (what an agent's shell gives). ``stdout`` is everything the terminal
     showed (the command's stdout and stderr, and the question), with ``\r\n`` made ``\n``.
     ``raw``: the terminal starts raw, as a full-screen agent interface keeps it (Enter is then a
@@ -869,10 +869,13 @@ def at_terminal(*args: str, answer: str | list[str | None] | None = "y", stdin: 
             if not chunk:
                 break
             shown += chunk
-            # a question waits at the end of what was shown: answered once each
-            if shown.rstrip().endswith(b"[y/N]") and shown.count(b"[y/N]") > typed:
-                typed = shown.count(b"[y/N]")
+            # a question waits at the end of what was shown: answered once each; "y" is typed as
+            # the word the question shows (vault_mem.platform.terminal), anything else as it is
+            asked = re.search(rb"\[([a-z]+)/N\]\s*$", shown)
+            if asked and shown.count(b"/N]") > typed:
+                typed = shown.count(b"/N]")
                 said = (answers.pop(0) if answers else None) if answers is not None else answer
+                said = asked.group(1).decode() if said == "y" else said
                 os.write(master, f"{said}{chr(13) if raw else chr(10)}".encode() if said is not None else b"\x04")
         raw_after = not termios.tcgetattr(master)[3] & termios.ICANON
     finally:

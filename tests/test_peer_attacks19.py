@@ -227,6 +227,9 @@ def test_a_peers_look_alike_never_has_the_agent_forget_its_new_memory(tmp_path):
     (peer / "facts" / "deploy-reviews.md").write_text(f"---\ndescription: {words['description']}\n---\n{words['body']}\n")
     push_as_peer(peer, "deploy")
     assert cli("--vault", str(mine), "sync").returncode == 0
+    # the agent's own words, a near duplicate but not the peer's lines word for word (a copy of
+    # them is the peer's: atk27, vault/authors.keep_peers_lines)
+    words = {"description": words["description"] + ".", "body": "Two reviewers and a green CI."}
     v = Vault(mine)
     try:
         said = call_tool(v, "remember", {"key": "deploy-rule", "type": "fact", **words})

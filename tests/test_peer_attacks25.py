@@ -3,12 +3,11 @@ to the shared bare remote, aiming at what an agent is told about memory text: th
 order of a recall asked for, what of a result a real client hands its model, vault-mem's words
 around the agent's writes, and the agent's own writes. A real bare remote, a peer's clone
 committing with plain git, the person's real vault, CLI and MCP server, the real Claude Code
-against a stand-in model, the real bundled model. Each test fails on the code before its fix,
-but the last, a strict xfail pinning a limit found and not fixed."""
+against a stand-in model, the real bundled model. Each test fails on the code before its fix
+(the last, a strict xfail until atk27 fixed it)."""
 
 from __future__ import annotations
 
-import pytest
 from conftest import PEER_EMAIL, cli, person_and_peer, push_as_peer, real_embedder
 
 #: the person's own memories beside their pinned editor choice (none about an editor)
@@ -238,9 +237,8 @@ def test_a_peers_long_rows_never_push_the_persons_rows_out_of_a_list_result(tmp_
     assert got.count("Notes of the team.") == 2700
 
 
-@pytest.mark.xfail(strict=True, reason="known limit: a peer's text an agent writes again is the agent's (RELIABILITY.md)")
 def test_a_peers_text_the_agent_copies_into_its_own_memory_stays_the_peers(tmp_path):
-    """Found, not fixed (Known limits): the agent reads a peer's memory on request (marked),
+    """Found by atk25, fixed by atk27: the agent reads a peer's memory on request (marked),
     then, told so by its text, writes it again word for word under a key of its own, pinned
     (MCP `remember`): the copy is the agent's, a text with no other first author, so the peer's
     order leads the next session's context as "an agent on this machine". The line is the

@@ -125,7 +125,13 @@ def test_a_hand_edit_here_is_the_persons_and_an_agent_write_the_agents(synced):
     git(synced.root, "commit", "-q", "-am", "checked the deploy target")  # the person's commit
     who = synced.authors(["facts/deploy-target.md"])["facts/deploy-target.md"]
     assert who.email == "person@example.com" and who.trusted
+    # the agent's write of the peer's description again, word for word, is the peer's change
+    # (atk27, vault/authors.keep_peers_lines), ended as any peer's change is: once none of the
+    # lines it added stands (its description, its body, its `source: user`)
     synced.remember("deploy-target", "Deploys go to the staging cluster first", "Checked.", source="user")
+    who = synced.authors(["facts/deploy-target.md"])["facts/deploy-target.md"]
+    assert who.email == PEER and not who.trusted
+    synced.remember("deploy-target", "Staging cluster first, checked by the agent", "Checked again.", source="agent")
     who = synced.authors(["facts/deploy-target.md", "facts/deploy-window.md"])
     assert who["facts/deploy-target.md"].email == "agent@vault-mem.local" and who["facts/deploy-target.md"].trusted
     assert who["facts/deploy-window.md"].email == "agent@vault-mem.local"

@@ -973,7 +973,7 @@ def cmd_trust(args) -> int:
         listing = "\n".join([*head, *trust_items.said_once(item["text"] for item in asking)]) if shown_all else ""
         who = "; ".join(f"`{item['check']}`" for item in asking)
         emit(args, *_with_authors(vault, data, f"{listing}\nnot approved ({why_not}); check who changed them ({who}), "
-                                  "then run `vault-mem trust` in a terminal and answer y to each you approve, or "
+                                  "then run `vault-mem trust` in a terminal and type the word it shows for each you approve, or "
                                   "`vault-mem trust PATH...` naming them".lstrip("\n")))
         return 0
     written = None
@@ -999,11 +999,11 @@ def _ask_each(args, head: list[str], items: list[dict[str, Any]],
               body: Callable[[dict[str, Any]], str]) -> tuple[list[dict[str, Any]], str]:
     """Ask the person about each pending item on the terminal, one question each, a file shown
     whole (``body``: its text, cut at :func:`~vault_mem.store.gitfiles.git_file_text`'s limit, not
-    at the listing's budget: each question is about the file it shows); the items answered y, and
+    at the listing's budget: each question is about the file it shows); the items approved, and
     why the rest were not approved."""
     from vault_mem.adapters import trust_items  # lazy: start-up time (module docstring)
     approved: list[dict[str, Any]] = []
-    why_not = "the person did not answer y"
+    why_not = "the person did not type the word shown"
     for n, item in enumerate(items, 1):
         lead = "\n".join([*head, ""]) if n == 1 and head else ""
         text = f"{item['head']}\n{body(item)}" if "head" in item else item["text"]
@@ -1075,14 +1075,14 @@ def _person_approves(args, text: str, question: str) -> tuple[bool, str]:
     if args.yes:
         raise UsageError("`--yes` does not approve: an approval is the person's answer on a terminal, so that "
                          "an agent told to run a command cannot give it; run `vault-mem trust` in a terminal "
-                         "and answer y")
+                         "and type the word it shows")
     if args.json:
         return False, "--json only shows what waits; approve by running `vault-mem trust` in a terminal"
     answer = ask_person(text, question)
     if answer is None:
         return False, ("this command has no terminal to ask the person on (an approval is the person's answer, "
                        "never standard input)")
-    return answer, "the person did not answer y"
+    return answer, "the person did not type the word shown"
 
 
 def _with_authors(vault: Vault, data: dict[str, Any], text: str) -> tuple[dict[str, Any], str]:

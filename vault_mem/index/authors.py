@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from vault_mem.index.db import Database
 
-__all__ = ["HEAD_META", "LINEAGE", "add_origins", "all_authors", "author_pairs", "authors_of", "foreign_changes", "foreign_paths", "judged_from",
+__all__ = ["HEAD_META", "LINEAGE", "PEER_LINES_FILLED", "add_origins", "add_peer_lines", "has_peer_lines", "note_origins", "origins_after", "peer_lines_filled", "peer_lines_of", "all_authors", "author_pairs", "authors_of", "foreign_changes", "foreign_paths", "judged_from",
            "judge_log_head", "judge_log_since", "paths_holding", "unapproved_rows",
            "adoption_states", "keep_adoption_states", "keep_path_histories", "deleted_here", "lineage_paths", "lineage_rows", "moved_from", "origins_of", "origins_state", "path_histories", "paths_by", "replace", "stored_head", "update"]
 
@@ -261,6 +261,59 @@ def add_origins(db: Database, found: dict[str, tuple[str, str]], stamp: str, tip
             db.executemany("INSERT OR IGNORE INTO origins(blob, commit_id, email) VALUES (?, ?, ?)", batch)
         db.set_meta(ORIGINS_STAMP, stamp)
         db.set_meta(ORIGINS_TIPS, json.dumps(tips))
+
+
+#: the ``meta`` row set once every ``origins`` row's text given by a commit not made here had its
+#: lines put in ``peer_lines`` (m020: a sidecar made before it fills them at its next scan)
+PEER_LINES_FILLED = "peer_lines_filled"
+
+
+def peer_lines_filled(db: Database) -> bool:
+    """Whether the peers' lines of the texts ``origins`` names are in ``peer_lines`` (a sidecar
+    of a schema before 20, which only a test's older migrations open: nothing to fill)."""
+    return db.get_meta(PEER_LINES_FILLED) is not None or not _has_peer_lines_table(db)
+
+
+def _has_peer_lines_table(db: Database) -> bool:
+    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'peer_lines'").fetchone() is not None
+
+
+def origins_after(db: Database, after: str, limit: int) -> list[tuple[str, str, str]]:
+    """Up to ``limit`` ``origins`` rows, ``(blob, commit, email)``, of blobs after ``after``, in
+    blob order (paged by key: a reader never holds a statement open across its writes)."""
+    return [(str(b), str(c), str(e)) for b, c, e in db.execute(
+        "SELECT blob, commit_id, email FROM origins WHERE blob > ? ORDER BY blob LIMIT ?", (after, limit))]
+
+
+def add_peer_lines(db: Database, found: Iterable[tuple[int, str, str]], *, filled: bool = False) -> None:
+    """Record ``found`` (``(line hash, commit, email)``; a line with a row keeps it: first seen
+    wins); ``filled``: and that the ``origins`` rows' peers' lines are all in (one transaction)."""
+    with db.uncounted(), db.write(give_up=True):  # a read's record: moves no read's answer by itself
+        db.executemany("INSERT OR IGNORE INTO peer_lines(hash, commit_id, email) VALUES (?, ?, ?)", list(found))
+        if filled:
+            db.set_meta(PEER_LINES_FILLED, "1")
+
+
+def has_peer_lines(db: Database) -> bool:
+    """Whether any peer's line is recorded (a vault no peer ever wrote to asks nothing more)."""
+    return _has_peer_lines_table(db) and db.execute("SELECT 1 FROM peer_lines LIMIT 1").fetchone() is not None
+
+
+def peer_lines_of(db: Database, hashes: Iterable[int]) -> list[tuple[str, str]]:
+    """``(commit, email)`` that first brought each of ``hashes`` that has a row."""
+    found = sorted(set(hashes))
+    if not found:
+        return []
+    return [(str(c), str(e)) for c, e in db.execute(
+        "SELECT commit_id, email FROM peer_lines WHERE hash IN (SELECT value FROM json_each(?))", (json.dumps(found),))]
+
+
+def note_origins(db: Database, found: dict[str, tuple[str, str]]) -> None:
+    """Record ``found`` (``{blob: (commit, email)}``) as where each text was first seen, ahead of
+    any scan (a blob with a row keeps it): an agent's write that repeats a peer's line."""
+    with db.write():
+        db.executemany("INSERT OR IGNORE INTO origins(blob, commit_id, email) VALUES (?, ?, ?)",
+                       [(b, c, e) for b, (c, e) in found.items()])
 
 
 def foreign_paths(db: Database, only: Iterable[str] | None = None) -> dict[str, tuple[str, str, str, str]]:

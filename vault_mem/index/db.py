@@ -700,12 +700,28 @@ def m019_kept_judgement_paths(conn) -> None:
     )
 
 
+def m020_peer_lines(conn) -> None:
+    """The counted lines of the texts peers brought (``vault_mem.vault.authors``, the adoption
+    rule): per line, a 64-bit hash of its normalized words and the commit (and its author email)
+    that first brought it, so an agent's new text that repeats a peer's line word for word is
+    found by a handful of key lookups, not a read of every peer's file, and stays that peer's.
+    Filled by the origins scan as texts are first seen; an existing sidecar's are filled from
+    its ``origins`` rows once (the meta row ``peer_lines_filled`` is absent until then). Derived
+    state; safe to run again."""
+    _run_script(
+        conn,
+        """
+        CREATE TABLE IF NOT EXISTS peer_lines (hash INTEGER PRIMARY KEY, commit_id TEXT NOT NULL, email TEXT NOT NULL);
+        """,
+    )
+
+
 MIGRATIONS: list[Callable] = [m001_initial, m002_vectors, m003_covering_indexes, m004_conflict_of, m005_sqlite_vec,
                               m006_embed_cache_rowid, m007_index_counter, m008_floor_calibration,
                               m009_index_counter_by_type, m010_change_dates, m011_authors,
                               m012_committed_view, m013_missing_blobs_index, m014_scan_generation,
                               m015_origins, m016_judge_log, m017_judge_log_lean, m018_kept_judgement,
-                              m019_kept_judgement_paths]
+                              m019_kept_judgement_paths, m020_peer_lines]
 SCHEMA_VERSION = len(MIGRATIONS)
 _BASE_TABLES = {"meta", "files", "tags", "supersedes", "embed_cache", "fts"}
 #: tables a schema version must have, from that version on (a file missing them is damaged)
@@ -726,7 +742,10 @@ TABLES_FROM_VERSION = {1: _BASE_TABLES, 2: _BASE_TABLES | {"vectors"}, 5: _BASE_
                                            "kept_judgement"},
                        19: _BASE_TABLES | {"vector_log", "counters", "floor_calibration", "changes", "authors",
                                            "committed", "differs", "origins", "foreign_texts", "judge_log",
-                                           "kept_judgement", "kept_judgement_paths"}}
+                                           "kept_judgement", "kept_judgement_paths"},
+                       20: _BASE_TABLES | {"vector_log", "counters", "floor_calibration", "changes", "authors",
+                                           "committed", "differs", "origins", "foreign_texts", "judge_log",
+                                           "kept_judgement", "kept_judgement_paths", "peer_lines"}}
 
 
 # ---------------------------------------------------------------------------------------------

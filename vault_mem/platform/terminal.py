@@ -10,11 +10,22 @@ has none (a sandbox, a daemon, CI) gets no answer, and one started by an agent r
 person's terminal (Claude Code) shows its question there, where the person answers it. This
 holds on Linux and macOS alike (POSIX's ``/dev/tty``); it is a speed bump against an agent told
 what to run, not a wall against code the person runs, which can write the approval file itself.
+
+The answer is a word shown with the question, new each time (:func:`_code`), not ``y``: an agent
+can give itself a terminal of its own (``printf 'y\n' | script -qc 'vault-mem trust' /dev/null``:
+``script`` makes a pseudo-terminal the command's controlling terminal and copies its standard
+input there), and a ``y`` fed in blind, before the question or after any delay, approved (atk27).
+A word it cannot know before the question is shown stops input fed in blind; what was typed
+before the question was shown is dropped (``tcflush``). A program that reads the question off
+its own pseudo-terminal and types the word (``expect``) still answers: the speed bump is higher,
+not a wall.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 import termios
 
 __all__ = ["ask_person"]
@@ -23,7 +34,7 @@ __all__ = ["ask_person"]
 def ask_person(text: str, question: str) -> bool | None:
     """Show ``text`` and ``question`` on the controlling terminal and read one line typed there.
 
-    True for ``y``/``yes``, False for anything else (Enter, ``n``, end of input); None when this
+    True when the word shown with the question is typed (any case), False for anything else (Enter, ``n``, end of input); None when this
     process has no controlling terminal to ask on."""
     try:
         fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
@@ -33,17 +44,31 @@ def ask_person(text: str, question: str) -> bool | None:
         if not os.isatty(fd):
             return None
         saved = _line_mode(fd)
+        code = _code()
         try:
             with open(fd, "r+b", buffering=0, closefd=False) as tty:
-                tty.write(f"{text}\n{question} [y/N] ".encode(errors="backslashreplace"))
+                # typed before the question is shown: no answer to it (dropped before it is shown,
+                # never after: an answer typed at once must not be dropped with it)
+                with contextlib.suppress(termios.error):
+                    termios.tcflush(fd, termios.TCIFLUSH)
+                tty.write(f"{text}\n{question} Type {code} to approve [{code}/N] ".encode(errors="backslashreplace"))
                 line = _read_line(fd)
                 tty.write(b"\n")
         finally:
             if saved is not None:
                 termios.tcsetattr(fd, termios.TCSADRAIN, saved)
-        return line.strip().lower() in (b"y", b"yes")
+        return line.strip().lower() == code.encode()
     finally:
         os.close(fd)
+
+
+#: the letters of :func:`_code`: none that reads as another in some font (i, l, o)
+_LETTERS = "abcdefghjkmnpqrstuvwxyz"
+
+
+def _code() -> str:
+    """The word that approves this one question: four letters drawn at random."""
+    return "".join(secrets.choice(_LETTERS) for _ in range(4))
 
 
 def _line_mode(fd: int) -> list | None:

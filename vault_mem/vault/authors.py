@@ -36,6 +36,7 @@ author; only signed commits would tell them apart.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -67,7 +68,7 @@ if TYPE_CHECKING:
 
 log = Logger(__name__)  # logging imported at the first message (start-up time)
 
-__all__ = ["Identities", "Origins", "author_of_bytes", "author_tagger", "authors_of", "dirty_rels", "identities", "own_emails", "peer_judgement", "peer_memories", "PeerJudgement", "pending_authors", "refresh"]
+__all__ = ["Identities", "Origins", "author_of_bytes", "author_tagger", "authors_of", "dirty_rels", "identities", "keep_peers_lines", "own_emails", "peer_judgement", "peer_memories", "PeerJudgement", "pending_authors", "refresh"]
 
 
 class Identities:
@@ -542,6 +543,96 @@ def _lines(data: bytes | None) -> frozenset[str]:
 _BOOKKEEPING = re.compile(r"(?:created|updated|type): ?[\w.:+-]*"
                           r"|pinned: ?(?P<q1>[\"']?)(?i:false|no|off|null|~|)(?P=q1)"
                           r"|source: ?(?P<q2>[\"']?)(?!(?i:user)(?P=q2)$)[\w.:+-]*(?P=q2)")
+
+
+#: a line of an agent's new text counts as a repeat of a peer's line (:meth:`Origins._repeats`)
+#: only with at least this many words (runs of letters and digits) and characters, once
+#: normalized as :func:`_lines` does: a heading, a marker, a one-word line, a short list item
+#: ("## Notes", "TODO", "- [ ] tests", "Steps:", "pinned: true", "tags: [ops, ci]") is in every
+#: other text and says nothing; a sentence that can carry a fact or an order ("run X with Y
+#: first") is past it. See RELIABILITY.md (Trust boundary: an agent's copy of a peer's text).
+REPEAT_MIN_WORDS, REPEAT_MIN_CHARS = 4, 20
+
+
+def _repeat_hashes(data: bytes | None) -> set[int]:
+    """64-bit hashes of the lines of ``data`` that count as a repeat: each line of :func:`_lines`
+    without its hidden characters (or their shown escapes), without what only places it (a list or quote mark, a heading's ``#``, one leading ``field:``,
+    so a peer's body line copied into the agent's description, or into a list item, is the same
+    line; surrounding quotes), case folded, of at least :data:`REPEAT_MIN_WORDS` words and
+    :data:`REPEAT_MIN_CHARS` characters."""
+    out = set()
+    for line in _lines(data):
+        # hidden characters (zero-width, bidi), and the escapes an agent is shown for them
+        # (model/names.visible): a copy of what the agent read matches the line it was read from
+        line = " ".join("".join(ch for ch in _SHOWN_ESCAPE.sub("", line)
+                                if unicodedata.category(ch) not in _HIDDEN).split())
+        words = _PLACING.sub("", line, count=1).strip("\"'` ").casefold()
+        if len(words) >= REPEAT_MIN_CHARS and len(_WORD.findall(words)) >= REPEAT_MIN_WORDS:
+            out.add(int.from_bytes(hashlib.blake2b(words.encode("utf-8", "surrogatepass"), digest_size=8).digest(),
+                                   "big", signed=True))
+    return out
+
+
+_WORD = re.compile(r"\w+")
+#: characters a line's words never hold (:func:`_repeat_hashes`), as ``model/names.visible`` hides
+#: them in prose, and the escapes it shows in their place
+_HIDDEN = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"})
+_SHOWN_ESCAPE = re.compile(r"\\(?:x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8})")
+#: what only places a line (:func:`_repeat_hashes`): list, quote and heading marks, then a field name
+_PLACING = re.compile(r"^(?:(?:[-*+>#|]+|\d+[.)])\s*)*(?:[\w-]+:\s+)?")
+
+
+def keep_peers_lines(ws: Workspace, sidecar: Sidecar, changes: dict[str, bytes | None],
+                     before: dict[str, bytes | None]) -> dict[str, Author]:
+    """The adoption rule (:func:`_adopted`) for an agent's write: **a write of the agent adopts
+    only what it changes, and repeating a peer's line word for word changes nothing.** Each new
+    text of ``changes`` (``{path: bytes}``, ``before``: the bytes each replaces) that holds a
+    counted line (:func:`_repeat_hashes`: normalized as :func:`_lines`, long enough to say
+    something) first brought by a commit of an author not trusted here, and not in the text it
+    replaces (keeping one's own line is no copy), is recorded as first seen in that commit
+    (``origins``): from its commit on, the memory is that peer's wherever it is judged (marked in
+    recall, not put in front of an agent unasked) until the person approves the author or the
+    line is gone. Why: an agent reads a peer's memory on request (marked) and, told so by its
+    text, writes it again under a key of its own, pinned; as a new text of no other first author
+    it led the next session's context as "an agent on this machine" (atk25). Called by every
+    write of vault-mem's (:class:`~vault_mem.vault.transaction.Transaction`: the agent identity's
+    commits, MCP and CLI alike: an agent runs the CLI through its shell as easily as a person);
+    a person's own hand edits and commits are the person's (DESIGN §7). Cost per write: the
+    write's lines hashed and looked up by key in ``peer_lines`` (nothing at all in a vault no
+    peer ever wrote to). Returns ``{path: the peer's Author}`` of the texts so recorded."""
+    db = sidecar.db
+    texts = {rel: data for rel, data in changes.items() if data is not None and is_memory_path(rel)}
+    if not texts:
+        return {}
+    # the table as the last scan left it (a sync's and every read's): a scan here, before the
+    # write's commit, recorded the refs without the commit, which no later scan then walked
+    # while only the branch moved (its text was then no one's: a peer's put-back of it counted)
+    if not rows.has_peer_lines(db):
+        return {}
+    ids = identities(ws)
+    found: dict[str, tuple[str, str]] = {}
+    out: dict[str, Author] = {}
+    for rel, data in texts.items():
+        hashes = _repeat_hashes(data) - _repeat_hashes(before.get(rel))
+        peer = next((p for p in rows.peer_lines_of(db, hashes) if ids.standing(p[1], p[0]) == "peer"), None)
+        if peer is not None:
+            found[blob_id(data)] = peer
+            out[rel] = Author(peer[1], "peer")
+    if found:
+        try:
+            rows.note_origins(db, found)
+        except IndexStoreError:  # a read-only or full sidecar: this process holds them (as a scan's)
+            _UNSTORED.setdefault(str(ws.root), {}).update(found)
+    return out
+
+
+def _small_texts(ws: Workspace, blobs: list[str]) -> dict[str, bytes]:
+    """The texts of ``blobs`` no bigger than a memory file may be (a bigger one is no memory a
+    write could make, nor one sync takes: left out), through one ``git cat-file``."""
+    if not blobs:
+        return {}
+    sizes = history.blob_sizes(ws.repo, list(dict.fromkeys(blobs)))
+    return history.read_blobs(ws.repo, [b for b, n in sizes.items() if n <= ws.config.max_file_bytes])
 
 
 def _adopted(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, tuple[str, str, str, str]],
@@ -1260,6 +1351,8 @@ class Origins:
 
     def _scan(self, sidecar: Sidecar) -> None:
         repo = self.ws.repo
+        if not sidecar.read_only and not rows.peer_lines_filled(self.db):
+            self._fill_peer_lines()  # once, for a sidecar made before m020
         stamp = history.refs_stamp(repo)
         seen = rows.origins_state(self.db, stamp)
         if seen is None:
@@ -1270,6 +1363,7 @@ class Origins:
             firsts = self._firsts(scratch, new_tips, seen)
             if not sidecar.read_only:
                 try:
+                    self._peers_lines(scratch, firsts)
                     # what an earlier scan of this process had to hold in memory (its record given
                     # up: a busy lock, a full disk) goes in with it: this scan skipped those texts
                     # (:meth:`_add`), and recording the refs without them left them unrecorded for
@@ -1287,6 +1381,34 @@ class Origins:
             for batch in scratch.firsts():
                 self.unstored.update({b: (c, e) for b, c, e in batch})
             self.unstored.update(firsts)
+
+    def _peers_lines(self, scratch: ScanScratch, firsts: dict[str, tuple[str, str]]) -> None:
+        """Put the counted lines (:func:`_repeat_hashes`) of the new texts a commit not made here
+        gave first in ``peer_lines``, :data:`SCAN_CHUNK` texts at a time, for
+        :func:`keep_peers_lines` to look an agent's write up in."""
+        for batch in scratch.firsts(SCAN_CHUNK):
+            self._add_peer_lines([(b, c, e) for b, c, e in ((b, *firsts.get(b, (c, e))) for b, c, e in batch)
+                                  if c not in self.ids.local])
+
+    def _add_peer_lines(self, givers: list[tuple[str, str, str]], *, filled: bool = False) -> None:
+        """Put the counted lines of the texts ``givers`` (``(blob, commit, email)``) in
+        ``peer_lines`` (a line already there keeps its first giver)."""
+        texts = _small_texts(self.ws, [b for b, _c, _e in givers]) if givers else {}
+        found = {h: (c, e) for b, c, e in givers for h in _repeat_hashes(texts.get(b))}
+        if found or filled:
+            rows.add_peer_lines(self.db, [(h, c, e) for h, (c, e) in found.items()], filled=filled)
+
+    def _fill_peer_lines(self) -> None:
+        """A sidecar made before ``peer_lines`` existed: the lines of every text ``origins`` names
+        as first given by a commit not made here, read once (then :meth:`_repeats` keeps them)."""
+        try:
+            after = ""
+            while batch := rows.origins_after(self.db, after, SCAN_CHUNK):
+                self._add_peer_lines([(b, c, e) for b, c, e in batch if c not in self.ids.local])
+                after = batch[-1][0]
+            rows.add_peer_lines(self.db, [], filled=True)
+        except IndexStoreError:
+            pass  # a busy or full sidecar: the next scan fills them
 
     def _gather(self, scratch: ScanScratch, tips: list[str], seen: list[str]) -> dict[str, list[str]]:
         """Each new text's commits, in the scan's order (parents before children), into

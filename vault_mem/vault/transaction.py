@@ -34,6 +34,7 @@ from vault_mem.index.sidecar import Sidecar
 from vault_mem.store.files import atomic_write, checkpoint, read_only_mount_reason, remove_file
 from vault_mem.store.git import GitRepo
 from vault_mem.store.workspace import Workspace
+from vault_mem.vault.authors import keep_peers_lines
 from vault_mem.vault.person import commit_persons_index
 from vault_mem.vault.recovery import recover
 from vault_mem.vault.steps import (
@@ -178,6 +179,12 @@ class WriteTransaction:
         # there now, provided it is committed (a person's uncommitted file is never replaced)
         before = {rel: self._expected[rel] if rel in self._expected else self._committed_or_absent(rel)
                   for rel in changes}
+        # a peer's line the write repeats keeps the peer's standing (the adoption rule's home)
+        for rel in keep_peers_lines(ws, self.sidecar, changes, before):
+            self.warnings.append(f"'{Path(rel).stem}' repeats a line of a memory by an author not approved on this "
+                                 "machine, so it counts as that author's: recall finds it, marked, but it is not put "
+                                 "in front of an agent unasked until the person approves that author (`vault-mem "
+                                 "trust`) or the line is rewritten")
         journal = {"message": message, "agent": who,
                    "key": key or next((Path(rel).stem for rel in changes), ""),
                    "files": {p: (d.decode("utf-8") if d is not None else None) for p, d in changes.items()}}
