@@ -321,3 +321,79 @@ def test_the_syncs_memory_does_not_grow_with_the_number_of_commits(tmp_path):
     small = _peak_of_sync(tmp_path / "small", 2000)
     large = _peak_of_sync(tmp_path / "large", 8000)
     assert large < small * 1.25 + 512 * 1024, (small, large)
+
+
+def _wide_then_narrow(peer, files: int) -> None:
+    """The peer's commit adding ``files`` memory files of one text, the next taking them out (no
+    net change: sync takes both), then a memory of the peer's own, pushed."""
+    wide = _memory("One tiny text, many names")
+    for i in range(files):
+        (peer / "facts" / f"wide-{i}.md").parent.mkdir(parents=True, exist_ok=True)
+        (peer / "facts" / f"wide-{i}.md").write_text(wide)
+    push_as_peer(peer, "wide")
+    for i in range(files):
+        (peer / "facts" / f"wide-{i}.md").unlink()
+    push_as_peer(peer, "narrow again")
+    _peer_writes(peer, "facts/peer-note.md", _memory("Release builds are signed on the build-7 host"))
+
+
+def test_a_wide_commit_in_history_leaves_later_texts_origins_known(tmp_path, monkeypatch):
+    """Before: the origins scan gave up at a commit listing more than ``LISTED_CHANGES`` changes
+    (a peer's commit of 60,000 files of one tiny text, taken out in the next: sync sees no net
+    change; a person's import of a large export), recorded nothing and started again from the
+    same place at every operation: every later text's first giver stayed unknown, so a peer's
+    memory copied into a commit made here passed as the person's, and each operation ran the
+    scan again. Now a wide commit is read in parts (the bound lowered to 300 here, the commit
+    adding 700 files): the copy is the peer's, and the scan's state is recorded (the next
+    operation scans nothing)."""
+    from vault_mem.sync.remote import sync
+
+    monkeypatch.setattr(history, "LISTED_CHANGES", 300)
+    monkeypatch.setattr(store_git, "STREAM_PIECE", 4096, raising=False)  # pieces of a few dozen changes
+    mine, peer = person_and_peer(tmp_path)
+    _wide_then_narrow(peer, 700)
+    vault = Vault(mine)
+    try:
+        sync(vault)
+    finally:
+        vault.close()
+    assert (mine / "facts" / "peer-note.md").exists() and not (mine / "facts" / "wide-0.md").exists()
+    # the person copies the peer's memory into one of their own and commits it (git's hooks
+    # skipped: they start the installed vault-mem, whose bound is not this test's)
+    (mine / "facts" / "my-note.md").write_bytes((mine / "facts" / "peer-note.md").read_bytes())
+    git(mine, "add", "facts/my-note.md")
+    git(mine, "commit", "-q", "--no-verify", "-m", "my note")
+    vault = Vault(mine)
+    try:
+        vault.reconcile()  # the index takes the new file (its commit ran no hook)
+        ids = authors.identities(vault.ws)
+        peers = authors.peer_memories(vault.ws, vault.sidecar, ids)
+        assert "facts/my-note.md" in peers and peers["facts/my-note.md"].email == PEER_EMAIL, peers
+        # the scan's state is recorded: the next operation starts no scan
+        assert rows.origins_state(vault.sidecar.db, history.refs_stamp(vault.ws.repo)) is None
+        note = git(mine, "rev-parse", "HEAD:facts/peer-note.md").strip()
+        assert rows.origins_of(vault.sidecar.db, [note])[note][1] == PEER_EMAIL
+        # the parts of the wide commits, put together, are the listing read whole, under any
+        # bound and any cut of git's output
+        whole = _introduced(vault, monkeypatch, 10**9, 1 << 16)
+        assert len(whole["commits"]) == len(set(whole["commits"])) and max(map(len, whole["blobs"].values())) >= 700
+        for bound, piece in ((300, 4096), (1, 7), (5, 64)):
+            parts = _introduced(vault, monkeypatch, bound, piece)
+            assert parts["blobs"] == whole["blobs"], (bound, piece)
+            assert list(dict.fromkeys(parts["commits"])) == whole["commits"]
+            assert len(parts["commits"]) > len(whole["commits"]), (bound, piece)  # the wide ones came in parts
+    finally:
+        vault.close()
+
+
+def _introduced(vault, monkeypatch, bound: int, piece: int) -> dict:
+    """``introductions`` of all history with this bound and git's output cut in these pieces:
+    the commits in the order given (once per part) and each commit's fields and blobs joined."""
+    monkeypatch.setattr(history, "LISTED_CHANGES", bound)
+    monkeypatch.setattr(store_git, "STREAM_PIECE", piece, raising=False)
+    commits, blobs = [], {}
+    for commit, email, name, when, parents, given in history.introductions(
+            vault.ws.repo, history.known_tips(vault.ws.repo), [], history.memory_pathspecs(vault.ws.prefix)):
+        commits.append(commit)
+        blobs.setdefault((commit, email, name, when, tuple(parents)), []).extend(given)
+    return {"commits": commits, "blobs": blobs}

@@ -930,29 +930,33 @@ def existing_commits(repo: GitRepo, ids: list[str]) -> list[str]:
     return [w[0] for w in (line.split() for line in present.splitlines()) if len(w) == 2 and w[1] == "commit"]
 
 
-class _WideRecord(Exception):
-    """A record of more lines than :func:`_records` was told to hold."""
-
-
 def _records(pieces: Iterable[bytes], rs: str, max_lines: int | None = None) -> Iterator[str]:
     """The text of ``pieces`` (a git output read as it comes) cut into runs of whole records:
     each run ends before a record separator ``rs``, so a record is never split. Where git stops
-    at damaged history, what it printed is yielded before the error is raised. With
-    ``max_lines``, :class:`_WideRecord` is raised as soon as the text since the last cut holds
-    more lines than that (one record's listing is then never held whole)."""
+    at damaged history, what it printed is yielded before the error is raised.
+
+    With ``max_lines``, a record is never held whole past that many lines (and one piece of
+    git's output): once the text since the last cut holds more, it is yielded up to its last
+    line end, and what follows goes on as a record of its own under the same first line (the
+    record's head: its separator and fields). A wide record (a commit listing any number of
+    changes) comes as several, each with the head, each change in one of them whole."""
     sep = rs.encode("ascii")
     held: list[bytes] = []  # the pieces since the last cut (a long record: many, joined once)
     lines = 0  # line ends in ``held``, counted only with ``max_lines``
+    tail = b""  # the output's last bytes, fewer than a separator's: one may start there
     try:
         for piece in pieces:
-            window = (held[-1][1 - len(sep):] if held and len(sep) > 1 else b"") + piece
+            window = tail + piece
+            tail = window[max(0, len(window) + 1 - len(sep)):]
             held.append(piece)
             cut = window.rfind(sep)
             if cut < 0:
                 if max_lines is not None:
                     lines += piece.count(b"\n")
                     if lines > max_lines:
-                        raise _WideRecord
+                        text, held = _split_wide(b"".join(held))
+                        yield text
+                        lines = held[0].count(b"\n")
                 continue
             joined = b"".join(held)
             at = len(joined) - len(window) + cut
@@ -962,7 +966,9 @@ def _records(pieces: Iterable[bytes], rs: str, max_lines: int | None = None) -> 
             if max_lines is not None:
                 lines = held[0].count(b"\n")
                 if lines > max_lines:
-                    raise _WideRecord
+                    text, held = _split_wide(held[0])
+                    yield text
+                    lines = held[0].count(b"\n")
     except HistoryDamagedError:
         # git stopped at damage: what it printed before is an answer (as _walk's ``partial``)
         if held:
@@ -972,13 +978,24 @@ def _records(pieces: Iterable[bytes], rs: str, max_lines: int | None = None) -> 
         yield b"".join(held).decode("utf-8", "replace")
 
 
-#: Most changes the origins scan takes of one commit (:func:`introductions`); past them it stops
-#: with :class:`WideCommitError` rather than hold them.
+def _split_wide(text: bytes) -> tuple[str, list[bytes]]:
+    """One record's text (its head line first, more than :func:`_records`' ``max_lines`` lines,
+    no record separator after its start) cut at its last line end: (the part before, to yield;
+    [its head line and the partial line after, held as a record of its own])."""
+    head = text[:text.index(b"\n") + 1]
+    end = text.rindex(b"\n")
+    return text[:end].decode("utf-8", "replace"), [head + text[end + 1:]]
+
+
+#: Most changes a history read holds of one commit at once: :func:`introductions` (the origins
+#: scan) takes a wider commit in parts of this many; :func:`changes_of` gives up past this many
+#: in all (:class:`WideCommitError`)
 LISTED_CHANGES = 50_000
 
 
 class WideCommitError(GitError):
-    """A commit whose listing under :func:`memory_pathspecs` passed :data:`LISTED_CHANGES`."""
+    """A listing of commits' changes under :func:`memory_pathspecs` that passed its bound
+    (:func:`changes_of`)."""
 
 
 def memory_pathspecs(prefix: str) -> list[str]:
@@ -1001,9 +1018,15 @@ def introductions(repo: GitRepo, tips: list[str], seen: list[str], narrow: list[
     commit in bounded memory; a merge: compared with its first parent; INDEX.md, which is
     generated, left out). One ``git log``, read as it comes
     (:meth:`~vault_mem.store.git.GitRepo.stream`): held a few records at a time, whatever the
-    number of commits, and a commit's changes at most :data:`LISTED_CHANGES` (past them,
-    :class:`WideCommitError`); ids of ``seen`` no longer in the repository are dropped (a
-    pruned reflog). git's failure raises once its output is read."""
+    number of commits, and at most :data:`LISTED_CHANGES` of a commit's changes (and one piece
+    of git's output): a wider commit comes as several tuples of the same commit, same fields,
+    each with its share of the blobs, in git's order (a peer's commit adding 60,000 files of
+    one tiny blob and the next taking them out: sync sees no net change and takes both; a
+    person's import of a large export, one commit). Giving up there instead left every later
+    text's first giver unknown for good (the scan starts again from the same place each time).
+    A blob two paths of one commit hold may come in two of its parts. Ids of ``seen`` no longer
+    in the repository are dropped (a pruned reflog). git's failure raises once its output is
+    read."""
     if not tips:
         return
     seen = existing_commits(repo, seen)
@@ -1014,15 +1037,11 @@ def introductions(repo: GitRepo, tips: list[str], seen: list[str], narrow: list[
                       "--no-renames", "--raw", "--no-abbrev", "--diff-merges=first-parent", "--full-history",
                       "--sparse", f"--format={rs}%H{fs}{_who('%ae')}{fs}%ct{fs}%P{fs}{_who('%an')}",
                       "--", *narrow, input=revs.encode("ascii"), cwd=repo.toplevel)
-    try:
-        for text in _records(out, rs, max_lines=LISTED_CHANGES):
-            for head, changes in _raw_log(text, rs, fs, 5):
-                blobs = [c.new_blob for c in changes if c.status[:1] in "AMT" and c.path.rsplit("/", 1)[-1] != INDEX_FILE]
-                yield (head[0], head[1].rstrip(" "), head[4].rstrip(" "), int(head[2]) if head[2].isdigit() else 0,
-                       head[3].split(), blobs)
-    except _WideRecord:
-        out.close()  # stops git
-        raise WideCommitError(f"a commit changes more than {LISTED_CHANGES} of the vault's files") from None
+    for text in _records(out, rs, max_lines=LISTED_CHANGES):
+        for head, changes in _raw_log(text, rs, fs, 5):
+            blobs = [c.new_blob for c in changes if c.status[:1] in "AMT" and c.path.rsplit("/", 1)[-1] != INDEX_FILE]
+            yield (head[0], head[1].rstrip(" "), head[4].rstrip(" "), int(head[2]) if head[2].isdigit() else 0,
+                   head[3].split(), blobs)
 
 
 def reached_first(repo: GitRepo, tips: list[str], seen: list[str],

@@ -1413,8 +1413,11 @@ class Origins:
     def _gather(self, scratch: ScanScratch, tips: list[str], seen: list[str]) -> dict[str, list[str]]:
         """Each new text's commits, in the scan's order (parents before children), into
         ``scratch``, :data:`SCAN_CHUNK` commits (or texts) at a time: nothing here grows with
-        their number. Returns the new commits among ``tips`` with their parents (a ref log may
-        name them: where :meth:`_firsts` asks when each commit arrived)."""
+        their number. A wide commit comes in parts (:func:`~vault_mem.store.history.introductions`),
+        each with its share of the texts: its parents named again, a text two of its paths hold
+        perhaps given twice by it (the same first giver). Returns the new commits among ``tips``
+        with their parents (a ref log may name them: where :meth:`_firsts` asks when each commit
+        arrived)."""
         tipset = set(tips)
         new_tips: dict[str, list[str]] = {}
         chunk: list[tuple[str, str, str, int, list[str], list[str]]] = []
