@@ -864,11 +864,17 @@ def _committed_states(ws: Workspace, chains: dict[str, list[tuple[str, str, str]
     peer or None)``), the contributions of peers its committed history leaves standing:
     ``[[email, [line, ...]], ...]``, oldest first; None for a path one of whose texts git does
     not give (missing, or past :func:`_history_texts`' bound), each path on its own. One ``git
-    cat-file`` for the texts since the first peer change (and the one before it), the shortest
-    histories' first: a peer's thousands of versions of one path take the bound from no other."""
+    cat-file`` for the texts since the first peer change (and the one before it), the paths whose
+    texts take the fewest bytes first (their sizes asked first, nothing loaded): a peer's
+    thousands of versions of one path take the bound from no other."""
     spans = {rel: [blob for *_w, blob in chains[rel][max(start - 1, 0):] if blob] for rel, (start, _p) in todo.items()}
     try:
-        texts = _history_texts(ws, set(), first=[blob for rel in sorted(spans, key=lambda rel: (len(spans[rel]), rel))
+        sizes = history.blob_sizes(ws.repo, sorted({blob for span in spans.values() for blob in span}))
+        each = ws.config.max_file_bytes
+
+        costs = {rel: sum(sizes.get(blob, each + 1) for blob in span) for rel, span in spans.items()
+                 if all(sizes.get(blob, each + 1) <= each for blob in span)}  # the others go unread whatever the bound
+        texts = _history_texts(ws, set(), first=[blob for rel in sorted(costs, key=lambda rel: (costs[rel], rel))
                                                  for blob in spans[rel]])
     except VaultMemError:
         return dict.fromkeys(todo)
