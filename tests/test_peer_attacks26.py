@@ -20,6 +20,11 @@ What each tries:
 * an octopus merge of 2,000 root commits with empty trees (held: sync takes it and the next read
   costs what it did before).
 
+The fix's reviewer (the tests after ``_blob_id``): what the bound left unread had fallen to the
+person's side (a move made here whose old text went unread was not followed; one path's unread
+history made every path judged with it the peer's), and the process's record of its own commits
+answered for a commit ``git replace`` or a grafts file had given git another reading of.
+
 Tried by hand and held (no test: each is ground an earlier run's test covers): ``.gitattributes``
 and other files git reads under other spellings (case, HFS+'s ignored code points: every file
 vault-mem does not read waits for approval, and names are folded as macOS and Windows fold them).
@@ -27,11 +32,19 @@ vault-mem does not read waits for approval, and names are folded as macOS and Wi
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
 
-from conftest import PEER_EMAIL, PINNED, cli, git, person_and_peer
+from conftest import (PEER_EMAIL, PINNED, agent_hook, cli, git, person_and_peer, push_as_peer, share_ci_memory,
+                      trusted_by_key)
+from test_peer_adoption import LINE, MARK
+
+from vault_mem.store import history
+from vault_mem.store.git import GitRepo
+from vault_mem.store.gitobjects import Identity
+from vault_mem.vault import authors
 
 PEER = {"GIT_AUTHOR_NAME": "Mallory", "GIT_AUTHOR_EMAIL": PEER_EMAIL,
         "GIT_COMMITTER_NAME": "Mallory", "GIT_COMMITTER_EMAIL": PEER_EMAIL}
@@ -166,3 +179,204 @@ def test_an_octopus_merge_of_thousands_of_empty_roots_is_taken_and_read(tmp_path
     after = _peak_mb(mine)
     assert after - before < _READ_ROOM_MB, (before, after)
     assert cli("--vault", str(mine), "list").returncode == 0
+
+
+# --- atk26's reviewer: what the texts bound left unread fell to the person's side ---------------
+
+def _blob_id(data: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def _ground(body: bytes, want) -> bytes:
+    """``body`` and a 12-byte tag (fixed width) such that the text's blob id passes ``want``."""
+    base = hashlib.sha1(b"blob %d\0" % (len(body) + 12) + body)
+    for n in range(100_000_000):
+        tag = b"\n<!--%06d>" % n
+        h = base.copy()
+        h.update(tag)
+        if want(h.hexdigest()):
+            return body + tag
+    raise AssertionError("no id found")
+
+
+def _peers_deploy_memory_moved_by_the_person(mine, peer, *, committed: bool = True) -> bytes:
+    """The peer's pinned memory ``procedures/deploy.md`` (its instruction line in it; its blob id
+    ground to start with ``ff``, after any other), pulled by the person, who moves it to
+    ``facts/deploy.md`` and edits one line (a new blob id under ``fe``); committed or not.
+    Returns the new text."""
+    (peer / "procedures").mkdir(exist_ok=True)
+    old = _ground(f"---\ndescription: Deploys go through the release script\npinned: true\n---\n{LINE}\n".encode(),
+                  lambda h: h.startswith("ff"))
+    (peer / "procedures" / "deploy.md").write_bytes(old)
+    push_as_peer(peer, "deploy notes")
+    git(mine, "pull", "-q", "--ff-only", "origin", "main")
+    assert trusted_by_key(mine)["deploy"] is False
+    (mine / "facts").mkdir(exist_ok=True)
+    git(mine, "mv", "procedures/deploy.md", "facts/deploy.md")
+    new = _ground(old.replace(b"release script", b"release script (checked)"), lambda h: h < "fe")
+    (mine / "facts" / "deploy.md").write_bytes(new)
+    if committed:
+        git(mine, "add", "-A")
+        git(mine, "commit", "-q", "-m", "a fact, not a procedure")
+    return new
+
+
+def _shown(mine) -> bool:
+    return (MARK in agent_hook(mine, "session-start", source="startup")
+            or MARK in agent_hook(mine, "user-prompt-submit", prompt="how do deploys go through the release script"))
+
+
+def test_a_peers_own_moves_cannot_take_the_texts_bound_from_the_persons_move_of_its_memory(tmp_path):
+    """The person moves (and edits) the peer's memory; the peer then pushes 144 texts of its own
+    memories moved from folder to folder (no net change), their ids ground to sort between the
+    person's new text and the peer's old one, sizes chosen to fill the 8 MB bound exactly there.
+    The texts of a move are read in blob-id order: the new one read, the old one left out, no
+    lines in common, the move not followed, and the moved memory (the peer's line in it) was the
+    person's, in the session-start context. Now the texts of the moves made here are read before
+    a peer's, and an unread one on either side means the move is followed."""
+    mine, peer = person_and_peer(tmp_path)
+    new = _peers_deploy_memory_moved_by_the_person(mine, peer)
+    old_id = _blob_id((peer / "procedures" / "deploy.md").read_bytes())
+    folders = ["facts", "decisions", "notes", "preferences", "procedures"]
+    names = [f"bulk-{i}" for i in range(16)]
+    smalls = [1 << k for k in range(16, 5, -1)] * 2 + [64] * 10
+    for step in range(9):
+        folder, prev = folders[step % 5], folders[(step - 1) % 5]
+        for i, name in enumerate(names):
+            if step:
+                (peer / prev / f"{name}-{step - 1}.md").unlink()
+            (peer / folder).mkdir(exist_ok=True)
+            size = 79_800 if step < 7 else smalls[(step - 7) * 16 + i]
+            body = (b"---\ndescription: bulk %d %d\n---\n" % (step, i) + b"x" * size)[:size - 12]
+            m = (step - 7) * 16 + i
+            lo, hi = ("fe", "fe8") if step < 7 else ("fe%02x" % (0x80 + m), "fe%02x" % (0x81 + m))
+            data = _ground(body, lambda h, lo=lo, hi=hi: lo <= h < hi)
+            assert len(data) == size and lo <= _blob_id(data) < old_id
+            (peer / folder / f"{name}-{step}.md").write_bytes(data)
+        _peer_git(peer, "add", "-A")
+        _peer_git(peer, "commit", "-q", "--no-verify", "-m", f"bulk {step}")
+    for name in names:
+        (peer / folders[8 % 5] / f"{name}-8.md").unlink()
+    push_as_peer(peer, "bulk gone")
+    git(mine, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
+    assert (mine / "facts" / "deploy.md").read_bytes() == new
+    assert trusted_by_key(mine)["deploy"] is False
+    assert not _shown(mine)
+
+
+def test_a_move_made_here_whose_old_text_went_unread_is_followed(tmp_path):
+    """The rule itself, whatever the order of the reading: the peer's memory over the file size
+    limit (pulled with plain git: vault-mem reads it not), which the person moves and trims under
+    it, the peer's line kept. Its old text is past the bound (``each``), its new one read. On main
+    a move made here was followed only when its texts shared lines or its new text was unread:
+    the peer's line in the moved memory counted as the person's, in the session-start context."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "procedures").mkdir(exist_ok=True)
+    head = f"---\ndescription: Deploys go through the release script\npinned: true\n---\n{LINE}\n".encode()
+    (peer / "procedures" / "deploy.md").write_bytes(head + _padding(5_000))  # ~100 KB: over 80 KB
+    push_as_peer(peer, "deploy notes")
+    git(mine, "pull", "-q", "--ff-only", "origin", "main")
+    (mine / "facts").mkdir(exist_ok=True)
+    git(mine, "mv", "procedures/deploy.md", "facts/deploy.md")
+    (mine / "facts" / "deploy.md").write_bytes(head.replace(b"release script", b"release script (checked)"))
+    git(mine, "add", "-A")
+    git(mine, "commit", "-q", "-m", "a fact, not a procedure, and short")
+    assert trusted_by_key(mine)["deploy"] is False
+    assert not _shown(mine)
+
+
+def test_a_move_not_committed_from_a_text_left_unread_is_followed(tmp_path, monkeypatch):
+    """The same for a move not committed (``git mv`` and an edit): the committed texts gone from
+    the disk that the bound leaves unread may be the one moved, and the move is taken as one.
+    On main no lines in common with an unread text meant no move: the new file was the person's."""
+    from vault_mem import Vault
+    from vault_mem.adapters.tools import list_rows
+
+    mine, peer = person_and_peer(tmp_path)
+    _peers_deploy_memory_moved_by_the_person(mine, peer, committed=False)
+    monkeypatch.setattr(authors, "TEXTS_READ_BYTES", 0)
+    with Vault(mine) as vault:
+        trusted = {e["key"]: e["trusted"] for e in list_rows(vault)}
+    assert trusted["deploy"] is False
+
+
+def test_one_paths_history_past_the_bound_leaves_the_other_paths_judged_with_it_judged(tmp_path):
+    """The peer's 1,000 versions of the person's pinned memory (40 MB, past the bound), then one
+    commit of the person's editing that memory and their own ``facts/ci.md`` (a peer's line in it
+    long removed by the person): both are judged in one reading. On main one path's unread text
+    made every path of the reading the peer's: the person's own memory hidden. Now each path's
+    own texts decide, the shortest histories read first."""
+    mine, peer = person_and_peer(tmp_path)
+    share_ci_memory(mine, peer)
+    ci = peer / "facts" / "ci.md"
+    ci.write_text(ci.read_text() + f"\n{LINE}\n")
+    push_as_peer(peer, "ci notes")
+    git(mine, "pull", "-q", "--ff-only", "origin", "main")
+    path = mine / "facts" / "ci.md"
+    path.write_text(path.read_text().replace(f"\n{LINE}\n", "\n"))
+    git(mine, "commit", "-q", "-am", "not that")
+    assert trusted_by_key(mine)["ci"] is True
+    body = (peer / PINNED).read_bytes() + _padding(1_800)
+    stream = []
+    for i in range(1_000):
+        data = body + f"version {i}\n".encode()
+        stream.append(b"commit refs/heads/main\ncommitter Mallory <%s> %d +0000\ndata 2\nv\n"
+                      % (PEER_EMAIL.encode(), 1_790_000_000 + i))
+        if i == 0:
+            stream.append(b"from refs/heads/main^0\n")
+        stream.append(b"M 100644 inline %s\ndata %d\n%s\n" % (PINNED.encode(), len(data), data))
+    git(peer, "pull", "-q", "--ff-only", "origin", "main")
+    _peer_git(peer, "fast-import", "--quiet", input=b"".join(stream))
+    _peer_git(peer, "push", "-q", "origin", "main")
+    r = cli("--vault", str(mine), "sync")
+    assert r.returncode == 0, r.stderr
+    (mine / PINNED).write_bytes((mine / PINNED).read_bytes().replace(b"version", b"v."))
+    path.write_text(path.read_text().replace("every push", "every push and nightly"))
+    git(mine, "commit", "-q", "-am", "my edits")
+    assert trusted_by_key(mine)["ci"] is True
+
+
+def test_a_commit_replaced_or_grafted_since_this_process_made_it_is_read_as_git_reads_it(tmp_path):
+    """write31's record of what a commit this process made changed answered for it even after
+    ``git replace`` swapped the commit (or a shallow or grafts file gave git other parents):
+    changed_paths and last_authors said the agent's write where git says the replacement's.
+    Now the record is git's to answer then, as the loose-object reader already leaves it."""
+    root = tmp_path / "rr"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "a.md").write_text("base\n")
+    (root / "b.md").write_text("b\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+
+    def g(*args: str, input: str | None = None) -> str:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True, input=input,
+                              env={**os.environ, **PEER}).stdout.strip()
+
+    repo = GitRepo(str(root))
+    parent = repo.head()
+    made = repo.commit_paths({"a.md": b"agent\n"}, "agent write", author=Identity("agent", "agent@example.com"))
+    assert repo.own_change(made) is not None
+    for grafts in (False, True):
+        if grafts:  # git reads the commit as a root: every path it holds is a change
+            (root / ".git" / "info").mkdir(exist_ok=True)
+            (root / ".git" / "info" / "grafts").write_text(f"{made}\n")
+        else:
+            a = g("hash-object", "-w", "--stdin", input="agent\n")
+            b = g("hash-object", "-w", "--stdin", input="changed by the replacement\n")
+            other = g("commit-tree", g("mktree", input=f"100644 blob {a}\ta.md\n100644 blob {b}\tb.md\n"),
+                      "-p", parent, "-m", "x")
+            g("replace", made, other)
+            want = set(g("diff-tree", "-r", "--name-only", "--no-commit-id", parent, made).split())
+            assert want == {"a.md", "b.md"}
+            assert set(history.changed_paths(repo, parent, made, ".")) == want
+        authors_of = history.last_authors(repo, made, parent, ["."])
+        fresh = history.last_authors(GitRepo(str(root)), made, parent, ["."])
+        assert set(authors_of) == set(fresh) and {k: v[:2] for k, v in authors_of.items()} == \
+            {k: v[:2] for k, v in fresh.items()}
+        assert repo.own_change(made) is None
+        if grafts:
+            (root / ".git" / "info" / "grafts").unlink()
+        else:
+            g("replace", "-d", made)
+    assert repo.own_change(made) is not None  # neither left: the record answers again

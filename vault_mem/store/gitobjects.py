@@ -302,8 +302,7 @@ class GitObjects:
         A name that is no object id (``HEAD``, a ref) is git's at once, before any stat."""
         if _HEX40_TEXT.fullmatch(oid) is None:
             return None
-        if (os.path.lexists(os.path.join(self.common_dir, "shallow"))
-                or os.path.lexists(os.path.join(self.common_dir, "info", "grafts"))):
+        if self._grafted():
             return None
         try:
             found = self._read_loose(oid)
@@ -322,6 +321,12 @@ class GitObjects:
                 return None
             parents.append(line[7:].decode())
         return tuple(parents)
+
+    def _grafted(self) -> bool:
+        """Whether git reads this repository's history with other parents than its commits name
+        (``shallow``, ``info/grafts``): git then answers what a commit's parents are."""
+        return (os.path.lexists(os.path.join(self.common_dir, "shallow"))
+                or os.path.lexists(os.path.join(self.common_dir, "info", "grafts")))
 
     def _replaced(self, oid: str) -> bool:
         """Whether a ``git replace`` ref may name ``oid`` (git's reads then give the replacement,
@@ -670,10 +675,15 @@ class GitObjects:
     def own_change(self, commit: str) -> tuple[str, tuple[tuple[str, str | None, str | None], ...]] | None:
         """``(parent, ((top-level path, blob before, blob after), ...))``: what ``commit``, made by
         this process on that parent, changed (sorted by path; None on a side: no file), as
-        :meth:`note_own_change` kept it; None when it kept nothing for ``commit``. Commits and
-        trees are named by their content, so the answer never goes stale."""
+        :meth:`note_own_change` kept it; None when it kept nothing for ``commit``, or when git
+        would read it otherwise now (``git replace`` of it or its parent, a shallow or grafted
+        history: :meth:`_replaced`, :meth:`_grafted`, as :meth:`loose_commit_parents`). Commits
+        and trees are named by their content, so the answer never goes stale otherwise."""
         with self._lock:
-            return self._own_changes.get(commit)
+            kept = self._own_changes.get(commit)
+        if kept is None or self._grafted() or self._replaced(commit) or self._replaced(kept[0]):
+            return None
+        return kept
 
     def _lookup(self, spec: str) -> str | None:
         """The non-tree object ``<tree-ish>:<path>`` names, or None when there is none."""

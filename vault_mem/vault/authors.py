@@ -42,7 +42,7 @@ import math
 import os
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from vault_mem.config import Config
@@ -357,8 +357,12 @@ def _moved(ws: Workspace, moves: dict[str, tuple[list[tuple[str, str]], list[tup
     if not candidates and not peer_candidates:
         return {}, deleted, {}
     try:
-        texts = _history_texts(ws, {b for _c, blob, olds in [*candidates.values(), *peer_candidates.values()]
-                                    for b in (blob, *(ob for _p, ob, _g in olds))})
+        # the texts of the moves made here first: a peer's moves (texts it chose, ids it can
+        # grind) never take the bound those need (atk26's reviewer)
+        texts = _history_texts(ws, {b for _c, blob, olds in peer_candidates.values()
+                                    for b in (blob, *(ob for _p, ob, _g in olds))},
+                               first=sorted({b for _c, blob, olds in candidates.values()
+                                             for b in (blob, *(ob for _p, ob, _g in olds))}))
     except VaultMemError:
         texts = {}
     lines = {blob: _lines(text) for blob, text in texts.items()}  # each text's lines made once
@@ -368,9 +372,15 @@ def _moved(ws: Workspace, moves: dict[str, tuple[list[tuple[str, str]], list[tup
         for rel, (commit, blob, olds) in sorted(chosen.items(), key=lambda item: where[item[1][0]]):
             now = lines.get(blob, frozenset())
             best = max(olds, key=lambda old: (len(now & lines.get(old[1], frozenset())), old[2] == commit, old[0]))
-            # a move made here whose text git cannot give is followed (the safe side); a peer's is not
-            # (following it is what makes the lines it kept no contribution of the peer's)
-            if now & lines.get(best[1], frozenset()) or (unread_followed and blob not in texts):
+            if now & lines.get(best[1], frozenset()):
+                out[rel] = (commit, best[0], best[2])
+            elif unread_followed and (blob not in texts or any(ob not in texts for _o, ob, _g in olds)):
+                # a move made here with a text git did not give on either side (missing, past
+                # the bound): followed, from an old path whose text is unread where one is (the
+                # safe side: the peer's standing travels). A peer's move is not (following it
+                # is what makes the lines it kept no contribution of the peer's)
+                unread = [old for old in olds if old[1] not in texts] or olds
+                best = max(unread, key=lambda old: (old[2] == commit, old[0]))
                 out[rel] = (commit, best[0], best[2])
     return found, deleted, by_peer
 
@@ -505,12 +515,16 @@ def _judge(ws: Workspace, ids: Identities, known: dict[str, tuple[str, str, str,
 TEXTS_READ_BYTES = 8 * 1024 * 1024
 
 
-def _history_texts(ws: Workspace, blobs: set[str]) -> dict[str, bytes]:
-    """The texts of ``blobs`` (versions of memory files in history) that the rules here read:
-    one over the vault's file size limit is no memory vault-mem reads, and the rest up to
-    :data:`TEXTS_READ_BYTES` in all; what is left out is read as git
-    lacking it: a history nobody can vouch for, the safe side (a peer's text stays the peer's)."""
-    return history.read_blobs(ws.repo, sorted(blobs), each=ws.config.max_file_bytes, most=TEXTS_READ_BYTES)
+def _history_texts(ws: Workspace, blobs: set[str], *, first: Iterable[str] = ()) -> dict[str, bytes]:
+    """The texts of ``blobs`` and ``first`` (versions of memory files in history) that the rules
+    here read: one over the vault's file size limit is no memory vault-mem reads, and the rest up
+    to :data:`TEXTS_READ_BYTES` in all, ``first``'s before the others (those a peer's push does
+    not decide). What is left out is read as git lacking it: each caller takes an unread text
+    for a history nobody can vouch for, the safe side (a peer's text stays the peer's, a move
+    made here is followed), never for a text with no lines in common."""
+    first = list(dict.fromkeys(first))  # in the order given
+    return history.read_blobs(ws.repo, first + sorted(set(blobs).difference(first)),
+                              each=ws.config.max_file_bytes, most=TEXTS_READ_BYTES)
 
 
 def _lines(data: bytes | None) -> frozenset[str]:
@@ -663,7 +677,9 @@ def _adopted(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, 
 
     **A move is no authorship** (issue 23). A commit that deletes one memory and adds another
     whose text shares counted lines with it moved it (:func:`_moved`; git's rename guess plays
-    no part): the new path's history goes on at the old one's, from before that deletion. For a
+    no part): the new path's history goes on at the old one's, from before that deletion; one
+    made here is a move too when a text on either side went unread (missing, past
+    :func:`_history_texts`' bound: the safe side, the old path's standing travels). For a
     move made here, so that a peer's lines it keeps stay the peer's at the new key (else the
     move, the path's first commit, made them this machine's). For a peer's move in one commit
     (a plain commit or a merge), so that the peer's move contributes what it added and no more:
@@ -678,7 +694,7 @@ def _adopted(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, 
     kept). A "move" whose text shares one line with some memory of the person's credits the
     person with that line alone. Not followed, the safe side (the new path's history starts at
     the peer's commit, every line there the peer's): a peer's move split over two commits, a
-    copy (the old path kept), a move whose texts git cannot give, a move beyond the newest
+    copy (the old path kept), a peer's move whose texts git cannot give, a move beyond the newest
     :data:`~vault_mem.store.history.PEER_MOVES_WALKED` peers' moves of one walk, a peer's commit
     adding or deleting more than :data:`~vault_mem.store.history.PEER_MOVE_FILES` memory files
     (:class:`~vault_mem.store.history.PeerMoves`: what both count), or once
@@ -790,6 +806,10 @@ def _moved_uncommitted(ws: Workspace, ids: Identities, origins: Origins, fresh: 
         best = max(gone, key=lambda old: (len(now & _lines(olds.get(kept[old][3]))), old))
         if now & _lines(olds.get(kept[best][3])):
             out[rel] = (best, data)
+        elif unread := [old for old in gone if kept[old][3] not in olds]:
+            # a committed text git did not give (missing, past the bound): it may be the one
+            # moved here, and the move is taken as one (the safe side: its standing travels)
+            out[rel] = (max(unread), data)
     return out
 
 
@@ -872,16 +892,17 @@ def _adopted_walk(ws: Workspace, ids: Identities, origins: Origins, known: dict[
     missing = {rel: todo[rel] for rel in todo if rel not in states}
     if missing:
         found = _committed_states(ws, chains, missing)
-        if found is None:  # git cannot read a text: no one vouches for what the peer's change left
-            out.update({rel: Author(peers[start] or None, "peer") for rel, (start, peers) in missing.items()})
-            missing = {}
-        else:
-            states.update(found)
-            if not origins.read_only:
-                try:
-                    rows.keep_adoption_states(origins.db, {rel: [keys[rel], found[rel]] for rel in found})
-                except IndexStoreError:
-                    pass  # worked out again next time (a full disk)
+        # a path whose own texts git did not give (missing, past the bound): no one vouches for
+        # what the peer's change left there; the other paths judged with it are judged
+        out.update({rel: Author(peers[start] or None, "peer") for rel, (start, peers) in missing.items()
+                    if found.get(rel) is None})
+        read = {rel: state for rel, state in found.items() if state is not None}
+        states.update(read)
+        if read and not origins.read_only:
+            try:
+                rows.keep_adoption_states(origins.db, {rel: [keys[rel], read[rel]] for rel in read})
+            except IndexStoreError:
+                pass  # worked out again next time (a full disk)
     for rel, state in states.items():
         standing = [(email, frozenset(lines)) for email, lines in state]
         if asked[rel] is not None:  # the change not committed, made here, keeps only what it keeps
@@ -929,21 +950,31 @@ def _still_standing(standing: list[tuple[str, frozenset[str]]], now: frozenset[s
 
 
 def _committed_states(ws: Workspace, chains: dict[str, list[tuple[str, str, str]]],
-                      todo: dict[str, tuple[int, list[str | None]]]) -> dict[str, list[list]] | None:
+                      todo: dict[str, tuple[int, list[str | None]]]) -> dict[str, list[list] | None]:
     """For each path of ``todo`` (``(where its first peer change is in its chain, each change's
     peer or None)``), the contributions of peers its committed history leaves standing:
-    ``[[email, [line, ...]], ...]``, oldest first. One ``git cat-file`` for the texts since the
-    first peer change (and the one before it); None when git cannot give one."""
+    ``[[email, [line, ...]], ...]``, oldest first; None for a path one of whose texts git does
+    not give (missing, or past :func:`_history_texts`' bound), each path on its own. One ``git
+    cat-file`` for the texts since the first peer change (and the one before it), the paths whose
+    texts take the fewest bytes first (their sizes asked first, nothing loaded): a peer's
+    thousands of versions of one path take the bound from no other."""
+    spans = {rel: [blob for *_w, blob in chains[rel][max(start - 1, 0):] if blob] for rel, (start, _p) in todo.items()}
     try:
-        texts = _history_texts(ws, {blob for rel, (start, _p) in todo.items()
-                                    for *_w, blob in chains[rel][max(start - 1, 0):] if blob})
+        sizes = history.blob_sizes(ws.repo, sorted({blob for span in spans.values() for blob in span}))
+        each = ws.config.max_file_bytes
+
+        costs = {rel: sum(sizes.get(blob, each + 1) for blob in span) for rel, span in spans.items()
+                 if all(sizes.get(blob, each + 1) <= each for blob in span)}  # the others go unread whatever the bound
+        texts = _history_texts(ws, set(), first=[blob for rel in sorted(costs, key=lambda rel: (costs[rel], rel))
+                                                 for blob in spans[rel]])
     except VaultMemError:
-        return None
-    out: dict[str, list[list]] = {}
+        return dict.fromkeys(todo)
+    out: dict[str, list[list] | None] = {}
     for rel, (start, peers) in todo.items():
         chain = chains[rel]
-        if any(blob and blob not in texts for *_w, blob in chain[max(start - 1, 0):]):
-            return None
+        if any(blob not in texts for blob in spans[rel]):
+            out[rel] = None
+            continue
         before = _lines(texts[chain[start - 1][2]]) if start > 0 and chain[start - 1][2] else frozenset()
         trusted, previous = before, before
         standing: list[tuple[str, frozenset[str]]] = []
