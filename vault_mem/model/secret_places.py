@@ -204,9 +204,10 @@ def _named_groups(text: str, low: str, at: int) -> bool:
 _PRINTS_SECRET = (r"(?i:security[ \t]{1,4}find-(?:generic|internet)-password|(?:go)?pass(?:[ \t]{1,4}(?:show|-c|-o|--clip))*"
                   r"[ \t]{1,4}[^\s]{1,200}(?=[ \t]*\r?\n)|op[ \t]{1,4}(?:read|item[ \t]{1,4}get)|r?bw[ \t]{1,4}get|lpass[ \t]{1,4}show"
                   r"|vault[ \t]{1,4}(?:kv[ \t]{1,4}get|read)|secret-tool[ \t]{1,4}lookup|keepassxc-cli[ \t]{1,4}show|kpcli"
-                  r"|doppler[ \t]{1,4}secrets[ \t]{1,4}get|gh[ \t]{1,4}auth[ \t]{1,4}token|heroku[ \t]{1,4}auth:token"
-                  r"|aws[ \t]{1,4}(?:ecr[ \t]{1,4}get-login-password|secretsmanager[ \t]{1,4}get-secret-value|ssm[ \t]{1,4}get-parameters?)"
-                  r"|gcloud[ \t]{1,4}(?:auth[ \t]{1,4}print-(?:access|identity)-token|secrets[ \t]{1,4}versions[ \t]{1,4}access)"
+                  r"|doppler[ \t]{1,4}secrets[ \t]{1,4}get|gh[ \t]{1,4}auth[ \t]{1,4}token|heroku[ \t]{1,4}(?:auth:token|config:get)"
+                  r"|aws[ \t]{1,4}(?:ecr[ \t]{1,4}get-login-password|secretsmanager[ \t]{1,4}get-secret-value|ssm[ \t]{1,4}get-parameters?"
+                  r"|configure[ \t]{1,4}get)"
+                  r"|gcloud[ \t]{1,4}(?:auth[ \t]{1,4}(?:application-default[ \t]{1,4})?print-(?:access|identity)-token|secrets[ \t]{1,4}versions[ \t]{1,4}access)"
                   r"|az[ \t]{1,4}(?:account[ \t]{1,4}get-access-token|keyvault[ \t]{1,4}secret[ \t]{1,4}show))(?![\w-])")
 _BELOW = lazy(r"^[ \t]{0,8}(?P<head>(?:[$#%>][ \t]{1,4}[^\n]{1,300}|(?i:cat|type|more|less|head|tail|bat|batcat|get-content|gc)"
               r"[ \t]{1,4}[^\s|;&<>]{1,200}|(?P<prints>" + _PRINTS_SECRET + r")[^\n]{0,300}|[^\n]{1,300}:))[ \t]*\r?\n"
