@@ -344,6 +344,7 @@ def _mendsec() -> list[tuple[str, str, bool]]:
         ("vault-field-below", f"vault kv get -field=password secret/app/db\n{_hexm(32)}", True),
         ("heroku-config-get-below", f"heroku config:get STRIPE_SECRET_KEY -a shop\n{d.r(32)}", True),
         ("aws-configure-get-below", f"aws configure get aws_secret_access_key --profile ci\n{d.r(40, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/')}", True),
+        ("prompted-pass-show-sha-shaped", f"$ pass show infra/registry-password\n{_hexm(40)}", True),
         ("prompted-random-key-below", f"$ openssl rand -hex 16  # the new api key\n{_hexm(32)}", True),
     ]
 

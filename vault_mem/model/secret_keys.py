@@ -114,6 +114,8 @@ def _wallet_key_said(text: str, m: re.Match[str]) -> bool:
     for brk in _CLAUSE_END.finditer(text, start, end):
         start = brk.end()
     return _KEY_WORD.search(text, start, end) is not None and not _NOT_A_KEY.search(text, start, end)
+
+
 # An Ethereum network's `accounts: ["<64 hex>", ...]` in a Hardhat or Truffle config: the list
 # takes private keys (an account's address is 40 hex; a mnemonic is an object there)
 _ACCOUNT_KEYS = lazy(r"(?<![\w-])[\"']?accounts[\"']?[ \t]{0,4}[:=][ \t]{0,4}\[[ \t\r\n]{0,40}"

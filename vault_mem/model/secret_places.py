@@ -202,7 +202,7 @@ def _named_groups(text: str, low: str, at: int) -> bool:
 # -field=`), `gh auth token`, `aws ecr get-login-password`, then what it printed; not the program
 # alone: `aws s3api head-object ... --key k --query ETag` prints an object's hash)
 _PRINTS_SECRET = (r"(?i:security[ \t]{1,4}find-(?:generic|internet)-password|(?:go)?pass(?:[ \t]{1,4}(?:show|-c|-o|--clip))*"
-                  r"[ \t]{1,4}[^\s]{1,200}(?=[ \t]*\r?\n)|op[ \t]{1,4}(?:read|item[ \t]{1,4}get)|r?bw[ \t]{1,4}get|lpass[ \t]{1,4}show"
+                  r"[ \t]{1,4}[^\s]{1,200}(?=[ \t]*(?:\r?\n|\Z))|op[ \t]{1,4}(?:read|item[ \t]{1,4}get)|r?bw[ \t]{1,4}get|lpass[ \t]{1,4}show"
                   r"|vault[ \t]{1,4}(?:kv[ \t]{1,4}get|read)|secret-tool[ \t]{1,4}lookup|keepassxc-cli[ \t]{1,4}show|kpcli"
                   r"|doppler[ \t]{1,4}secrets[ \t]{1,4}get|gh[ \t]{1,4}auth[ \t]{1,4}token|heroku[ \t]{1,4}(?:auth:token|config:get)"
                   r"|aws[ \t]{1,4}(?:ecr[ \t]{1,4}get-login-password|secretsmanager[ \t]{1,4}get-secret-value|ssm[ \t]{1,4}get-parameters?"
