@@ -31,6 +31,7 @@ import pytest
 
 from secret_probe import Draw, uuid4
 from vault_mem.model.policy import check_write
+from vault_mem.model.secret_fields import table_cells
 from vault_mem.model.secrets import find_secrets
 from vault_mem.errors import SecretError
 
@@ -293,6 +294,87 @@ def _blind30() -> list[tuple[str, str, bool]]:
 @pytest.mark.parametrize(("body", "expected"), [c[1:] for c in _blind30()], ids=[c[0] for c in _blind30()])
 def test_blind30_classes(body: str, expected: bool) -> None:
     assert refused(body) == expected, body
+
+
+# --- blind30's rules as the reviewer read them (mendsec) ------------------------------------------
+# - a wallet's 64 hex is its private key only where the value's own clause names the private key
+#   (private / secret key, priv) or its export; a public key, a pubkey, an event's topic, a salt,
+#   a storage slot, a transaction or a hash is 64 hex too, "key" alone says nothing, and an
+#   "Exported" in the sentence before is not this value's;
+# - a value on the line below a command with no prompt counts only under a command that prints a
+#   secret (a keychain's or a password manager's read, `gh auth token`), whatever its shape there;
+#   a digest's hex below a command that says it prints one (`--query ETag`, `md5sum`) is a digest;
+# - a table row's cells are found where the row was split (a search found an earlier cell holding
+#   the same text, and scanned a wide row once per cell).
+
+_DM = Draw(20261205_31)
+
+
+def _hexm(n: int) -> str:
+    return _DM.r(n, "0123456789abcdef")
+
+
+def _mendsec() -> list[tuple[str, str, bool]]:
+    d = _DM
+    return [
+        ("wallet-public-key", f"Taproot wallet public key: {_hexm(64)}", False),
+        ("wallet-pubkey-sign", f"The wallet pubkey = 0x{_hexm(64)}", False),
+        ("wallet-export-in-sentence-before", f"Exported the payments CSV. Refund wallet: 0x{_hexm(64)}", False),
+        ("wallet-event-topic-key-word", f"Wallet event topic for key rotation: 0x{_hexm(64)}", False),
+        ("wallet-storage-slot", f"Wallet proxy storage slot, exported from the explorer: 0x{_hexm(64)}", False),
+        ("wallet-salt", f"CREATE2 salt for the private wallet = 0x{_hexm(64)}", False),
+        ("wallet-exported-public-key", f"exported the wallet's public key: 0x{_hexm(64)}", False),
+        ("wallet-export-hex-key", f"metamask export for the test wallet: 0x{_hexm(64)}", True),
+        ("wallet-exported-from-metamask", f"exported from MetaMask for the test wallet: 0x{_hexm(64)}", True),
+        ("wallet-private-key-is", f"MetaMask private key is {_hexm(64)}", True),
+        ("wallet-priv", f"deployer wallet priv: {_hexm(64)}", True),
+        ("wallet-secret-key-sign", f"test wallet secret key = 0x{_hexm(64)}", True),
+        ("wallet-private-key-code", f'const wallet = {{ privateKey: "0x{_hexm(64)}" }}', True),
+        ("etag-below-aws-command", "aws s3api head-object --bucket b --key k --query ETag --output text\n"
+                                   "d41d8cd98f00b204e9800998ecf8427e", False),
+        ("etag-below-prompted-aws-command", f"$ aws s3api head-object --bucket logs --key app/key.gz --query ETag --output text\n"
+                                            f'"{_hexm(32)}"', False),
+        ("md5-below-md5sum", f"$ md5sum deploy.key\n{_hexm(32)}", False),
+        ("sha-below-git-command", f"git rev-parse HEAD  # the signing key's commit\n{_hexm(40)}", False),
+        ("hex-below-gcloud-describe", f"gcloud kms keys versions describe 1 --key k --format 'value(name)'\n{_hexm(32)}", False),
+        ("keychain-hex-below", f"security find-generic-password -s 'acme-api' -w\n{_hexm(32)}", True),
+        ("keychain-sha-shaped-below", f"security find-generic-password -a ci -s registry -w\n{_hexm(40)}", True),
+        ("op-read-below", f"op read op://Private/Stripe/credential\n{d.r(32)}", True),
+        ("pass-show-below", f"pass show work/db-password\n{_made30()}{d.r(8)}", True),
+        ("vault-field-below", f"vault kv get -field=password secret/app/db\n{_hexm(32)}", True),
+        ("heroku-config-get-below", f"heroku config:get STRIPE_SECRET_KEY -a shop\n{d.r(32)}", True),
+        ("aws-configure-get-below", f"aws configure get aws_secret_access_key --profile ci\n{d.r(40, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/')}", True),
+        ("prompted-pass-show-sha-shaped", f"$ pass show infra/registry-password\n{_hexm(40)}", True),
+        ("prompted-random-key-below", f"$ openssl rand -hex 16  # the new api key\n{_hexm(32)}", True),
+    ]
+
+
+@pytest.mark.parametrize(("body", "expected"), [c[1:] for c in _mendsec()], ids=[c[0] for c in _mendsec()])
+def test_blind30_rules_reviewed(body: str, expected: bool) -> None:
+    assert refused(body) == expected, body
+
+
+def test_a_table_cell_is_found_where_the_row_was_split() -> None:
+    value = "Tq8vLm2Rw9Xz"
+    for text in (f"| note | password |\n|---|---|\n| was {value} until May | {value} |",
+                 f"| name | value |\n|---|---|\n| DB_PASSWORD was {value} | rotated | DB_PASSWORD | `{value}` |"):
+        spans = [(s, e) for _, s, e in table_cells(text, text.lower())]
+        assert spans == [(text.rindex(value), text.rindex(value) + len(value))], text
+
+
+def test_a_wide_table_row_is_read_once() -> None:
+    # one row 200 KB wide of a credential's name and a value, values repeating: every span is its own
+    # cell (a search along the row found the first cell holding the value, once per cell)
+    pool = [_made30() + _DM.r(6) for _ in range(5)]
+    pairs = [(" password | ", pool[n % 5]) for n in range(_SIZE // 30)]
+    text = "| name | value |\n|---|---|\n|" + "".join(f"{a}{v} |" for a, v in pairs)
+    spans = list(table_cells(text, text.lower()))
+    assert len(spans) == len(pairs)
+    at = text.index("\n|", text.index("---")) + 2
+    for (_, start, end), (a, v) in zip(spans, pairs):
+        at += len(a)
+        assert (start, end) == (at, at + len(v))
+        at += len(v) + 2
 
 
 @pytest.mark.parametrize("text", [

@@ -170,6 +170,22 @@ def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
+def _cells_at(line: str) -> list[tuple[str, int]]:
+    """:func:`_cells` with where each cell's text starts in ``line``, found while splitting (a
+    search for a cell's text would find an earlier cell holding the same, and scan a wide row
+    once per cell)."""
+    inner = line.strip()
+    at = line.find(inner) if inner else 0
+    core = inner.strip("|")
+    at += len(inner) - len(inner.lstrip("|"))
+    cells = []
+    for part in core.split("|"):
+        cell = part.strip()
+        cells.append((cell, at + len(part) - len(part.lstrip())))
+        at += len(part) + 1
+    return cells
+
+
 def _column_class(header: str) -> str | None:
     cls = key_class(header.strip("*_` ").lower().replace(" ", "_"))
     return cls if cls in ("password", "secret", "key") else None
@@ -200,19 +216,21 @@ def table_cells(text: str, low: str) -> Iterator[Span]:
         columns = {n: cls for n, h in enumerate(_cells(lines[i - 1])) if (cls := _column_class(h))}
         i += 1
         while i < len(lines) and ("|" in lines[i] or _TABLE_RULE.fullmatch(lines[i].strip(" \t"))):
-            cells = _cells(lines[i]) if "|" in lines[i] else []  # (a grid's rule between its rows)
+            cells = _cells_at(lines[i]) if "|" in lines[i] else []  # (a grid's rule between its rows)
             for n, cls in columns.items():
-                value = cells[n].strip("`") if n < len(cells) else ""
+                cell, at = cells[n] if n < len(cells) else ("", 0)
+                value = cell.strip("`")
                 if _table_cell(cls, value):
-                    at = offsets[i] + lines[i].find(value)
+                    at = offsets[i] + at + len(cell) - len(cell.lstrip("`"))
                     yield "credential in a table", at, at + len(value)
             # a settings table (`| name | value |`): a row whose cell names a credential holds
             # its value in the next cell, judged as that label's value
             for n in range(len(cells) - 1):
-                cls = None if n + 1 in columns else _column_class(cells[n])
-                value = cells[n + 1].strip("`")
+                cls = None if n + 1 in columns else _column_class(cells[n][0])
+                cell, at = cells[n + 1]
+                value = cell.strip("`")
                 if cls and _table_cell(cls, value):
-                    at = offsets[i] + lines[i].find(value, lines[i].find(cells[n]) + len(cells[n]))
+                    at = offsets[i] + at + len(cell) - len(cell.lstrip("`"))
                     yield "credential in a table", at, at + len(value)
             i += 1
 

@@ -23,6 +23,7 @@ import base64
 import binascii
 import bisect
 import hashlib
+import re
 from collections.abc import Iterator
 
 from vault_mem.model.lazy_patterns import lazy
@@ -79,9 +80,7 @@ def wallet_keys(text: str) -> Iterator[Span]:
             yield "wallet extended private key", m.start(), m.end()
     if "allet" in text or "ALLET" in text or "etaMask" in text or "etamask" in text:
         for m in _WALLET_HEX.finditer(text):
-            said = text[max(0, m.start() - 40):m.start("between") + len(m.group("between"))]
-            if _KEY_WORD.search(said) and not _NOT_A_KEY.search(m.group("between")) \
-                    and random_hex(m.group("key").removeprefix("0x"), min_len=64):
+            if _wallet_key_said(text, m) and random_hex(m.group("key").removeprefix("0x"), min_len=64):
                 yield "wallet private key", m.start("key"), m.end("key")
     if "accounts" in text:
         for m in _ACCOUNT_KEYS.finditer(text):
@@ -90,14 +89,33 @@ def wallet_keys(text: str) -> Iterator[Span]:
                 yield "wallet private key", m.start("key"), m.end("key")
 
 
-# 64 hex after a wallet's name and a sign, where the words say a key was taken out of it ("metamask
-# export for the test wallet: 0x<64 hex>", "MetaMask private key is <64 hex>"): an account's address
-# is 40 hex; a transaction's hash is 64 too ("funded the wallet: 0x<64 hex>"), so the words must
-# name a key or an export, and none between may name a transaction, a hash or a block
+# 64 hex after a wallet's name and a sign, where the words of its clause name the private key
+# ("MetaMask private key is <64 hex>", "wallet priv: ...") or its export ("metamask export for the
+# test wallet: 0x<64 hex>"): an account's address is 40 hex, but a wallet's public key, a
+# transaction's hash, an event's topic, a salt and a storage slot are 64 too ("Taproot wallet
+# public key: <64 hex>", "funded the wallet: 0x<64 hex>", "Wallet event topic for key rotation:"),
+# so "key" alone says nothing, the naming word counts only in the value's own clause ("Exported
+# the payments CSV. Refund wallet: 0x..." is a refund's address), and no word of that clause may
+# name one of those ("CREATE2 salt for the private wallet = 0x...")
 _WALLET_HEX = lazy(r"(?i:wallet|metamask)(?P<between>[^\n:=]{0,60}?)(?:[ \t]{0,4}[:=][ \t]{0,4}|[ \t]{1,4}is[ \t]{1,4})"
                    r"[\"'`]?(?P<key>(?:0x)?[0-9a-fA-F]{64})(?![0-9a-zA-Z])")
-_KEY_WORD = lazy(r"(?i:export|private|secret|key)")
-_NOT_A_KEY = lazy(r"(?i:tx|transaction|hash|digest|block|address|addr|receipt|id)(?![a-z])")
+_KEY_WORD = lazy(r"(?i)(?<![a-z])(?:(?:private|secret|priv)(?:[ _-]?key)?|privkey|export(?:ed|ing|s)?)(?![a-z])")
+_NOT_A_KEY = lazy(r"(?i)(?<![a-z])(?:tx|txn|transactions?|blocks?|address(?:es)?|addr|receipts?|ids?|public(?:[ _-]?key)?"
+                  r"|pub(?:[ _-]?key)?|topics?|events?|salt(?:ed)?|storage|slot)(?![a-z])|hash|digest")
+# where the words naming the value stop: a sentence's or a clause's end, or a line's
+_CLAUSE_END = lazy(r"[.!?;][ \t]|\n")
+
+
+def _wallet_key_said(text: str, m: re.Match[str]) -> bool:
+    """Do the words of the value's clause, up to 40 characters before the wallet's name, name its
+    private key or its export, and none of them anything else 64 hex may be?"""
+    start = max(0, m.start() - 40)
+    end = m.start("between") + len(m.group("between"))
+    for brk in _CLAUSE_END.finditer(text, start, end):
+        start = brk.end()
+    return _KEY_WORD.search(text, start, end) is not None and not _NOT_A_KEY.search(text, start, end)
+
+
 # An Ethereum network's `accounts: ["<64 hex>", ...]` in a Hardhat or Truffle config: the list
 # takes private keys (an account's address is 40 hex; a mnemonic is an object there)
 _ACCOUNT_KEYS = lazy(r"(?<![\w-])[\"']?accounts[\"']?[ \t]{0,4}[:=][ \t]{0,4}\[[ \t\r\n]{0,40}"

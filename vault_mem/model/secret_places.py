@@ -197,12 +197,29 @@ def _named_groups(text: str, low: str, at: int) -> bool:
 # a shell command that prints one ("$ argocd admin initial-password -n argocd"), then a line that is
 # one random token and nothing else. (A command that prints a file, `cat .vault_pass`, without a
 # prompt's sign: what it printed is the file's content.)
-# (a command with no prompt before it counts when its program hands out secrets: a keychain's or a
-# password manager's CLI, `gh auth token`, `aws ecr get-login-password`, then what it printed)
+# (a command with no prompt before it counts when it prints a secret: a keychain's or a password
+# manager's read (`security find-generic-password -w`, `op read`, `pass show`, `vault kv get
+# -field=`), `gh auth token`, `aws ecr get-login-password`, then what it printed; not the program
+# alone: `aws s3api head-object ... --key k --query ETag` prints an object's hash)
+_PRINTS_SECRET = (r"(?i:security[ \t]{1,4}find-(?:generic|internet)-password|(?:go)?pass(?:[ \t]{1,4}(?:show|-c|-o|--clip))*"
+                  r"[ \t]{1,4}[^\s]{1,200}(?=[ \t]*(?:\r?\n|\Z))|op[ \t]{1,4}(?:read|item[ \t]{1,4}get)|r?bw[ \t]{1,4}get|lpass[ \t]{1,4}show"
+                  r"|vault[ \t]{1,4}(?:kv[ \t]{1,4}get|read)|secret-tool[ \t]{1,4}lookup|keepassxc-cli[ \t]{1,4}show|kpcli"
+                  r"|doppler[ \t]{1,4}secrets[ \t]{1,4}get|gh[ \t]{1,4}auth[ \t]{1,4}token|heroku[ \t]{1,4}(?:auth:token|config:get)"
+                  r"|aws[ \t]{1,4}(?:ecr[ \t]{1,4}get-login-password|secretsmanager[ \t]{1,4}get-secret-value|ssm[ \t]{1,4}get-parameters?"
+                  r"|configure[ \t]{1,4}get)"
+                  r"|gcloud[ \t]{1,4}(?:auth[ \t]{1,4}(?:application-default[ \t]{1,4})?print-(?:access|identity)-token|secrets[ \t]{1,4}versions[ \t]{1,4}access)"
+                  r"|az[ \t]{1,4}(?:account[ \t]{1,4}get-access-token|keyvault[ \t]{1,4}secret[ \t]{1,4}show))(?![\w-])")
 _BELOW = lazy(r"^[ \t]{0,8}(?P<head>(?:[$#%>][ \t]{1,4}[^\n]{1,300}|(?i:cat|type|more|less|head|tail|bat|batcat|get-content|gc)"
-              r"[ \t]{1,4}[^\s|;&<>]{1,200}|(?i:security|pass|gopass|op|bw|rbw|lpass|vault|secret-tool|keepassxc-cli|kpcli"
-              r"|doppler|gh|heroku|aws|gcloud|az)[ \t]{1,4}[^\n]{1,300}|[^\n]{1,300}:))[ \t]*\r?\n"
+              r"[ \t]{1,4}[^\s|;&<>]{1,200}|(?P<prints>" + _PRINTS_SECRET + r")[^\n]{0,300}|[^\n]{1,300}:))[ \t]*\r?\n"
               r"[ \t]{0,8}(?P<value>[^\s]{12,8000})[ \t]*\r?$", re.MULTILINE)  # (a registry's login token: ~2 KB)
+_PROMPTED_SECRET = lazy(r"[$#%>][ \t]{1,4}(?:sudo[ \t]{1,4})?" + _PRINTS_SECRET)
+# A command after a prompt whose words say it prints a hash or an id (`$ md5sum f`, `$ git
+# rev-parse`, `$ aws s3api head-object ... --query ETag`): a digest's hex printed below it is that
+# (an S3 ETag is an MD5, quoted, "-<parts>" after a multipart upload's)
+_PRINTS_DIGEST = lazy(r"(?<![a-z])(?:md5|sha-?[0-9]{0,3}|(?:md5|sha[0-9]{0,3}|b2|b3|ck)sum|shasum|etag|hash(?:es)?|digest|dgst"
+                      r"|checksum|rev-parse|version-?id|object-?id)(?![a-z])")
+_DIGEST_PRINTED = lazy(r"[\"']?(?:[0-9a-fA-F]{32}(?:-[0-9]{1,5})?|[0-9a-fA-F]{40}|[0-9a-fA-F]{56}|[0-9a-fA-F]{64}|[0-9a-fA-F]{96}"
+                       r"|[0-9a-fA-F]{128})[\"']?")
 # ("user: deploy", "user deploy", "account: svc-backup": the sign may be a space, as notes write it)
 _USER_THEN_VALUE = lazy(r"[ \t]{0,8}(?i:user(?:[ _]?name)?|usr|login|account)(?:[ \t]{0,4}[:=][ \t]{0,4}|[ \t]{1,4})[^\s]{1,64}[ \t]*\r?\n"
                         r"[ \t]{0,8}(?P<value>[^\s]{8,64})[ \t]*(?=\r?\n|\Z)")
@@ -252,7 +269,11 @@ def values_below(text: str, low: str) -> Iterator[Span]:
         if not words or any(p in head for p in PUBLIC_KEY_NAMES if p not in ("host", "object", "row", "index")):
             continue
         value = m.group("value")
-        if is_placeholder(value, quoted=True) or DIGEST.fullmatch(value) or identifier_like(value):
+        # what a keychain printed is its secret, whatever its shape; under any other command a
+        # digest's hex is a digest where the command says it prints one
+        prints_secret = m.group("prints") is not None or _PROMPTED_SECRET.match(head) is not None
+        if is_placeholder(value, quoted=True) or identifier_like(value) or (not prints_secret and (
+                DIGEST.fullmatch(value) or (head[:1] in "$#%>" and _DIGEST_PRINTED.fullmatch(value) and _PRINTS_DIGEST.search(head)))):
             continue
         if high_entropy(value) or random_token(value, min_len=12) or (len(value) >= 12 and unguessable(value)):
             yield "secret on the line below its label", m.start("value"), m.end("value")
