@@ -43,6 +43,19 @@ def _stop(vault: Path, transcript: Path, session: str = "s-1", **more) -> tuple[
     return r.returncode, r.stdout, r.stderr
 
 
+def _asked_at_once(vault: Path, transcript: Path, monkeypatch) -> None:
+    """The stop hook asks after one read of the transcript and no wait of its own."""
+    from vault_mem.adapters import distill
+
+    reads = []
+    original = distill._read
+    monkeypatch.setattr(distill, "_read", lambda path: reads.append(path) or original(path))
+    waits = _count_the_hooks_waits(monkeypatch)
+    code, out, _ = _stop(vault, transcript)
+    assert code == 0 and json.loads(out)["decision"] == "block"
+    assert len(reads) == 1 and waits == []
+
+
 def _count_the_hooks_waits(monkeypatch) -> list[float]:
     """The sleeps the stop hook's own code makes (its wait for the transcript), recorded."""
     import sys
@@ -134,15 +147,7 @@ def test_a_session_whose_final_reply_is_in_the_transcript_is_answered_without_wa
     transcript = _claude_transcript(tmp_path / "t.jsonl", ["Edit"] * MIN_CHANGES)
     with transcript.open("a") as f:
         f.writelines(json.dumps(line) + "\n" for line in _AFTER_THE_END[after])
-    from vault_mem.adapters import distill
-
-    reads = []
-    original = distill._read
-    monkeypatch.setattr(distill, "_read", lambda path: reads.append(path) or original(path))
-    waits = _count_the_hooks_waits(monkeypatch)
-    code, out, _ = _stop(vault, transcript)
-    assert code == 0 and json.loads(out)["decision"] == "block"
-    assert len(reads) == 1 and waits == []
+    _asked_at_once(vault, transcript, monkeypatch)
 
 
 def test_a_turn_the_person_interrupted_is_the_sessions_end(vault, tmp_path, monkeypatch):
@@ -154,15 +159,7 @@ def test_a_turn_the_person_interrupted_is_the_sessions_end(vault, tmp_path, monk
         {"type": "text", "text": "[Request interrupted by user for tool use]"}]}})
     transcript = tmp_path / "t.jsonl"
     transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    from vault_mem.adapters import distill
-
-    reads = []
-    original = distill._read
-    monkeypatch.setattr(distill, "_read", lambda path: reads.append(path) or original(path))
-    waits = _count_the_hooks_waits(monkeypatch)
-    code, out, _ = _stop(vault, transcript)
-    assert code == 0 and json.loads(out)["decision"] == "block"
-    assert len(reads) == 1 and waits == []
+    _asked_at_once(vault, transcript, monkeypatch)
 
 
 @pytest.mark.parametrize("tools", [[], ["Read", "Grep", "Read"], ["Edit"] * (MIN_CHANGES - 1)])
