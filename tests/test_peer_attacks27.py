@@ -277,3 +277,28 @@ def test_a_peers_many_versions_of_one_memory_cost_recording_its_lines_a_bounded_
     # the lines were recorded all the same: the agent's copy of the last version's is the peer's
     agent_writes(mine, "noted", "version 299 of the notes")
     assert trusted_by_key(mine)["noted"] is False
+
+
+def test_the_agents_move_of_its_own_memory_a_peer_copied_to_another_type_stays_the_agents(tmp_path):
+    """A move (``remember KEY --type other``) writes the new path and deletes the old one; before,
+    only the new path's (absent) text counted as what the write replaced, so the agent's own line
+    a peer had copied since was looked up, the peer recorded as its origin and the move warned.
+    The old text of the same memory is what a move replaces: keeping one's own line is no copy."""
+    mine, peer = person_and_peer(tmp_path)
+    rule = "Deploys need two reviewers from the platform team"
+    agent_writes(mine, "deploy-rule", rule)
+    assert cli("--vault", str(mine), "sync").returncode == 0
+    git(peer, "pull", "-q", "origin", "main")
+    peers_memory(mine, peer, f"{rule}\n{ORDER}")
+    assert trusted_by_key(mine)["deploy-rule"] is True
+    r = cli("--vault", str(mine), "remember", "deploy-rule", "--type", "preference", "--pinned",
+            "-d", "Notes of my own", "--body", rule)
+    assert r.returncode == 0, r.stderr
+    assert "repeats a line" not in r.stderr
+    assert (mine / "preferences" / "deploy-rule.md").exists()
+    assert trusted_by_key(mine)["deploy-rule"] is True
+    # the move keeps nothing of the peer's it did not have: a new line of the peer's is still looked up
+    r = cli("--vault", str(mine), "remember", "deploy-rule", "--type", "fact", "--pinned",
+            "-d", "Notes of my own", "--body", f"{rule}\n{ORDER}")
+    assert "repeats a line" in r.stderr
+    assert trusted_by_key(mine)["deploy-rule"] is False

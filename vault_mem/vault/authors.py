@@ -42,6 +42,7 @@ import math
 import os
 import re
 import unicodedata
+from pathlib import PurePosixPath
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
@@ -626,8 +627,16 @@ def keep_peers_lines(ws: Workspace, sidecar: Sidecar, changes: dict[str, bytes |
     ids = identities(ws)
     found: dict[str, tuple[str, str]] = {}
     out: dict[str, Author] = {}
+    # a move (``remember KEY --type other``) writes the new path and deletes the old one: the old
+    # text is what the new one replaces (rev4: the agent's own line a peer copied was looked up
+    # and the agent's moved memory became the peer's). Only the same key's: a write that deletes
+    # another memory (a resolved conflict copy) replaces nothing of this one with it
+    gone: dict[str, set[int]] = {}
+    for rel, data in changes.items():
+        if data is None and is_memory_path(rel):
+            gone.setdefault(PurePosixPath(rel).stem, set()).update(_repeat_hashes(before.get(rel)))
     for rel, data in texts.items():
-        hashes = _repeat_hashes(data) - _repeat_hashes(before.get(rel))
+        hashes = _repeat_hashes(data) - _repeat_hashes(before.get(rel)) - gone.get(PurePosixPath(rel).stem, set())
         peer = next((p for p in rows.peer_lines_of(db, hashes) if ids.standing(p[1], p[0]) == "peer"), None)
         if peer is not None:
             found[blob_id(data)] = peer
