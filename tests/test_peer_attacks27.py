@@ -302,3 +302,28 @@ def test_the_agents_move_of_its_own_memory_a_peer_copied_to_another_type_stays_t
             "-d", "Notes of my own", "--body", f"{rule}\n{ORDER}")
     assert "repeats a line" in r.stderr
     assert trusted_by_key(mine)["deploy-rule"] is False
+
+
+@pytest.mark.parametrize("when", ["before the sync", "after the sync"])
+def test_a_peer_lines_table_of_another_shape_is_sidecar_damage_rebuilt_not_a_raw_error(tmp_path, when):
+    """Before: ``peer_lines`` of another shape (``CREATE TABLE peer_lines (hash TEXT)``) failed
+    every read and write with a raw ``OperationalError`` while ``doctor`` said ok. The sidecar is
+    derived: a table of the schema lacking a column (or its key) is damage like a missing table,
+    the file moved aside and rebuilt; the agent's copy of the peer's line is still found."""
+    mine, peer = person_and_peer(tmp_path)
+    if when == "after the sync":
+        peers_memory(mine, peer, ORDER)
+    with sqlite3.connect(mine / ".vault-mem" / "index.db") as db:
+        db.execute("DROP TABLE peer_lines")
+        db.execute("CREATE TABLE peer_lines (hash TEXT)")
+        db.execute("INSERT INTO peer_lines VALUES ('x')")
+    if when == "before the sync":
+        peers_memory(mine, peer, ORDER)
+    r = cli("--vault", str(mine), "recall", "deploy")
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    agent_writes(mine, "deploy-noted", ORDER)
+    assert trusted_by_key(mine)["deploy-noted"] is False
+    r = cli("--vault", str(mine), "doctor")
+    assert r.returncode == 0, r.stdout + r.stderr
+    with sqlite3.connect(mine / ".vault-mem" / "index.db") as db:
+        assert [c[1] for c in db.execute("PRAGMA table_info(peer_lines)")] == ["hash", "commit_id", "email"]
