@@ -676,3 +676,18 @@ def test_a_sidecar_of_every_older_schema_is_migrated_not_taken_for_damage(tmp_pa
         finally:
             conn.close()
         assert sorted(p.name for p in path.parent.iterdir() if "corrupt" in p.name) == [], old
+
+
+def test_the_shapes_the_schema_check_expects_are_the_ones_the_migrations_make() -> None:
+    """``TABLE_COLUMNS`` (what :func:`_check_schema` holds a file's tables to: a table of the right
+    name in another shape is damage, moved aside and rebuilt) is every table the migrations make,
+    with its columns and primary key: a migration that adds a table or a column updates it."""
+    from vault_mem.index import db as index_db
+
+    conn = index_db.driver().connect(":memory:")
+    for migration in index_db.MIGRATIONS:
+        migration(conn)
+    made = {name: {(r[1], r[5]) for r in conn.execute(f"PRAGMA table_info({name})")}
+            for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE "
+                                        "'CREATE VIRTUAL%' AND name NOT LIKE 'fts_%' AND name != 'sqlite_sequence'")}
+    assert index_db.TABLE_COLUMNS == made

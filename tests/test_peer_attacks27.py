@@ -221,3 +221,109 @@ def test_the_agents_copy_of_a_line_with_hidden_characters_as_it_was_shown_stays_
     assert "\\u200b" in shown and "\u200b" not in shown, shown
     agent_writes(mine, "deploy-noted", shown)
     assert trusted_by_key(mine)["deploy-noted"] is False
+
+
+# -- what recording a peer's lines holds in memory (rev4) ------------------------------------
+#: a fresh process's sync of the vault and its first read (the scan of what the sync brought);
+#: prints the most memory Python held at once, in MB, and
+#: the bound on texts recording the peers' lines holds (``authors.LINES_READ_BYTES``), lowered
+#: so a small push shows what a big one did (the RSS of a process moves with the allocator)
+_SYNC_PEAK = """
+import sys, tracemalloc
+from vault_mem import Vault
+from vault_mem.sync.remote import sync
+from vault_mem.vault import authors
+authors.LINES_READ_BYTES = 1024 * 1024
+vault = Vault(sys.argv[1])
+tracemalloc.start()
+sync(vault)
+vault.recall("the notes of the team")
+print(tracemalloc.get_traced_memory()[1] // 2**20)
+vault.close()
+"""
+
+
+def _sync_peak_mb(mine) -> int:
+    proc = subprocess.run([sys.executable, "-c", _SYNC_PEAK, str(mine)], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": ""})
+    assert proc.returncode == 0, proc.stderr
+    return int(proc.stdout.split()[-1])
+
+
+def test_a_peers_many_versions_of_one_memory_cost_recording_its_lines_a_bounded_amount(tmp_path):
+    """Before: the scan read the texts whose lines it records for the agent's writes
+    (``peer_lines``), up to 2,000 of up to 80 KB each, through one ``git cat-file`` held whole:
+    a peer's 2,000 versions of one memory took a sync from 38 to 274 MB RSS. Now the sizes are
+    asked first and the texts read a few MB at a time (here 1 MB, for 300 versions of 40 KB:
+    12 MB of texts, held whole twice over before)."""
+    from test_peer_attacks26 import PEER, _padding
+
+    mine, peer = person_and_peer(tmp_path)
+    before = _sync_peak_mb(mine)
+    body = _padding(1_800)
+    stream = []
+    for i in range(300):
+        data = b"---\ndescription: Notes of the team\n---\n" + body + f"version {i} of the notes\n".encode()
+        stream.append(b"commit refs/heads/main\ncommitter Mallory <%s> %d +0000\ndata 2\nv\n"
+                      % (PEER_EMAIL.encode(), 1_790_000_000 + i))
+        if i == 0:
+            stream.append(b"from refs/heads/main^0\n")
+        stream.append(b"M 100644 inline facts/team-notes.md\ndata %d\n%s\n" % (len(data), data))
+    for args, given in ((["fast-import", "--quiet"], b"".join(stream)), (["push", "-q", "origin", "main"], None)):
+        subprocess.run(["git", *args], cwd=peer, env={**os.environ, **PEER}, check=True, capture_output=True,
+                       input=given)
+    after = _sync_peak_mb(mine)
+    assert after - before < 10, (before, after)  # 21 MB more before the fix
+    # the lines were recorded all the same: the agent's copy of the last version's is the peer's
+    agent_writes(mine, "noted", "version 299 of the notes")
+    assert trusted_by_key(mine)["noted"] is False
+
+
+def test_the_agents_move_of_its_own_memory_a_peer_copied_to_another_type_stays_the_agents(tmp_path):
+    """A move (``remember KEY --type other``) writes the new path and deletes the old one; before,
+    only the new path's (absent) text counted as what the write replaced, so the agent's own line
+    a peer had copied since was looked up, the peer recorded as its origin and the move warned.
+    The old text of the same memory is what a move replaces: keeping one's own line is no copy."""
+    mine, peer = person_and_peer(tmp_path)
+    rule = "Deploys need two reviewers from the platform team"
+    agent_writes(mine, "deploy-rule", rule)
+    assert cli("--vault", str(mine), "sync").returncode == 0
+    git(peer, "pull", "-q", "origin", "main")
+    peers_memory(mine, peer, f"{rule}\n{ORDER}")
+    assert trusted_by_key(mine)["deploy-rule"] is True
+    r = cli("--vault", str(mine), "remember", "deploy-rule", "--type", "preference", "--pinned",
+            "-d", "Notes of my own", "--body", rule)
+    assert r.returncode == 0, r.stderr
+    assert "repeats a line" not in r.stderr
+    assert (mine / "preferences" / "deploy-rule.md").exists()
+    assert trusted_by_key(mine)["deploy-rule"] is True
+    # the move keeps nothing of the peer's it did not have: a new line of the peer's is still looked up
+    r = cli("--vault", str(mine), "remember", "deploy-rule", "--type", "fact", "--pinned",
+            "-d", "Notes of my own", "--body", f"{rule}\n{ORDER}")
+    assert "repeats a line" in r.stderr
+    assert trusted_by_key(mine)["deploy-rule"] is False
+
+
+@pytest.mark.parametrize("when", ["before the sync", "after the sync"])
+def test_a_peer_lines_table_of_another_shape_is_sidecar_damage_rebuilt_not_a_raw_error(tmp_path, when):
+    """Before: ``peer_lines`` of another shape (``CREATE TABLE peer_lines (hash TEXT)``) failed
+    every read and write with a raw ``OperationalError`` while ``doctor`` said ok. The sidecar is
+    derived: a table of the schema lacking a column (or its key) is damage like a missing table,
+    the file moved aside and rebuilt; the agent's copy of the peer's line is still found."""
+    mine, peer = person_and_peer(tmp_path)
+    if when == "after the sync":
+        peers_memory(mine, peer, ORDER)
+    with sqlite3.connect(mine / ".vault-mem" / "index.db") as db:
+        db.execute("DROP TABLE peer_lines")
+        db.execute("CREATE TABLE peer_lines (hash TEXT)")
+        db.execute("INSERT INTO peer_lines VALUES ('x')")
+    if when == "before the sync":
+        peers_memory(mine, peer, ORDER)
+    r = cli("--vault", str(mine), "recall", "deploy")
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    agent_writes(mine, "deploy-noted", ORDER)
+    assert trusted_by_key(mine)["deploy-noted"] is False
+    r = cli("--vault", str(mine), "doctor")
+    assert r.returncode == 0, r.stdout + r.stderr
+    with sqlite3.connect(mine / ".vault-mem" / "index.db") as db:
+        assert [c[1] for c in db.execute("PRAGMA table_info(peer_lines)")] == ["hash", "commit_id", "email"]

@@ -1045,6 +1045,37 @@ def _compact(db: Database) -> None:
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
 
+#: each table of the current schema (not the virtual ones) with its columns and their place in
+#: the primary key (``PRAGMA table_info``'s ``pk``), as the migrations make them (a test holds the
+#: two the same): a file whose table lacks one is damaged (:func:`_check_schema`)
+TABLE_COLUMNS: dict[str, set[tuple[str, int]]] = {
+    table: set(cols) for table, cols in {
+        "meta": [("name", 1), ("value", 0)],
+        "files": [("id", 1), ("path", 0), ("key", 0), ("type", 0), ("type_rank", 0), ("mtime_ns", 0), ("size", 0),
+                  ("sha256", 0), ("content_sha256", 0), ("has_content", 0), ("usable", 0), ("problem", 0),
+                  ("duplicate_of", 0), ("description", 0), ("created", 0), ("updated", 0), ("sort_date", 0),
+                  ("pinned", 0), ("expires", 0), ("tags", 0), ("scope", 0), ("source", 0), ("supersedes", 0),
+                  ("body", 0), ("embed_sha256", 0), ("vec_model", 0), ("conflict_of", 0), ("blob", 0)],
+        "tags": [("file_id", 2), ("tag", 1)],
+        "supersedes": [("file_id", 2), ("target", 1)],
+        "vector_log": [("id", 1), ("seq", 0), ("live", 0)],
+        "embed_cache": [("id", 1), ("model", 0), ("text_sha256", 0), ("vector", 0)],
+        "counters": [("name", 1), ("n", 0)],
+        "floor_calibration": [("model", 1), ("epoch", 0), ("seq", 0), ("vectors", 0), ("null_sims", 0), ("made", 0)],
+        "changes": [("path", 1), ("changed", 0)],
+        "authors": [("path", 1), ("commit_id", 0), ("email", 0), ("name", 0), ("blob", 0)],
+        "committed": [("path", 1), ("blob", 0)],
+        "differs": [("path", 1)],
+        "origins": [("blob", 1), ("commit_id", 0), ("email", 0)],
+        "foreign_texts": [("path", 1)],
+        "judge_log": [("seq", 1), ("path", 0), ("blob", 0)],
+        "kept_judgement": [("id", 1), ("state", 0), ("token", 0), ("judgement", 0)],
+        "kept_judgement_paths": [("path", 1), ("email", 0), ("standing", 0)],
+        "peer_lines": [("hash", 1), ("commit_id", 0), ("email", 0)],
+    }.items()
+}
+
+
 def _check_schema(db: Database) -> None:
     """Cheap sanity check: reads the schema page; raises DatabaseError on garbage files."""
     names = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
@@ -1053,6 +1084,19 @@ def _check_schema(db: Database) -> None:
     expected = TABLES_FROM_VERSION[since] if since is not None else set()
     if not expected <= names:
         raise driver().DatabaseError(f"schema is missing tables {sorted(expected - names)}")
+    if version != SCHEMA_VERSION:
+        return  # an older file's tables take their shape from the migrations still to run
+    # each table of the schema with the columns (and primary key) the code reads: a table of the
+    # right name in another shape (rev4: ``peer_lines (hash TEXT)``) failed every read and write
+    # with a raw error while doctor said ok; it is damage like a missing table (moved aside, rebuilt)
+    shapes: dict[str, set[tuple[str, int]]] = {}
+    for table, column, pk in db.execute(
+            "SELECT m.name, p.name, p.pk FROM sqlite_master AS m, pragma_table_info(m.name) AS p "
+            "WHERE m.type = 'table'"):
+        shapes.setdefault(table, set()).add((column, pk))
+    wrong = sorted(t for t, cols in TABLE_COLUMNS.items() if not cols <= shapes.get(t, set()))
+    if wrong:
+        raise driver().DatabaseError(f"schema has tables of another shape {wrong}")
 
 
 def read_only_reason(path: Path) -> str | None:

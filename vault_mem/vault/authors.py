@@ -42,7 +42,8 @@ import math
 import os
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from pathlib import PurePosixPath
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from vault_mem.config import Config
@@ -626,8 +627,16 @@ def keep_peers_lines(ws: Workspace, sidecar: Sidecar, changes: dict[str, bytes |
     ids = identities(ws)
     found: dict[str, tuple[str, str]] = {}
     out: dict[str, Author] = {}
+    # a move (``remember KEY --type other``) writes the new path and deletes the old one: the old
+    # text is what the new one replaces (rev4: the agent's own line a peer copied was looked up
+    # and the agent's moved memory became the peer's). Only the same key's: a write that deletes
+    # another memory (a resolved conflict copy) replaces nothing of this one with it
+    gone: dict[str, set[int]] = {}
+    for rel, data in changes.items():
+        if data is None and is_memory_path(rel):
+            gone.setdefault(PurePosixPath(rel).stem, set()).update(_repeat_hashes(before.get(rel)))
     for rel, data in texts.items():
-        hashes = _repeat_hashes(data) - _repeat_hashes(before.get(rel))
+        hashes = _repeat_hashes(data) - _repeat_hashes(before.get(rel)) - gone.get(PurePosixPath(rel).stem, set())
         peer = next((p for p in rows.peer_lines_of(db, hashes) if ids.standing(p[1], p[0]) == "peer"), None)
         if peer is not None:
             found[blob_id(data)] = peer
@@ -640,13 +649,31 @@ def keep_peers_lines(ws: Workspace, sidecar: Sidecar, changes: dict[str, bytes |
     return out
 
 
-def _small_texts(ws: Workspace, blobs: list[str]) -> dict[str, bytes]:
+#: how many bytes of texts :func:`_small_texts` holds at once: the texts whose lines a scan
+#: records (:meth:`Origins._add_peer_lines`) are what a peer pushed, :data:`SCAN_CHUNK` of them
+#: up to the file size limit each (160 MB); a peer's 2,000 versions of one memory took a sync
+#: from 38 to 274 MB (rev4). Read this much at a time, each batch's lines hashed and let go.
+LINES_READ_BYTES = 4 * 1024 * 1024
+
+
+def _small_texts(ws: Workspace, blobs: list[str]) -> Iterator[dict[str, bytes]]:
     """The texts of ``blobs`` no bigger than a memory file may be (a bigger one is no memory a
-    write could make, nor one sync takes: left out), through one ``git cat-file``."""
-    if not blobs:
-        return {}
-    sizes = history.blob_sizes(ws.repo, list(dict.fromkeys(blobs)))
-    return history.read_blobs(ws.repo, [b for b, n in sizes.items() if n <= ws.config.max_file_bytes])
+    write could make, nor one sync takes: left out), in batches of at most
+    :data:`LINES_READ_BYTES` (one text alone may be its own batch): the sizes asked first
+    (nothing loaded), each batch through one ``git cat-file`` (:func:`history.read_blobs`)."""
+    sizes = history.blob_sizes(ws.repo, list(dict.fromkeys(blobs))) if blobs else {}
+    batch: list[str] = []
+    held = 0
+    for blob, size in sizes.items():
+        if size > ws.config.max_file_bytes:
+            continue
+        if batch and held + size > LINES_READ_BYTES:
+            yield history.read_blobs(ws.repo, batch)
+            batch, held = [], 0
+        batch.append(blob)
+        held += size
+    if batch:
+        yield history.read_blobs(ws.repo, batch)
 
 
 def _adopted(ws: Workspace, ids: Identities, origins: Origins, known: dict[str, tuple[str, str, str, str]],
@@ -1424,8 +1451,14 @@ class Origins:
     def _add_peer_lines(self, givers: list[tuple[str, str, str]], *, filled: bool = False) -> None:
         """Put the counted lines of the texts ``givers`` (``(blob, commit, email)``) in
         ``peer_lines`` (a line already there keeps its first giver)."""
-        texts = _small_texts(self.ws, [b for b, _c, _e in givers]) if givers else {}
-        found = {h: (c, e) for b, c, e in givers for h in _repeat_hashes(texts.get(b))}
+        gave: dict[str, tuple[str, str]] = {}
+        for b, c, e in givers:
+            gave.setdefault(b, (c, e))
+        found: dict[int, tuple[str, str]] = {}
+        for texts in _small_texts(self.ws, list(gave)):
+            for b, data in texts.items():
+                for h in _repeat_hashes(data):
+                    found.setdefault(h, gave[b])
         if found or filled:
             rows.add_peer_lines(self.db, [(h, c, e) for h, (c, e) in found.items()], filled=filled)
 
