@@ -1089,12 +1089,11 @@ def _check_schema(db: Database) -> None:
     # each table of the schema with the columns (and primary key) the code reads: a table of the
     # right name in another shape (rev4: ``peer_lines (hash TEXT)``) failed every read and write
     # with a raw error while doctor said ok; it is damage like a missing table (moved aside, rebuilt)
-    shapes: dict[str, set[tuple[str, int]]] = {}
-    for table, column, pk in db.execute(
-            "SELECT m.name, p.name, p.pk FROM sqlite_master AS m, pragma_table_info(m.name) AS p "
-            "WHERE m.type = 'table'"):
-        shapes.setdefault(table, set()).add((column, pk))
-    wrong = sorted(t for t, cols in TABLE_COLUMNS.items() if not cols <= shapes.get(t, set()))
+    # each of these tables alone: the table-valued pragma over every table of the file would ask
+    # a virtual one's module (vec0) for its columns, which a process without sqlite-vec has not,
+    # and its error read as damage rebuilt a sound sidecar there
+    wrong = sorted(t for t, cols in TABLE_COLUMNS.items()
+                   if not cols <= {(c, pk) for c, pk in db.execute("SELECT name, pk FROM pragma_table_info(?)", (t,))})
     if wrong:
         raise driver().DatabaseError(f"schema has tables of another shape {wrong}")
 
