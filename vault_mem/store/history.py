@@ -217,15 +217,16 @@ def commit_messages(repo: GitRepo, commits: list[str]) -> Iterator[tuple[str, st
 
 
 def read_blobs(repo: GitRepo, oids: list[str], *, each: int | None = None,
-               most: int | None = None) -> dict[str, bytes]:
+               most: int | None = None, sizes: dict[str, int] | None = None) -> dict[str, bytes]:
     """Contents of many blobs through one ``git cat-file --batch``; a missing one is left out.
     ``each``: a blob over that many bytes is left out too; ``most``: one that would take the
     contents read past that many bytes in all (in ``oids``' order). With either, the sizes are
     asked first (:func:`blob_sizes`: nothing loaded) and only what fits is read: what history's
     texts a caller reads grows with what a peer pushed, and sync's limits see only the net
-    change."""
+    change. ``sizes``: :func:`blob_sizes` of ``oids`` when the caller asked them already (not
+    asked twice)."""
     if each is not None or most is not None:
-        sizes = blob_sizes(repo, oids)
+        sizes = blob_sizes(repo, oids) if sizes is None else sizes
         fits, total = [], 0
         for oid in oids:
             size = sizes.get(oid)

@@ -516,16 +516,18 @@ def _judge(ws: Workspace, ids: Identities, known: dict[str, tuple[str, str, str,
 TEXTS_READ_BYTES = 8 * 1024 * 1024
 
 
-def _history_texts(ws: Workspace, blobs: set[str], *, first: Iterable[str] = ()) -> dict[str, bytes]:
+def _history_texts(ws: Workspace, blobs: set[str], *, first: Iterable[str] = (),
+                   sizes: dict[str, int] | None = None) -> dict[str, bytes]:
     """The texts of ``blobs`` and ``first`` (versions of memory files in history) that the rules
     here read: one over the vault's file size limit is no memory vault-mem reads, and the rest up
     to :data:`TEXTS_READ_BYTES` in all, ``first``'s before the others (those a peer's push does
     not decide). What is left out is read as git lacking it: each caller takes an unread text
     for a history nobody can vouch for, the safe side (a peer's text stays the peer's, a move
-    made here is followed), never for a text with no lines in common."""
+    made here is followed), never for a text with no lines in common. ``sizes``: theirs, when the
+    caller asked them already."""
     first = list(dict.fromkeys(first))  # in the order given
     return history.read_blobs(ws.repo, first + sorted(set(blobs).difference(first)),
-                              each=ws.config.max_file_bytes, most=TEXTS_READ_BYTES)
+                              each=ws.config.max_file_bytes, most=TEXTS_READ_BYTES, sizes=sizes)
 
 
 def _lines(data: bytes | None) -> frozenset[str]:
@@ -993,7 +995,7 @@ def _committed_states(ws: Workspace, chains: dict[str, list[tuple[str, str, str]
         costs = {rel: sum(sizes.get(blob, each + 1) for blob in span) for rel, span in spans.items()
                  if all(sizes.get(blob, each + 1) <= each for blob in span)}  # the others go unread whatever the bound
         texts = _history_texts(ws, set(), first=[blob for rel in sorted(costs, key=lambda rel: (costs[rel], rel))
-                                                 for blob in spans[rel]])
+                                                 for blob in spans[rel]], sizes=sizes)
     except VaultMemError:
         return dict.fromkeys(todo)
     out: dict[str, list[list] | None] = {}
