@@ -85,6 +85,20 @@ def _padding(lines: int, seed: str = "") -> bytes:
     return "".join(f"{seed}line {i} of padding\n" for i in range(lines)).encode()
 
 
+def _versions(body: bytes, n: int) -> bytes:
+    """A ``git fast-import`` stream of ``n`` commits of the peer's, each a version of the pinned
+    memory: ``body`` and one line of its own."""
+    stream = []
+    for i in range(n):
+        data = body + f"version {i}\n".encode()
+        stream.append(b"commit refs/heads/main\ncommitter Mallory <%s> %d +0000\ndata 2\nv\n"
+                      % (PEER_EMAIL.encode(), 1_790_000_000 + i))
+        if i == 0:
+            stream.append(b"from refs/heads/main^0\n")
+        stream.append(b"M 100644 inline %s\ndata %d\n%s\n" % (PINNED.encode(), len(data), data))
+    return b"".join(stream)
+
+
 def test_many_versions_each_under_the_size_limit_cost_the_first_read_a_bounded_amount(tmp_path):
     """Before: 1,000 commits of one path a peer pushed, each a 40 KB text one line apart from the
     last (a few hundred KB of pack as deltas; no file over any limit), then the person's own edit
@@ -96,15 +110,8 @@ def test_many_versions_each_under_the_size_limit_cost_the_first_read_a_bounded_a
     before = _peak_mb(mine)
     original = (peer / PINNED).read_bytes()
     body = original + _padding(1_800)
-    stream = []
-    for i in range(1_000):
-        data = body + f"version {i}\n".encode()
-        stream.append(b"commit refs/heads/main\ncommitter Mallory <%s> %d +0000\ndata 2\nv\n"
-                      % (PEER_EMAIL.encode(), 1_790_000_000 + i))
-        if i == 0:
-            stream.append(b"from refs/heads/main^0\n")
-        stream.append(b"M 100644 inline %s\ndata %d\n%s\n" % (PINNED.encode(), len(data), data))
-    _peer_git(peer, "fast-import", "--quiet", input=b"".join(stream))
+    stream = _versions(body, 1_000)
+    _peer_git(peer, "fast-import", "--quiet", input=stream)
     _peer_git(peer, "push", "-q", "origin", "main")
 
     r = cli("--vault", str(mine), "sync")
@@ -317,16 +324,9 @@ def test_one_paths_history_past_the_bound_leaves_the_other_paths_judged_with_it_
     git(mine, "commit", "-q", "-am", "not that")
     assert trusted_by_key(mine)["ci"] is True
     body = (peer / PINNED).read_bytes() + _padding(1_800)
-    stream = []
-    for i in range(1_000):
-        data = body + f"version {i}\n".encode()
-        stream.append(b"commit refs/heads/main\ncommitter Mallory <%s> %d +0000\ndata 2\nv\n"
-                      % (PEER_EMAIL.encode(), 1_790_000_000 + i))
-        if i == 0:
-            stream.append(b"from refs/heads/main^0\n")
-        stream.append(b"M 100644 inline %s\ndata %d\n%s\n" % (PINNED.encode(), len(data), data))
+    stream = _versions(body, 1_000)
     git(peer, "pull", "-q", "--ff-only", "origin", "main")
-    _peer_git(peer, "fast-import", "--quiet", input=b"".join(stream))
+    _peer_git(peer, "fast-import", "--quiet", input=stream)
     _peer_git(peer, "push", "-q", "origin", "main")
     r = cli("--vault", str(mine), "sync")
     assert r.returncode == 0, r.stderr
