@@ -51,6 +51,9 @@ def test_a_second_file_of_a_persons_key_is_set_aside_and_the_rest_taken(tmp_path
     assert _listed(mine)["editor-choice"] == "preference"
     assert _recall_types(mine, "main editor", "editor-choice") == ["preference"]
     assert "Helix" in cli("--vault", str(mine), "get", "editor-choice").stdout
+    index = (mine / "INDEX.md").read_text()  # the person's pinned line stays in the session context
+    assert "Uses Helix" in index and "Notepad" not in index, index
+    assert git(mine, "status", "--porcelain") == ""
 
     # the next push syncs as ever: the set-aside file stops nothing
     (peer / "facts" / "lunch.md").write_text(OTHER.replace("build runs on Fridays", "Lunch is at noon"))
