@@ -3,6 +3,7 @@ the next command.
 
     python bench/bench_root_merge.py                          # 0, 150 and 600 roots of 3,000 files
     python bench/bench_root_merge.py --roots 0,600 --files 3000
+    python bench/bench_root_merge.py --roots 0,600 --fan      # children of one empty root (not fixed)
 
 Per root count R: a fresh vault (``vault-mem init``, one memory) published to a bare remote, a
 peer's clone that pushes one merge of its branch and R root commits, each holding one tree of
@@ -29,15 +30,19 @@ from bench_many_commits import _HWM, timed  # bench/ is on sys.path when run as 
 from bench_sync import run
 
 
-def octopus(peer: Path, roots: int, files: int, env: dict[str, str]) -> None:
+def octopus(peer: Path, roots: int, files: int, env: dict[str, str], fan: bool = False) -> None:
     """The peer's merge of its main and ``roots`` root commits sharing one tree of ``files``
-    memory files, pushed."""
+    memory files, pushed. ``fan``: instead of roots, children of one empty root commit, each
+    adding that tree (a shape the fix of roots does not cover: git lists each against its parent)."""
     blob = run(["git", "hash-object", "-w", "--stdin"], peer, env, input=b"x\n").strip()
     rows = "".join(f"100644 blob {blob}\tnote-{i}.md\n" for i in range(files))
     folder = run(["git", "mktree"], peer, env, input=rows.encode()).strip()
-    stream = b"".join(b"commit refs/roots/r%d\ncommitter Peer <peer@example.com> %d +0000\ndata 5\nroot\n"
-                      b"deleteall\nM 040000 %s facts\n\n" % (i, 1_790_000_000 + i, folder.encode())
-                      for i in range(roots))
+    empty = b"commit refs/empty\ncommitter Peer <peer@example.com> 1789999999 +0000\ndata 5\nempty\n\n"
+    stream = (empty if fan else b"") + b"".join(
+        b"commit refs/roots/r%d\ncommitter Peer <peer@example.com> %d +0000\ndata 5\nroot\n%s"
+        b"deleteall\nM 040000 %s facts\n\n" % (i, 1_790_000_000 + i, b"from refs/empty\n" if fan else b"",
+                                                 folder.encode())
+        for i in range(roots))
     if roots:
         run(["git", "fast-import", "--quiet"], peer, env, input=stream)
     tree = run(["git", "write-tree"], peer, env).strip()
@@ -47,7 +52,7 @@ def octopus(peer: Path, roots: int, files: int, env: dict[str, str]) -> None:
     run(["git", "push", "-q", "origin", f"{merge}:refs/heads/main"], peer, env)
 
 
-def one(roots: int, files: int) -> None:
+def one(roots: int, files: int, fan: bool = False) -> None:
     base = Path(tempfile.mkdtemp(prefix="bench-roots-"))
     try:
         env = {**os.environ, "HOME": str(base), "XDG_CONFIG_HOME": str(base / "xdg"), "GIT_CONFIG_NOSYSTEM": "1",
@@ -62,10 +67,10 @@ def one(roots: int, files: int) -> None:
         run(["git", "remote", "add", "origin", str(bare)], mine, env)
         run(["git", "push", "-q", "-u", "origin", "main"], mine, env)
         run(["git", "clone", "-q", str(bare), str(peer)], base, env)
-        octopus(peer, roots, files, env)
+        octopus(peer, roots, files, env, fan)
         for step, args in (("sync", ["sync"]), ("next command (list)", ["list"])):
             cpu, wall, rss, own = timed([sys.executable, "-c", _HWM, "--vault", str(mine), *args], mine, env)
-            print(f"{roots:>6,} roots x {files:,} files: {step:<20} {cpu:6.2f} s CPU  {wall:6.2f} s wall  "
+            print(f"{roots:>6,} {'fan children' if fan else 'roots'} x {files:,} files: {step:<20} {cpu:6.2f} s CPU  {wall:6.2f} s wall  "
                   f"peak RSS {rss / 1024:7.1f} MB (vault-mem's own {own / 1024:6.1f} MB)", flush=True)
     finally:
         shutil.rmtree(base, ignore_errors=True)
@@ -75,10 +80,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--roots", default="0,150,600", help="comma-separated root counts (0: the baseline)")
     parser.add_argument("--files", type=int, default=3000, help="memory files in the roots' one tree")
+    parser.add_argument("--fan", action="store_true", help="children of one empty root instead of roots")
     args = parser.parse_args()
     print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     for n in (int(x) for x in args.roots.split(",")):
-        one(n, args.files)
+        one(n, args.files, args.fan)
     print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
