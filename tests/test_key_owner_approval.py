@@ -32,4 +32,6 @@ def test_approving_the_peer_who_holds_the_persons_key_gives_the_owner_a_rebuild_
         (mine / ".vault-mem" / extra).unlink(missing_ok=True)
     rebuilt = _owner(mine)
     assert kept == rebuilt, (kept, rebuilt)
-    assert rebuilt == "decisions/editor-choice.md"  # both approved: the plain rule, the first by path
+    # an approved peer's second file does not take the person's own key either (issue 23: the
+    # person's file is never replaced); before, both trusted fell to the first by path, the peer's
+    assert rebuilt == "preferences/editor-choice.md"

@@ -41,7 +41,7 @@ PAST, FUTURE = int(time.time()) - 3600, int(time.time()) + 3600
 def _reference(ws, ids, tips: list[str], seen: list[str]) -> dict[str, tuple[str, str]]:
     """The scan before this change, whole-history in memory, as it was (origins empty before)."""
     repo = ws.repo
-    found = list(history.introductions(repo, tips, seen, history.memory_pathspecs(ws.prefix)))
+    found = list(history.introductions(repo, tips, seen, ws.prefix))
     givers: dict[str, list[tuple[str, str, int]]] = {}
     for commit, email, _name, when, _parents, blobs in found:
         for blob in dict.fromkeys(blobs):
@@ -393,7 +393,7 @@ def _introduced(vault, monkeypatch, bound: int, piece: int) -> dict:
     monkeypatch.setattr(store_git, "STREAM_PIECE", piece, raising=False)
     commits, blobs = [], {}
     for commit, email, name, when, parents, given in history.introductions(
-            vault.ws.repo, history.known_tips(vault.ws.repo), [], history.memory_pathspecs(vault.ws.prefix)):
+            vault.ws.repo, history.known_tips(vault.ws.repo), [], vault.ws.prefix):
         commits.append(commit)
         blobs.setdefault((commit, email, name, when, tuple(parents)), []).extend(given)
     return {"commits": commits, "blobs": blobs}

@@ -214,7 +214,7 @@ def test_the_raw_log_readers_on_adds_changes_moves_deletions_and_a_merge(tmp_pat
     assert [e[0] for e in walks["a.md"]] == [c5, c4, c2, c1]
     assert walks["b.md"][0] == (c3, "x@e", "N x", "") and walks["b.md"][1][3] == blob(c2, "b.md")
 
-    intro = list(history.introductions(repo, [c6], [c1], history.memory_pathspecs("")))  # read as it comes
+    intro = list(history.introductions(repo, [c6], [c1], ""))  # read as it comes
     assert [i[0] for i in intro][0] == c2 and [i[0] for i in intro][-1] == c6
     by = {i[0]: i for i in intro}
     assert sorted(by[c2][5]) == sorted([blob(c2, "a.md"), blob(c2, "b.md")])  # INDEX.md left out

@@ -798,6 +798,18 @@ class Sidecar:
             out.append(Problem(path=r["path"], reason=reason))
         return out
 
+    def duplicates_of(self, paths: Iterable[str]) -> dict[str, str]:
+        """``{path: the path that owns its key}`` of those of ``paths`` that are out of use as a
+        second file of a key (see :meth:`_resolve_keys`)."""
+        wanted = sorted(set(paths))
+        out: dict[str, str] = {}
+        for i in range(0, len(wanted), 500):
+            part = wanted[i:i + 500]
+            out.update({r["path"]: r["duplicate_of"] for r in self.db.execute(
+                f"SELECT path, duplicate_of FROM files WHERE duplicate_of IS NOT NULL AND path IN "
+                f"({','.join('?' * len(part))})", part)})
+        return out
+
     def get_meta(self, name: str) -> str | None:
         return self.db.get_meta(name)
 

@@ -163,7 +163,8 @@ class Replay:
         must not take from a peer (DESIGN §7): anything but a regular file, a path that leaves
         the vault or names ``.git``, anything under the vault's state folder, a name a file
         system or another clone cannot hold (``history.unsafe_entry``), two names that differ
-        only in case; and what a peer must not make this machine do (:meth:`check_limits`)."""
+        only in case; and what a peer must not make this machine do (:meth:`check_limits`). A
+        second file of a key is no reason to refuse: it is set aside (:meth:`collisions`)."""
         if len(incoming) > MAX_INCOMING_PATHS:
             raise _too_many(self.remote_tip, str(len(incoming)))
         entries = self.entries = changed_entries(self.repo, self.local, self.remote_tip, self.prefix or ".")
@@ -173,8 +174,6 @@ class Replay:
         found = first_unsafe_entry({**{self.prefix + rel: (e := entries.get(self.prefix + rel)) and e[0]
                                        for rel in incoming},
                                     **{top: e and e[0] for top, e in entries.items()}}, self.prefix)
-        if found is None:
-            found = self.duplicate_key(incoming)
         if found is None:
             held = [top[len(self.prefix):] for top in tree_entries(self.repo, self.remote_tip, self.prefix or ".")]
             clash = case_collision([rel for rel in incoming if entries.get(self.prefix + rel)], held)
@@ -188,33 +187,38 @@ class Replay:
                             "that entry on the remote (or integrate by hand) and sync again; nothing changed")
         self.check_limits({top: e[1] for top, e in entries.items() if e and top != self.prefix + INDEX_FILE})
 
-    def duplicate_key(self, incoming: list[str]) -> tuple[str, str] | None:
-        """(path, why) of an incoming memory file whose key the remote's tip holds in another
-        type folder too, or this machine's work tree does in a file not committed yet, where this
-        side does not: of two files of one key all but one are unusable, so a peer's
-        ``facts/editor-choice.md`` took the person's ``preferences/editor-choice.md`` out of
-        recall and the session context, committed or only written by hand (the sixth attack run:
-        a hand-written memory not yet committed vanished from `list` and `recall` at the sync,
-        the peer's taking its key). (A type change moves the file: the old one is deleted in
-        the same commits, and a committed file is the remote's to move.)"""
+    def collisions(self, incoming: list[str]) -> dict[str, str]:
+        """``{incoming path: the path that keeps the key}`` of each memory file the remote's
+        commits bring whose key the remote's tip holds in another type folder too, or this
+        machine's work tree does in a file not committed yet, where this side did not hold the
+        key twice already. Of two files of one key all but one are unusable: the file this side
+        holds keeps the key (committed, else only written by hand: the person's, not the
+        remote's to move); where this side holds none, the first by path (the sidecar's rule).
+        Each other one is set aside: taken with the rest of the tree (refusing the tree stopped
+        every clone's sync, for one file), written only once HEAD holds it (so the index judges
+        it as the commit's author's, never as a change made here), out of use, and named in
+        :attr:`SyncReport.duplicates` (:meth:`_report_duplicates`). (A type change moves the
+        file: the old one is deleted in the same commits, and a committed file is the remote's
+        to move.)"""
         root = str(self.vault.root)
+        aside: dict[str, str] = {}
+        done: set[str] = set()
         for rel in sorted(incoming):
             key = memory_key(rel)
-            if key is None or self._incoming_blob(rel) is None:
+            if key is None or key in done or self._incoming_blob(rel) is None:
                 continue
+            done.add(key)
             paths = [f"{folder}/{key}.md" for folder in TYPE_FOLDERS.values()]
             # a file on disk that this side never committed: the person's, not the remote's to move
             # (the disk asked first: most keys are in no other folder, and a stat costs less)
-            unsaved = [p for p in paths if p != rel and os.path.lexists(os.path.join(root, p))
-                       and self.blob(self.local, p) is None]
+            unsaved = [p for p in paths if os.path.lexists(os.path.join(root, p))
+                       and self.blob(self.local, p) is None and self._incoming_blob(p) is None]
             theirs = [p for p in paths if self.blob(self.remote_tip, p)] + unsaved
             ours = [p for p in theirs if self.blob(self.local, p)] + unsaved
             if len(theirs) > 1 and len(ours) < 2:  # a duplication this side did not have already
-                other = next(p for p in theirs if p != rel)
-                mine = " (this machine's, not committed yet)" if other in unsaved else ""
-                return rel, (f"a second memory of key '{key}' beside {shown(other)}{mine}: one key, one file "
-                             f"(it would make {shown(other)} unusable here)")
-        return None
+                keeper = (ours or sorted(theirs))[0]
+                aside.update({p: keeper for p in theirs if p != keeper and p not in unsaved})
+        return aside
 
     def check_limits(self, blobs: dict[str, str]) -> None:
         """Refuse a commit over :data:`MAX_COMMIT_BYTES`, a file (``{top-level path: blob id}``)
@@ -292,6 +296,7 @@ class Replay:
         incoming = self.changed(self.local, self.remote_tip)  # what the remote's commits changed
         self.check_incoming(incoming)
         self.check_git_files()
+        aside = self.collisions(incoming)
         paths = set(incoming) | {r for *_, ch in per_commit for r in ch}
         paths |= {f"{folder}/{ck}.md" for ck in copies.values() for folder in TYPE_FOLDERS.values()}
         self.check_clean(paths)
@@ -303,7 +308,7 @@ class Replay:
         # HEAD moves, and a `git gc --prune=now` running meanwhile may remove them
         with self.repo.objects_before_refs() as keep_objects:
             try:
-                head = self._replay(incoming, modes, copies, plain, per_commit)
+                head = self._replay([rel for rel in incoming if rel not in aside], modes, copies, plain, per_commit)
                 write_journal(self.vault.ws, SYNC_JOURNAL, {**entry, "new": head})
                 checkpoint("sync-before-ref", self.vault.state_dir)
                 # as an agent commit lands: never under a person's git commit (it read HEAD)
@@ -314,6 +319,9 @@ class Replay:
                 put_back(self.vault.ws, self.vault.sidecar, self.local, self.touched)
                 journal.unlink(missing_ok=True)
                 raise
+            # HEAD holds them now: the index judges each as its commit's author's (the recovery
+            # of a sync that stops before this line writes them from HEAD, as every path it names)
+            self._write_aside(aside)
             warnings: list[str] = []
             keep_objects(warnings)
             for line in warnings:
@@ -326,7 +334,32 @@ class Replay:
         self.repo.sync_index(sorted(self.prefix + rel for rel in paths))
         journal.unlink(missing_ok=True)
         self._report_quarantined(incoming)
+        self._report_duplicates(aside)
         return head
+
+    def _write_aside(self, aside: dict[str, str]) -> None:
+        """Write the files :meth:`collisions` set aside, as the remote's tip holds them."""
+        if not aside:
+            return
+        executable = {top[len(self.prefix):] for top, e in self.entries.items() if e and e[0] == EXECUTABLE}
+        with contextlib.closing(self._theirs(sorted(aside))) as theirs:
+            self._write(theirs, executable)
+        # the index works out each key's owner again, with the files of those keys not indexed
+        # yet (the person's hand-written memory): each of its other folders read too
+        keys = {memory_key(rel) for rel in aside}
+        self.vault.sidecar.refresh_paths(f"{folder}/{key}.md" for key in sorted(keys)
+                                         for folder in TYPE_FOLDERS.values())
+
+    def _report_duplicates(self, aside: dict[str, str]) -> None:
+        """Name each file of a key two files now hold that the index keeps out of use (the key's
+        owner as the index decided it: a file whose author is trusted here owns it before one
+        whose author is not, :attr:`~vault_mem.index.sidecar.Sidecar.key_owner`), with what to do."""
+        if not aside:
+            return
+        keys = {memory_key(rel) for rel in aside}
+        paths = sorted({f"{folder}/{key}.md" for key in keys for folder in TYPE_FOLDERS.values()})
+        for path, owner in sorted(self.vault.sidecar.duplicates_of(paths).items()):
+            self.report.duplicates.append({"path": path, "key": memory_key(path), "owner": owner})
 
     def _report_quarantined(self, incoming: list[str]) -> None:
         """Name each memory file from the remote that holds a credential, with the purge recipe

@@ -30,6 +30,9 @@ class SyncReport:
     upstream_set: bool = False  # this sync made remote/branch the branch's upstream (git pull works)
     #: memory files from the remote holding a credential: path, commit, author, reason, how_to_purge
     quarantined: list[dict[str, Any]] = field(default_factory=list)
+    #: memory files the remote's commits brought beside another file of their key, set aside
+    #: (kept out of use; the other file keeps the key): path, key, owner (sync/replay.collisions)
+    duplicates: list[dict[str, Any]] = field(default_factory=list)
     #: this machine's trusted memories that the remote's commits by an author not approved here
     #: deleted or changed: path, what, by, commit, base (vault/authors.displaced_by_peers)
     displaced: list[dict[str, str]] = field(default_factory=list)
@@ -81,6 +84,8 @@ class SyncReport:
         for q in self.quarantined:
             parts.append(f"{quoted(q['path'])} came from the remote ({(q['commit'] or '')[:10]}) holding a credential "
                          f"and is quarantined: {q['reason']}. {q['how_to_purge']}")
+        for d in self.duplicates:
+            parts.append(duplicate_line(d))
         parts += self.displaced_lines()
         if self.set_aside is not None:
             parts.append(set_aside_line(self.remote, self.branch, self.set_aside))
@@ -89,6 +94,15 @@ class SyncReport:
         if self.attempts > 1:
             parts.append(f"the remote moved during the sync; it took {self.attempts} attempts")
         return "; ".join(parts) + "."
+
+
+def duplicate_line(d: dict[str, Any]) -> str:
+    """The sentence that names a memory file a sync set aside (a second file of a key), with what
+    to do: its text stays in the file and in git, out of recall and INDEX.md."""
+    return (f"{quoted(d['path'])} came from the remote beside {quoted(d['owner'])}, which has the same key "
+            f"'{shown(d['key'])}': it is set aside (kept out of recall and INDEX.md; {quoted(d['owner'])} keeps "
+            f"the key). To use its text, move it to a key of its own (`git mv {shell_word(d['path'])} "
+            "FOLDER/NEW-KEY.md`, commit, sync), or delete it (`git rm`)")
 
 
 def displaced_line(d: dict[str, str], path: str | None = None) -> str:

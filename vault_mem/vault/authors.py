@@ -1488,7 +1488,8 @@ class Origins:
         new_tips: dict[str, list[str]] = {}
         chunk: list[tuple[str, str, str, int, list[str], list[str]]] = []
         size = 0
-        for record in history.introductions(self.ws.repo, tips, seen, history.memory_pathspecs(self.ws.prefix)):
+        for record in history.introductions(self.ws.repo, tips, seen, self.ws.prefix,
+                                                 own=self.ids.local):
             chunk.append(record)
             size += 1 + len(record[5])
             if record[0] in tipset:

@@ -70,10 +70,11 @@ def _history():
 
 
 def _trusted_owners(ws: Workspace, sidecar: Sidecar | None, shared: dict[str, list[str]]) -> dict[str, str]:
-    """For each key that two files or more hold (``shared``: key -> paths), the first file whose
-    author is trusted here (:attr:`Sidecar.key_owner`; a key with none, or all, trusted is left to
-    the sidecar's own rule). A peer not approved here cannot take the person's key with a second
-    file, whatever folder it picks. One look at the authors of all of them."""
+    """For each key that two files or more hold (``shared``: key -> paths), the first file of the
+    nearest author: this machine's person or agents (a change not committed yet included), then
+    an author approved here, then anyone else (:attr:`Sidecar.key_owner`; a key whose files all
+    stand alike is left to the sidecar's own rule). A peer, approved or not, cannot take the
+    person's key with a second file, whatever folder it picks. One look at the authors of all of them."""
     if sidecar is None:
         return {}
     try:
@@ -82,10 +83,14 @@ def _trusted_owners(ws: Workspace, sidecar: Sidecar | None, shared: dict[str, li
         return {}
     owners = {}
     for key, paths in shared.items():
-        trusted = [p for p in paths if who[p].trusted]
-        if trusted and len(trusted) < len(paths):
-            owners[key] = trusted[0]
+        ranks = [_OWNER_RANK.get(who[p].standing, 2) for p in paths]
+        if len(set(ranks)) > 1:
+            owners[key] = paths[ranks.index(min(ranks))]
     return owners
+
+
+#: who owns a key two files hold (:func:`_trusted_owners`): the lowest rank, by standing
+_OWNER_RANK = {"person": 0, "agent": 0, "local": 0, "approved": 1, "peer": 2}
 
 
 #: the sidecar's record of the approvals the owners of shared keys were worked out under
