@@ -87,6 +87,8 @@ def _chats() -> list[tuple[str, str, bool]]:
         ("chat-bare-key", "what key?\nbob: ctrl-shift-P4", False),
         ("chat-reply-words", "can you send the token again\nbob: sure, give me a sec", False),
         ("chat-key-fingerprint", "can you share the key fingerprint?\nbob: 3f2a9c8e1d", False),
+        ("chat-reply-ticket", "can you paste the token again\nalice: JIRA-4821", False),
+        ("chat-reply-words-number", "need the password again?\nbob: check-slack-thread-2024", False),
         ("chat-token-where", "where's the token stored?\nbob: /etc/app/token.txt", False),
         ("chat-token-uuid-id", f"can you send the token id for prod?\nbob: {uuid4(_RNG)}", False),
         ("chat-pw-reset-link", "what's the password reset link?\nbob: https://id.example.com/reset", False),

@@ -22,7 +22,7 @@ import string
 from collections.abc import Iterator
 
 from vault_mem.model.lazy_patterns import lazy
-from vault_mem.model.secret_judge import judge, quoted_words, strong_unlabelled
+from vault_mem.model.secret_judge import judge, password_shaped, quoted_words, strong_unlabelled, word_and_number
 from vault_mem.model.secret_names import DIGEST, PUBLIC_KEY_NAMES, Span, key_class
 from vault_mem.model.secret_pairs import person_password
 from vault_mem.model.secret_text import lines_holding
@@ -275,10 +275,14 @@ def _chat_replies(text: str, low: str) -> Iterator[Span]:
         m = _REPLY.match(text, start)
         if not m:
             continue
-        value = m.group("value")
+        value = m.group("value").rstrip(".,;")
         cls = "password" if any(w.startswith("p") for w in words) else "secret"
-        if not DIGEST.fullmatch(value) and judge(cls, ":", value.rstrip(".,;"), quoted=False, code=False, ends=True):
-            yield "credential in the reply to a request for it", m.start("value"), m.end("value")
+        # no label on the reply's line: judged as after one, and made by hand or at random by its
+        # look (a ticket's `JIRA-4821` or "check-slack-thread-2024" is a reply in words)
+        made = (password_shaped(value) or random_token(value, min_len=16) or high_entropy(value) or random_hex(value, min_len=32)
+                or (word_and_number(value, joined=True) and (value != value.lower() or any(not c.isalnum() and c not in "-_." for c in value))))
+        if made and not DIGEST.fullmatch(value) and judge(cls, ":", value, quoted=False, code=False, ends=True):
+            yield "credential in the reply to a request for it", m.start("value"), m.start("value") + len(value)
 
 
 def values_below(text: str, low: str) -> Iterator[Span]:
