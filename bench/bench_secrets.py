@@ -29,6 +29,7 @@
     python bench/bench_secrets.py --set heldout28          # blind28's (blind: written at e13b8bc, untuned; 15 classes)
     python bench/bench_secrets.py --set heldout29          # blind29's (blind: written at cb97d7c, untuned; 7 + 10 classes)
     python bench/bench_secrets.py --set heldout30          # blind30's (blind: written at c977825, untuned)
+    python bench/bench_secrets.py --set heldout31          # blind31's (blind: written at b32e501, untuned; 17 + 9 classes)
     python bench/bench_secrets.py --set probe              # probes written while fixing heldout4's classes (not held out)
     python bench/bench_secrets.py --set review56           # review56's fresh probes near sec51's rules (not held out)
     python bench/bench_secrets.py --set sec23              # sec23's probes of forms no corpus had (written before its fixes, in-sample)
@@ -70,7 +71,7 @@ def main() -> None:
     ap.add_argument("--set", choices=("fresh", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7",
                                       "heldout8", "heldout9", "heldout10", "heldout11", "heldout12", "heldout13", "heldout14", "heldout15",
                                       "heldout16", "heldout17", "heldout18", "heldout19", "heldout20", "heldout21", "heldout22",
-                                      "heldout24", "heldout26", "heldout27", "heldout28", "heldout29", "heldout30",
+                                      "heldout24", "heldout26", "heldout27", "heldout28", "heldout29", "heldout30", "heldout31",
                                       "review56", "sec23",
                                       "fresh61a", "fresh61b", "fresh61",
                                       "probe",

@@ -319,8 +319,14 @@ def labelled_value(label: str, value: str) -> str | None:
     ``value`` counts when its first paragraph is one token that looks like the named credential.
     A label that says its value is no credential is the caller's to read, part by part
     (:func:`says_not_secret`, in ``model/policy.py``)."""
-    first = value.strip().split("\n\n", 1)[0].strip()
+    paras = value.strip().split("\n\n", 2)
+    first = paras[0].strip()
     rows = first.split("\n")
+    if len(paras) >= 2 and len(rows) <= 6 and all(_IDENT_ROW.fullmatch(r.strip()) for r in rows):
+        # the login's user, host and port as rows, then the password alone in the next paragraph
+        # ("user: deploy" / "host: 10.0.4.2" / blank / X): the value is judged as the body alone
+        first = paras[1].strip()
+        rows = first.split("\n")
     if 2 <= len(rows) <= 20 and all(_NAMED_ROW.fullmatch(r.strip()) for r in rows):
         # one value to a named row ("sonarr: X" / "radarr: Y") under a label naming them in the
         # plural ("API keys for the dashboard"): each row is judged as the body alone, under the
@@ -328,7 +334,7 @@ def labelled_value(label: str, value: str) -> str | None:
         one = _PLURAL_LABEL.sub(lambda m: m.group(1), label)
         kinds = [labelled_value(one, _NAMED_ROW.fullmatch(r.strip()).group(1)) for r in rows]
         return kinds[0] if all(kinds) else None
-    if 2 <= len(rows) <= 4 and all(_HOST_ROW.fullmatch(r.strip()) for r in rows[:-1]):
+    if 2 <= len(rows) <= 4 and all(_HOST_ROW.fullmatch(r.strip()) or _IDENT_ROW.fullmatch(r.strip()) for r in rows[:-1]):
         # the host it signs in to on the lines above ("vpn.example.pt" / "second box: X"): the
         # last line is the value, judged as the body alone would be
         first = rows[-1].strip()
@@ -419,6 +425,9 @@ def labelled_value(label: str, value: str) -> str | None:
 # login as the noun ("router login", "Jira account"); a label naming what identifies the account
 # ("username for the NAS", "account id", "login email") names the body as that, not a password.
 # a host name or address on a line of its own, with a port or a path (the place a login is for)
+# a row naming who or where a login is, not its secret ("user: deploy", "host = 10.0.4.2", "port: 22")
+_IDENT_ROW = lazy(r"(?i:user(?:[ _]?name)?|login|host(?:[ _]?name)?|server|ip|port|address|url|account|e-?mail|db|database)"
+                  r"[ \t]{0,4}[:=][ \t]{0,4}[^\s]{1,200}")
 _HOST_ROW = lazy(r"(?:[a-z][a-z0-9+.-]{1,10}://)?[\w-]{1,63}(?:\.[\w-]{1,63}){1,6}(?::[0-9]{1,5})?(?:/\S{0,200})?")
 _GIVEN_USER = lazy(r"(?<![a-z])(?:user(?:name)?|login|as)[ \t]*[:=]?[ \t]+([a-z][\w.@\\-]{1,40})")
 _ACCOUNT_NOUN = lazy(r"(?<![a-z])(?:log[ -]?in|sign[ -]?in|account)s?(?![a-z])")

@@ -26,7 +26,7 @@ from vault_mem.model.seed_words import BIP39_ENGLISH
 
 __all__ = ["AND_PAIR", "APP_PASSWORD", "ASSIGN_TAIL", "assign_tail", "BARE_TOKEN", "CALL_END", "CJK_CHAR", "COMPOUND",
            "COPULA_WORD", "DASHED_VALUE", "DIGEST", "DIGIT_GROUPS", "FOREIGN_PASSWORD_LABEL", "FSTRING_FIELD",
-           "GRANTING_KEY_END", "KEY_QUALIFIERS", "NEXT_LINE", "OWNER", "PAIR", "PAIR_AFTER_WORD",
+           "GRANTING_KEY_END", "KEY_QUALIFIERS", "NEXT_LINE", "OWNER", "PAIR", "PAIR_AFTER_WORD", "SPACE_PAIR", "USER_SHAPE",
            "PASSWORD_KEYS", "PROSE_TAIL", "PUSH_WORDS", "PROSE_WORDS", "PUBLIC_KEY_NAMES", "QUOTED_WORDS",
            "SCRIPT_PASSWORD_END", "SEP", "SHORT_ID", "STATE_SUFFIXES", "STATE_WORDS", "Span", "WIFI",
            "WIFI_REACH", "WORD_RUN", "is_key_char", "is_sentence", "key_class", "label_keywords", "manager_label", "public_name"]
@@ -67,7 +67,7 @@ _QUALIFIER_END = lazy(_QUALIFIER + "$")
 _CONTENT = r"(?:[ _.-]?(?:data|material|content|value|bytes|hex|b64|base64|base32|encoded))"
 _CONTENT_END = lazy(_CONTENT + "$")
 # (with the short and misspelt forms people type in a hurry: `pword`, `pswd`, `pasword`, `passwrd`)
-_ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase|wrd|owrd)?|pwd|pw|psk|pword|pswd|pasword|paswd|paswrd|secret|token|apikey|key|credentials?|creds?"
+_ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase|wrd|owrd)?|pwd|pw|(?<![a-z0-9/])p/w|psk|pword|pswd|pasword|paswd|paswrd|secret|token|apikey|key|credentials?|creds?"
                       r"|auth|pat|session|sess|login|logon|wif|appid|encrypt|licen[cs]e|serial|seed"
                       # an auth token and an auth ident by their short names (SSSD's `ldap_default_authtok`,
                       # Yarn's `npmAuthIdent`, a user and a password joined)
@@ -269,6 +269,10 @@ WIFI_REACH = 600
 SEP = lazy(r"[-_.]")
 PAIR = lazy(r"[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # after `creds: user`
 AND_PAIR = lazy(r"[ \t]{1,4}(?i:and|&|with)[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")  # "login is admin and X"
+# "creds: deploy X" / "credentials for the NAS: admin X": the user, one space, and a password that
+# ends the line (judged strictly by the caller: no slash says which part is the password)
+SPACE_PAIR = lazy(r"[ \t]{1,4}(?P<pw>[^\s\"'`,;]{6,200}?)[.,;]?[ \t]*(?=\r?\n|\Z)")
+USER_SHAPE = lazy(r"[a-z][a-z0-9._@-]{1,40}")
 PAIR_AFTER_WORD = lazy(r"[ \t]{1,4}[^\s/]{1,64}[ \t]{1,4}/[ \t]{1,4}(?P<pw>[^\s\"'`,;]{1,200})")
 # An f-string's replacement field: a name, then a conversion or a format spec (`{password!r}`, `{pw:>8}`)
 CALL_END = lazy(r"[ \t]{0,4}\)")  # the call's only argument ends here
@@ -419,7 +423,7 @@ def key_class(name: str) -> str | None:
     if "public" in low:
         return None  # publicKeyToken and public_key are shared by design
     if low.endswith(("password", "passwd", "passphrase", "pass_phrase", "pass-phrase", "passcode", "pwd", "pword", "pswd",
-                     "pasword", "paswd", "paswrd", "passwrd", "passowrd")) \
+                     "pasword", "paswd", "paswrd", "passwrd", "passowrd", "p/w")) \
             or _PASS_END.search(low) or _WHOSE_PASS.search(low) or low.endswith(("authtok", "authident")) \
             or _COMMUNITY_END.search(low):
         return "password"  # (`PWD=/home/x`, the shell's directory, is a path: a placeholder)

@@ -31,7 +31,7 @@ from vault_mem.model.secret_judge import (
 )
 from vault_mem.model.secret_names import (
     AND_PAIR, APP_PASSWORD, CALL_END, CJK_CHAR, COPULA_WORD, DASHED_VALUE, DIGIT_GROUPS,
-    FSTRING_FIELD, OWNER, PAIR, PAIR_AFTER_WORD, QUOTED_WORDS, SEP, Span, WORD_RUN, assign_tail, is_key_char,
+    FSTRING_FIELD, OWNER, PAIR, PAIR_AFTER_WORD, QUOTED_WORDS, SEP, SPACE_PAIR, USER_SHAPE, Span, WORD_RUN, assign_tail, is_key_char,
     is_sentence, key_class,
 )
 from vault_mem.model.secret_public import public_by_design
@@ -183,6 +183,10 @@ _BEFORE_REACH = 48
 _ID_AFTER_LABEL = lazy(r"[ \t_-]{1,2}(?:ids?|identifier|fingerprint|hash|digest|prefix|name|version|number)(?![a-z])")
 # the names that hold a value for whatever names them (`secret: value=X`): any other name's value is its own
 _HOLDER_NAMES = frozenset({"value", "val", "v", "data", "content", "text", "str", "string", "raw", "literal"})
+_PASSWORD_MARKS = frozenset("!#$%&*+?@^~=")
+# a connection's keywords before and after a password (libpq's conninfo, `user=app password=X sslmode=require`)
+_CONNINFO_BEFORE = lazy(r"(?<![\w.-])(?:user|username|dbname|host|hostaddr|uid|server)=[^\s=]{1,200}[ \t]")
+_CONNINFO_AFTER = lazy(r"[ \t]*(?:[\"']|\r?\n|\Z|[a-z_]{2,30}=)")
 _FILE_LINE_KEY = lazy(r"[A-Za-z][A-Za-z0-9_.-]{0,40}")  # a key alone at a line's start, as a credentials file writes it
 # A value's own label right before it that names it an id (Twilio's "account SID AC...", "account
 # id", "tenant ID:"): the label after it ("(the auth token is in the vault)") names something else
@@ -571,11 +575,29 @@ def judged_value(text: str, tail: re.Match[str], cls: str, *, flag: bool = False
         # writes `password = settings.pass12` spaced, indented or inside a call
         at = tail.start("value")
         return "password assignment", at, at + len(value)
+    if cls == "password" and not quoted and op == "=" and "." in value and text[tail.start():tail.start() + 1] == "=" \
+            and _CONNINFO_AFTER.match(text, tail.start("value") + len(raw)) \
+            and _CONNINFO_BEFORE.search(text, text.rfind("\n", 0, tail.start()) + 1, tail.start()) \
+            and word_and_number(value, joined=False) and not any(p.lower() in CODE_PARTS for p in SEP.split(value)):
+        # `password=walnut.Harbor99` among libpq's `host=db port=5432 user=app password=X sslmode=require`
+        # (a connection's keywords around it): the value is the password, as at a file line's end
+        at = tail.start("value")
+        return "password assignment", at, at + len(value)
     pair = PAIR.match(text, tail.end()) if cls in ("secret", "login") and not quoted else None
     if not pair and cls == "login" and op in ("is", ":", "=") and not quoted:
         pair = AND_PAIR.match(text, tail.end())  # "login is admin and X": the user, then the password
     if not pair and cls == "login" and op == "" and not quoted:
         pair = PAIR_AFTER_WORD.match(text, tail.end())  # "login with alice@corp / X": a word, the user, the slash
+    if not pair and cls in ("secret", "login") and op in (":", "=", "is") and not quoted and USER_SHAPE.fullmatch(value):
+        # "creds: svc-backup X": a user's name, then a value that ends the line and that no word
+        # or name could be (nothing but the order says which is the password)
+        spaced = SPACE_PAIR.match(text, tail.end())
+        pw = spaced.group("pw") if spaced else ""
+        # (a word and a number count with a password's symbol in them: `Wren_larch44!`, not `SSO-Portal2`)
+        if pw and (password_shaped(pw) or (any(c in _PASSWORD_MARKS for c in pw)
+                                           and judge("password", ":", pw, quoted=False, code=False, ends=True))) \
+                and not is_placeholder(pw, quoted=False):
+            return "password assignment", spaced.start("pw"), spaced.end("pw")
     if pair:  # "creds: deploy / S3cr3t": the part after the user is the password
         value_start = pair.start("pw")
         pw = pair.group("pw").rstrip(".,;:!?)]}>")

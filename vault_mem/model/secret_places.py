@@ -22,7 +22,7 @@ import string
 from collections.abc import Iterator
 
 from vault_mem.model.lazy_patterns import lazy
-from vault_mem.model.secret_judge import judge, quoted_words, strong_unlabelled
+from vault_mem.model.secret_judge import judge, password_shaped, quoted_words, strong_unlabelled, word_and_number
 from vault_mem.model.secret_names import DIGEST, PUBLIC_KEY_NAMES, Span, key_class
 from vault_mem.model.secret_pairs import person_password
 from vault_mem.model.secret_text import lines_holding
@@ -89,6 +89,11 @@ _NEW_VALUE = lazy(r"(?<![a-z])(?:new|current|updated|latest|rotated)[ \t]{1,4}(?
 _NEW_VALUE_REACH = 120  # how far before, on its line, the credential's word stands
 _CREDENTIAL_WORD = lazy(r"(?<![a-z])(?:pass(?:word|wd|phrase|code)?|pwd|pw|secret|token|api[ _-]?key|credentials?)(?![a-z])")
 
+_REVOKED = lazy(r"(?<![a-z])(?:revoked|revoke|rotated|invalidated|deactivated|regenerated)(?![a-z])")
+# what is rotated or revoked in public: a certificate (its serial, its fingerprint), a commit, a build
+_ROTATED_PUBLIC = lazy(r"(?<![a-z])(?:cert|certs|certificate|certificates|fingerprint|serial|commit|sha|hash|digest|checksum"
+                       r"|id|uuid|version|release|build|image|tag|public|pubkey)(?![a-z])")
+
 
 def new_values(text: str, low: str) -> Iterator[Span]:
     """A value given as a credential's new or current value (see :data:`_NEW_VALUE`), judged as
@@ -100,9 +105,22 @@ def new_values(text: str, low: str) -> Iterator[Span]:
         word = None
         for word in _CREDENTIAL_WORD.finditer(low, line, m.start()):
             pass  # (the nearest before the value)
-        if word is None:
-            continue
-        cls = key_class(word.group().replace(" ", "_"))
+        if word is not None:
+            cls = key_class(word.group().replace(" ", "_"))
+        else:
+            # no credential's word, but its line says the old one was revoked ("the new one is X, old
+            # one revoked"): only a credential is revoked or rotated in favour of a new one
+            eol = text.find("\n", m.end())
+            eol = len(text) if eol < 0 else eol
+            if not _REVOKED.search(low, line, eol) or _ROTATED_PUBLIC.search(low, line, eol):
+                continue
+            # and no word names it, so the value must be random by itself (a file's or a chart's
+            # name, `README-v2.md`, "rotated out" of a list, is no credential)
+            value = (m.group("words") or m.group("value") or "").strip().rstrip(".:!?)")
+            if " " in value or looks_fake(value) or not (high_entropy(value) or random_hex(value, min_len=32)
+                                                          or random_token(value, min_len=20)):
+                continue
+            cls = "secret"
         group = "value"
         if m.group("words") is not None:
             if " " in m.group("words").strip():
@@ -237,6 +255,35 @@ _HEAD_WORD = lazy(r"(?<![a-z])(?:pass(?:word|wd|phrase)?|secret|token|credential
 _QUESTION_ANSWER = lazy(r"^(?P<head>[^\n?]{1,200})\?[ \t]*\r?\n[ \t]{0,8}(?:>[ \t]{0,2})?(?i:a|answer|antwort|r[ée]ponse|respuesta|resposta)"
                         r"[ \t]{0,2}[:.)-][ \t]{1,8}(?P<value>[^\s]{4,200})[ \t]*\r?$", re.MULTILINE)
 
+# A chat's request for a credential ("can you paste the token again", "what's the pw for grafana?")
+# and the reply below it: a line that is only the value, after the replier's header line ("Jo Park,
+# 9:15 AM") or tag (`<jo>`, `jo:`, `[10:43] jo:`). The reply is the value the request names.
+_ASK_WORD = lazy(r"(?<![a-z])(?:pass(?:word|wd|phrase)?|pw|pwd|secret|token|creds?|credentials?|(?:api|access|secret|private|licen[cs]e|product|wifi|wpa|auth)[ _-]?key)"
+                 # the word as the thing asked for, not a noun's qualifier ("password policy?", "token fix")
+                 r"(?=[ \t]{0,4}(?:[?,.!]|$|(?:for|again|to|of|on|from|pls|please|plz|you|u|we|in|here|now|back)(?![a-z])))")
+_ASK_VERB = lazy(r"\?|(?<![a-z])(?:paste|send|share|give|dm|post|need|what'?s|what[ \t]is|whats)(?![a-z])")
+_REPLY = lazy(r"[^\n]{1,200}\r?\n(?:[ \t]{0,8}[^\s<>\[\]][^\n]{0,58}\r?\n)??[ \t]{0,8}(?:<[\w.-]{1,32}>[ \t]{1,4}"
+              r"|(?:\[[0-9:apmAPM \t]{3,12}\][ \t]{0,4})?[\w.-]{1,32}:[ \t]{1,4})?[`'\"]?(?P<value>[^\s`'\"]{8,200})[`'\"]?[ \t]*(?=\r?\n|\Z)")
+
+
+def _chat_replies(text: str, low: str) -> Iterator[Span]:
+    for start, end in lines_holding(low, ("pass", "pw", "secret", "token", "cred", "key")):
+        head = low[start:end]
+        words = _ASK_WORD.findall(head)
+        if not words or not _ASK_VERB.search(head) or any(p in head for p in PUBLIC_KEY_NAMES if p not in ("host", "object", "row", "index")):
+            continue
+        m = _REPLY.match(text, start)
+        if not m:
+            continue
+        value = m.group("value").rstrip(".,;")
+        cls = "password" if any(w.startswith("p") for w in words) else "secret"
+        # no label on the reply's line: judged as after one, and made by hand or at random by its
+        # look (a ticket's `JIRA-4821` or "check-slack-thread-2024" is a reply in words)
+        made = (password_shaped(value) or random_token(value, min_len=16) or high_entropy(value) or random_hex(value, min_len=32)
+                or (word_and_number(value, joined=True) and (value != value.lower() or any(not c.isalnum() and c not in "-_." for c in value))))
+        if made and not DIGEST.fullmatch(value) and judge(cls, ":", value, quoted=False, code=False, ends=True):
+            yield "credential in the reply to a request for it", m.start("value"), m.start("value") + len(value)
+
 
 def values_below(text: str, low: str) -> Iterator[Span]:
     """A random token alone on the line below a label line ending in ``:`` or below a shell
@@ -253,6 +300,7 @@ def values_below(text: str, low: str) -> Iterator[Span]:
         m = _SIGN_IN_THEN_VALUE.match(text, start)
         if m and strong_unlabelled(m.group("value")):
             yield "password on the line below its sign-in", m.start("value"), m.end("value")
+    yield from _chat_replies(text, low)
     if not any(w in low for w in ("pass", "secret", "token", "key", "credential")):
         return
     for m in _QUESTION_ANSWER.finditer(text) if "?" in text else ():

@@ -162,6 +162,13 @@ RULES: tuple[Rule, ...] = (
     Rule("Bitbucket app password", _start(r"ATBB[A-Za-z0-9_=.-]{28,40}") + _B, "ATBB<a32>", "mixed"),
     Rule("Fireworks API key", _start(r"fw_[A-Za-z0-9]{24,}") + _B, "fw_<a24>", "mixed"),
     Rule("Square access token", _start(r"EAAA[A-Za-z0-9_-]{60}") + _B, "EAAA<u60>", "mixed"),
+    # a Meta (Facebook, Instagram, WhatsApp) Graph API access token: `EAA` and a letter, then ~150-250
+    Rule("Meta access token", _start(r"EAA[B-Z][A-Za-z0-9]{90,400}(?![A-Za-z0-9])"), "EAAG<a180>", "mixed"),
+    # HubSpot's private app token: `pat-`, its data centre (`na1`, `eu1`), a UUID
+    Rule("HubSpot private app token", _start(r"pat-(?:na|eu|ap)[0-9]{1,2}-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+         + _B, "pat-na1-<h8>-<h4>-<h4>-<h4>-<h12>"),
+    # Flutterwave's secret key (its public key, `FLWPUBK-`, is published in pages)
+    Rule("Flutterwave secret key", _start(r"FLWSECK(?:_TEST)?-[0-9a-f]{32}-X") + _B, "FLWSECK-<h32>-X"),
     Rule("Fly.io token", _start(r"FlyV1[ \t]{1,4}fm[12][ar]?_[A-Za-z0-9+/=_-]{40,}"), "FlyV1 fm2_<b120>"),
     Rule("Atlassian API token", _start(r"ATATT3[A-Za-z0-9_=-]{100,}"), "ATATT3<u186>"),
     Rule("age secret key", _start(r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"), "AGE-SECRET-KEY-1"

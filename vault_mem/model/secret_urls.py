@@ -334,6 +334,17 @@ _URL_TOKEN_USER = lazy(r"://(?P<token>[A-Za-z0-9_~-]{20,400})@(?=[A-Za-z0-9\[])"
 _DSN_PATH = lazy(r"@[^\s/@\"'<>`]{1,253}/[0-9]{1,20}(?![^\s\"'<>`])")  # Sentry's `key@host/<project number>`
 
 
+# a random token as the password with its `/` and `+` left unescaped (base64 pasted as it came:
+# `https://oauth2:<ab/cd+ef>@gitlab.example.com/...`), which ends `_URL_CREDS`' password at the `/`;
+# before a dotted host or an IP address only, so `http://host:8080/users/@me` stays a path
+_URL_CREDS_SLASHED = lazy(r"://(?P<user>[^\s:/?#@\"'<>`]{0,128}):(?P<pw>[A-Za-z0-9+/=_.~-]{16,256})@" + _HOST_AHEAD)
+
+
+def _slashed_token(pw: str) -> bool:
+    """A base64 token cut by its own `/`: random in all, each cut piece no path's word."""
+    return "/" in pw and random_token(pw.replace("/", "").rstrip("="), min_len=16) and not looks_fake(pw)
+
+
 def url_passwords(text: str) -> Iterator[SecretFinding]:
     """``scheme://user:password@host``; database schemes get their own kind. A random token as
     the user, with no password, is the credential itself (a forge's ``https://<token>@host``)."""
@@ -345,6 +356,9 @@ def url_passwords(text: str) -> Iterator[SecretFinding]:
             hex_token = random_hex(token, min_len=32) and not _DSN_PATH.match(text, m.end("token"))
             if (random_token(token, min_len=20) or hex_token) and not is_placeholder(token, quoted=True):
                 yield SecretFinding("URL with token", m.start("token"), m.end("token"))
+    for m in _URL_CREDS_SLASHED.finditer(text) if "/" in text else ():
+        if _slashed_token(m.group("pw")) and _SCHEME.search(text, max(0, m.start() - 31), m.start()):
+            yield SecretFinding("URL with password", m.start("pw"), m.end("pw"))
     for m in _URL_CREDS.finditer(text):
         scheme = _SCHEME.search(text, max(0, m.start() - 31), m.start())
         pw = m.group("pw")

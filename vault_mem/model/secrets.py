@@ -73,6 +73,11 @@ Decisions a reader may look for:
   vectors) and a network card's address (``17:5b:6e:cf:51:90``) are no secret under any label.
   Twelve list words under a sentence that says what they are for ("Words for the spelling game:")
   count only with a valid checksum; "words" alone ("12 words:") still labels a phrase.
+- A value with no label counts by its place where the place says what it is: the reply below a
+  chat's request for a credential ("can you paste the token again", then the value alone), a new
+  value on a line that says the old one was revoked or rotated (random values only, and not where
+  the line names a certificate, commit, build or other public thing), a URL's password with its
+  base64 ``/`` left unescaped (before a dotted host, random by itself).
 - ``user:password@host`` counts without a scheme too (``admin:X@10.0.0.5``), before an IP address
   or a dotted host name, so image references (``node:20-alpine@sha256:...``) pass.
 
