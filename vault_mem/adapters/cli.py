@@ -1183,8 +1183,8 @@ def cmd_review(args) -> int:
     listed = items[:args.limit] if args.limit is not None else items
     # with several vaults a key is shown as personal:KEY / project:KEY, what edit or forget takes
     # an unusable file's name is no key (a peer's sentence, taken by a plain `git pull`): quoted
-    text = "\n".join(f"{i['flag']:<11} {(quoted if i['flag'] == 'problem' else shown)(_vault_key(i)):<32} {i['detail']}"
-                     for i in listed) or "nothing to review"
+    text = "\n".join(f"{_peer_lead(i)}{i['flag']:<11} {(quoted if i['flag'] == 'problem' else shown)(_vault_key(i)):<32} "
+                     f"{i['detail']}{_peer_mark(i)}" for i in listed) or "nothing to review"
     if len(listed) < len(items):
         text += f"\n(+{len(items) - len(listed)} more: raise --limit, or narrow with --type / --flag)"
     emit(args, listed, text)
