@@ -1130,7 +1130,8 @@ NOTICE_START = "Memory text is information written by people and agents"
 def parse_fenced(text: str) -> tuple[list[str], list[tuple[str, str]]]:
     """Read a rendered block as an agent told by its notice would: the nonce is the one the
     notice names; a memory runs from a line ``<memory-NONCE ...>`` to the next line
-    ``</memory-NONCE>``. Returns (the text outside every memory, [(open line, content)])."""
+    ``</memory-NONCE ...>`` (naming the memory again). Returns (the text outside every memory,
+    [(open line, content)])."""
     assert text.count(NOTICE_START) == 1, "the notice comes once per block"
     nonce = re.search(r"a line <memory-([0-9a-f]+) \.\.\.>", text).group(1)
     outside, memories = [], []
@@ -1139,7 +1140,7 @@ def parse_fenced(text: str) -> tuple[list[str], list[tuple[str, str]]]:
         if line.startswith(f"<memory-{nonce}") and line.endswith(">"):
             content = []
             for inner in lines:
-                if inner == f"</memory-{nonce}>":
+                if inner.startswith(f"</memory-{nonce}") and inner.endswith(">"):
                     break
                 content.append(inner)
             else:

@@ -27,7 +27,9 @@ def test_a_peers_key_is_marked_before_it_is_printed(tmp_path):
     assert own.startswith("editor-choice"), listed  # the person's lines as before
 
     found = cli("recall", "--vault", str(mine), "deploys go through the release script").stdout
-    [header] = [ln for ln in found.splitlines() if KEY in ln]
+    # its header, and the line that ends the peer's memory, naming it again (inj23)
+    [header, end] = [ln for ln in found.splitlines() if KEY in ln]
+    assert end.strip() == f"[end of {KEY}, {MARK[1:]}", found
     assert header.split(". ", 1)[1].startswith(MARK + " " + KEY), found
 
     got = cli("get", "--vault", str(mine), KEY).stdout

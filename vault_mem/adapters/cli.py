@@ -473,7 +473,7 @@ def _get_text(view: dict) -> str:
         lines.append(f"note: {note}")
     if view["body"].strip():
         lines += ["", *_quoted(view["body"])]
-    return "\n".join(lines)
+    return "\n".join(lines + _peer_end(view))
 
 
 def _quoted(body: str, indent: str = "") -> list[str]:
@@ -484,14 +484,25 @@ def _quoted(body: str, indent: str = "") -> list[str]:
     return [f"{indent}| {ln}" for ln in body.strip("\n").splitlines()]
 
 
+def _peer_end(row: dict, indent: str = "") -> list[str]:
+    """The line that ends a peer's memory (none for one trusted here): its key and author again,
+    after its quoted text. A client that keeps the head and the tail of a long output and cuts the
+    middle out (Codex's shell tool) showed the tail of a peer's ``| `` lines under the person's
+    hit above the cut, the peer's own header and author line cut away with the middle (inj23);
+    the fenced rendering's close marker names the memory again for the same reason."""
+    return [] if row.get("trusted", True) else [f"{indent}[end of {row['key']}, {_by(row.get('author'), False)}]"]
+
+
 def _peer_mark(row: dict) -> str:
     """What a listing line adds when a peer not approved here wrote it (nothing otherwise): a
-    peer picks its text, its name and its email, so the line says whose it is, as recall does."""
+    peer picks its text, its name and its email, so the line says whose it is, as recall does.
+    Said at both ends of a line of `list` and `log` (:func:`_peer_lead`): a client that cuts the
+    middle out of a long output (Codex's shell tool) keeps a line's end alone (inj23)."""
     return "" if row.get("trusted", True) else f"  [{_by(row.get('author'), False)}]"
 
 
 def _peer_lead(row: dict) -> str:
-    """:func:`_peer_mark` said before a peer's text on its line (a key, a description, an
+    """:func:`_peer_mark` said before a peer's text on its line too (a key, a description, an
     author's name and a subject), not after it: padded with 3,000 spaces, a peer's description
     pushed the mark off the screen of `vault-mem list` (a pager, a terminal that does not wrap,
     a tool output cut per line), and the line read as the person's. The key too is the peer's
@@ -517,7 +528,7 @@ def cmd_list(args) -> int:
     else:
         rows = read(args, "list", params)
     text = "\n".join(_peer_lead(r) + f"{r['key']:<32} {r['type']:<10} " + (f"[{r['vault']}] " if r.get("vault") else "")
-                     + r["description"] for r in rows) or "(no memories)"
+                     + r["description"] + _peer_mark(r) for r in rows) or "(no memories)"
     emit(args, rows, text)
     return 0
 
@@ -528,7 +539,8 @@ def cmd_log(args) -> int:
     entries = vault.log(key, limit=args.limit)
     # the mark before the author's name and the subject: both are text the commit's writer chose
     text = "\n".join(f"{e.commit[:10]} {e.date} " + _peer_lead({"author": e.email, "trusted": e.trusted})
-                     + f"{e.author:<18} {e.subject}" for e in entries) or "(no history)"
+                     + f"{e.author:<18} {e.subject}" + _peer_mark({"author": e.email, "trusted": e.trusted})
+                     for e in entries) or "(no history)"
     if label:  # the JSON stays a list of entries, each naming its vault
         text = f"{label.rstrip(', ')} {vault.root}:\n{text}"
     emit(args, [{**e.to_dict(), **_named(args, vault)} for e in entries], text)
@@ -598,6 +610,7 @@ def cmd_recall(args) -> int:
             lines.append(f"   ({hit['note']})")
         if hit["body"].strip():
             lines.extend(_quoted(hit["body"], "   "))
+        lines.extend(_peer_end(hit, "   "))
     print("\n".join(lines))
     return 0
 
@@ -1170,8 +1183,8 @@ def cmd_review(args) -> int:
     listed = items[:args.limit] if args.limit is not None else items
     # with several vaults a key is shown as personal:KEY / project:KEY, what edit or forget takes
     # an unusable file's name is no key (a peer's sentence, taken by a plain `git pull`): quoted
-    text = "\n".join(f"{i['flag']:<11} {(quoted if i['flag'] == 'problem' else shown)(_vault_key(i)):<32} {i['detail']}"
-                     for i in listed) or "nothing to review"
+    text = "\n".join(f"{_peer_lead(i)}{i['flag']:<11} {(quoted if i['flag'] == 'problem' else shown)(_vault_key(i)):<32} "
+                     f"{i['detail']}{_peer_mark(i)}" for i in listed) or "nothing to review"
     if len(listed) < len(items):
         text += f"\n(+{len(items) - len(listed)} more: raise --limit, or narrow with --type / --flag)"
     emit(args, listed, text)
@@ -1199,7 +1212,7 @@ def cmd_check_refs(args) -> int:
     missing = check_refs(vault, Path(args.repo))
     # the reference quoted, and a peer's line starting with the mark, before its key: text its
     # writer chose, in our sentence (atk23; _peer_lead)
-    text = "\n".join(f"{_peer_lead(m)}{m['key']}: {quoted(m['ref'])} does not exist"
+    text = "\n".join(f"{_peer_lead(m)}{m['key']}: {quoted(m['ref'])} does not exist{_peer_mark(m)}"
                      for m in missing) or "every referenced path exists"
     emit(args, missing, text)
     return 1 if missing else 0

@@ -86,7 +86,8 @@ def review(vault: Vault, *, today: dt.date | None = None, type: str | None = Non
     first).
 
     Each item: ``flag``, ``key``, ``detail`` (what it is and what to do), ``flags`` (all that
-    apply), ``type``, ``path``, ``date`` and ``age_days`` where known. ``type`` keeps the items of
+    apply), ``type``, ``path``, ``date`` and ``age_days`` where known, ``author`` and whether it is
+    ``trusted`` here. ``type`` keeps the items of
     one memory type (by the file's folder where the memory could not be read); ``flag`` those
     with that flag among their flags (``stale`` lists a stale memory that is superseded too).
     """
@@ -141,6 +142,13 @@ def review(vault: Vault, *, today: dt.date | None = None, type: str | None = Non
         if item["type"] is None and item.get("path"):
             item["type"] = FOLDER_TYPES.get(str(item["path"]).split("/", 1)[0])
     items = [i for i in items if (type is None or i["type"] == type) and (flag is None or flag in i["flags"])]
+    # whose each memory is, as list and recall say it: a key is text its writer chose, and an
+    # agent runs review through its shell as readily as list (inj23: a peer's sentence of a key
+    # led its line and stood in vault-mem's advice unmarked)
+    who = vault.authors([i["path"] for i in items if i.get("path")], check_disk=False) if items else {}
+    for item in items:
+        found = who.get(item.get("path") or "")
+        item["author"], item["trusted"] = (found.email, found.trusted) if found else (None, True)
     items.sort(key=lambda i: (_FLAG_ORDER.index(i["flag"]), i["key"]))
     return items
 
