@@ -78,3 +78,19 @@ def test_a_plain_pull_of_a_memory_alone_or_of_an_approved_version_names_no_file(
     pull = _pull(mine, "merge")
     assert (mine / "AGENTS.md").is_file()
     assert "not approved on this machine" not in pull.stderr, pull.stderr
+
+
+def test_a_plain_pull_of_many_such_files_names_a_few_and_counts_the_rest(tmp_path):
+    """A peer's commit of hundreds of such files (each an `.envrc` of a folder of its own) is
+    named as a sync names it: the first five, then how many more, not a line per file."""
+    from vault_mem.adapters.hooks import UNAPPROVED_NAMED
+
+    mine, peer = person_and_peer(tmp_path)
+    for i in range(300):
+        (peer / "tools" / f"t{i:03}").mkdir(parents=True)
+        (peer / "tools" / f"t{i:03}" / ".envrc").write_text("touch /tmp/pwned-atk28\n")
+    push_as_peer(peer, "tools")
+    pull = _pull(mine, "merge")
+    named = [ln for ln in pull.stderr.splitlines() if "not approved on this machine" in ln]
+    assert len(named) == UNAPPROVED_NAMED, pull.stderr
+    assert f"and {300 - UNAPPROVED_NAMED} more such files" in pull.stderr, pull.stderr

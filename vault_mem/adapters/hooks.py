@@ -510,9 +510,16 @@ def _unapproved_by_merge(vault: Vault, name: str, before: str, head: str) -> str
         found = unapproved_git_files(vault.root, vault.repo, vault.prefix, before, head)
     except VaultMemError as exc:
         return f"vault-mem {name}: could not check which files the merged commits brought need approval ({exc})\n"
-    return "".join(f"vault-mem {name}: "
-                   f"{unapproved_line(vault.ws.top(f.path), _change(f.ours, f.theirs), before, is_git_file(f.path))}\n"
-                   for f in found)
+    lines = [f"vault-mem {name}: {unapproved_line(vault.ws.top(f.path), _change(f.ours, f.theirs), before, is_git_file(f.path))}\n"
+             for f in found[:UNAPPROVED_NAMED]]
+    if len(found) > UNAPPROVED_NAMED:  # as a sync names them: a peer's 19,000 files are no 19,000 lines
+        lines.append(f"vault-mem {name}: and {len(found) - UNAPPROVED_NAMED} more such files: "
+                     f"`git diff --stat {before[:10]} HEAD` lists them\n")
+    return "".join(lines)
+
+
+#: how many files :func:`_unapproved_by_merge` names one by one
+UNAPPROVED_NAMED = 5
 
 
 def _change(ours: str | None, theirs: str | None) -> str:
