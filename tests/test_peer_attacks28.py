@@ -94,3 +94,32 @@ def test_a_plain_pull_of_many_such_files_names_a_few_and_counts_the_rest(tmp_pat
     named = [ln for ln in pull.stderr.splitlines() if "not approved on this machine" in ln]
     assert len(named) == UNAPPROVED_NAMED, pull.stderr
     assert f"and {300 - UNAPPROVED_NAMED} more such files" in pull.stderr, pull.stderr
+
+
+@pytest.mark.parametrize("peers_file", ["[recall]\nmin_similarity = -1.0\n", "[recall\nmin_similarity = -1.0\n"],
+                         ids=["unapproved", "not-toml"])
+def test_a_peers_vault_toml_then_its_deletion_leaves_the_approved_copy_and_sync_going(tmp_path, peers_file):
+    """Before: a peer pushed a vault.toml (unapproved, or not TOML), the person synced it (not in
+    force: it waits for `vault-mem trust`), then the peer deleted it. A sync keeps the file on
+    disk when a peer deletes it so the folder stays a vault, but it kept whatever was there, the
+    peer's file: every command then said that file was "kept and in force" and told the person
+    to `git add vault.toml && git commit` it (the peer's settings, committed in the person's
+    name for every clone), and the peer's next vault.toml stopped every later sync of that clone
+    as "changes that are not committed". The copy kept is now the approved one."""
+    mine, peer = person_and_peer(tmp_path)
+    approved = (mine / "vault.toml").read_bytes()
+    (peer / "vault.toml").write_text(peers_file)
+    push_as_peer(peer, "settings")
+    assert cli("sync", "--vault", str(mine)).returncode == 0
+    git(peer, "rm", "-q", "vault.toml")
+    push_as_peer(peer, "no settings")
+    assert cli("sync", "--vault", str(mine)).returncode == 0
+    assert (mine / "vault.toml").read_bytes() == approved
+    listed = cli("list", "--vault", str(mine))
+    assert listed.returncode == 0 and "not valid TOML" not in listed.stderr and "-1.0" not in listed.stderr, listed.stderr
+
+    (peer / "vault.toml").write_text("[recall]\nk = 7\n")
+    push_as_peer(peer, "settings again")
+    again = cli("sync", "--vault", str(mine))
+    assert again.returncode == 0, again.stderr
+    assert (mine / "vault.toml").read_text() == "[recall]\nk = 7\n"  # taken, waiting for approval
