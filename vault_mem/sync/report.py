@@ -120,12 +120,16 @@ def unapproved_line(path: str, change: str, before: str, git_file: bool) -> str:
     what = ("a file git itself interprets (attributes, submodules, ignore rules, the author map)" if git_file else
             "a file vault-mem does not read but an agent, editor or shell started in the vault may "
             "(settings, hooks, instructions, scripts)")
-    back = (f"take it out with `git rm -q -- {shell_word(path)}`" if change == "added" else
-            f"put it back with `git checkout {before[:10]} -- {shell_word(path)}`")
+    # a name a shell must quote is the peer's text: said once, quoted as vault-mem quotes names,
+    # and the commands take it as PATH (shell quoting would set it outside that quotation)
+    word = shell_word(path)
+    arg, which = (word, "") if word == shown(path) else ("PATH", ", PATH being that file's name")
+    back = (f"take it out with `git rm -q -- {arg}`" if change == "added" else
+            f"put it back with `git checkout {before[:10]} -- {arg}`")
     return (f"{quoted(path)}, {what}, was {change} by the merged commits, a version not approved on this machine: "
-            f"read the change with `git diff {before[:10]} HEAD -- {shell_word(path)}` before starting an agent "
-            f"here, and {back} and commit (a sync would have stopped on it until the person approved it with "
-            "`vault-mem trust`)")
+            f"read the change with `git diff {before[:10]} HEAD -- {arg}` before starting an agent "
+            f"here, and {back} and commit{which} (a sync would have stopped on it until the person approved "
+            "it with `vault-mem trust`)")
 
 
 def set_aside_line(remote: str, branch: str, a: dict[str, Any]) -> str:
