@@ -492,7 +492,38 @@ def _displaced_by_merge(vault: Vault, name: str, extra: list[str]) -> str:
         found = displaced_by_peers(vault.ws, vault.sidecar, base, before, head)
     except VaultMemError as exc:  # a warning's check: it never fails the person's git command
         return f"vault-mem {name}: could not check which of your memories the merged commits delete or change ({exc})\n"
-    return "".join(f"vault-mem {name}: {displaced_line(d, vault.ws.top(d['path']))}\n" for d in found)
+    return "".join(f"vault-mem {name}: {displaced_line(d, vault.ws.top(d['path']))}\n" for d in found) + \
+        _unapproved_by_merge(vault, name, before, head)
+
+
+def _unapproved_by_merge(vault: Vault, name: str, before: str, head: str) -> str:
+    """The lines naming each file that takes approval (an agent's settings or hooks, an
+    instruction file, a ``.gitattributes``: ``store/gitfiles.needs_approval``) that the commits a
+    plain ``git pull`` brought in (``before``..``head``, the range :func:`_displaced_by_merge`
+    worked out) changed to a version not approved here. A sync stops on such a file until the
+    person approves it; a plain pull took it unsaid, and the next agent session in the vault ran
+    the peer's hook and read the peer's instructions unmarked (atk28). ("" when there is none.)"""
+    from vault_mem.store.gitfiles import is_git_file, unapproved_git_files
+    from vault_mem.sync.report import unapproved_line
+
+    try:
+        found = unapproved_git_files(vault.root, vault.repo, vault.prefix, before, head)
+    except VaultMemError as exc:
+        return f"vault-mem {name}: could not check which files the merged commits brought need approval ({exc})\n"
+    lines = [f"vault-mem {name}: {unapproved_line(vault.ws.top(f.path), _change(f.ours, f.theirs), before, is_git_file(f.path))}\n"
+             for f in found[:UNAPPROVED_NAMED]]
+    if len(found) > UNAPPROVED_NAMED:  # as a sync names them: a peer's 19,000 files are no 19,000 lines
+        lines.append(f"vault-mem {name}: and {len(found) - UNAPPROVED_NAMED} more such files: "
+                     f"`git diff --stat {before[:10]} HEAD` lists them\n")
+    return "".join(lines)
+
+
+#: how many files :func:`_unapproved_by_merge` names one by one
+UNAPPROVED_NAMED = 5
+
+
+def _change(ours: str | None, theirs: str | None) -> str:
+    return "added" if ours is None else "deleted" if theirs is None else "changed"
 
 
 def _commit_persons_index(vault: Vault, name: str) -> str:

@@ -278,7 +278,7 @@ def command_credentials(text: str, low: str) -> Iterator[Span]:
 # auth (`influx ... -t X`, `-k X`, `-a X`: a long random token only), and a token as `-u`'s user
 # with the password left empty (`curl -u <key>:`: an API key sent as basic auth's user).
 # (`-u` with no space before it too: a user-and-password flag may start its line, `-u ops:X` noted alone)
-_FLAG_WORDS = (" -p", "\t-p", " /p", " -t", " -k", " -a", " -s", "-u", " /pass", "\t/p", " --pass", " -x", " -c")
+_FLAG_WORDS = (" -p", "\t-p", " /p", " -t", " -k", " -a", " -s", "-u", " /pass", "\t/p", " --pass", " -x", " -c", " -w")
 _ATTACHED_P = lazy(r"-p(?P<value>[^\s\-][^\s]{5,200})")
 _WINDOWS_P = lazy(r"(?i:[/-](?:p|pw|pwd|pass|password|passwd)):(?P<value>[^\s]{1,200})")
 _TOKEN_FLAG = lazy(r"-[tkasTKAS]")
@@ -291,6 +291,10 @@ _USER_PAIR_ATTACHED = lazy(r"(?P<flag>--user(?:name)?|--auth)=(?P<arg>[^\s]{2,30
 # `openssl ... -pass pass:X`): there a person's `Juniper_4658` counts, as after a password's label
 _PASSWORD_COMMANDS = lazy(r"sshpass|openssl|htpasswd|[a-z0-9_-]{0,20}passwd|7za?|zip|unzip|unrar|rar|gpg2?")
 _OPENSSL_PASS = lazy(r"-(?:pass|passin|passout|k)")
+# macOS keychain's `security add-generic-password ... -w X` (and add-internet-password): `-w` of
+# those takes the password and nothing else (find-*-password's `-w` takes no value: it prints one),
+# so any literal there is one, a letters-only random run too (atk28)
+_KEYCHAIN_ADD = lazy(r"add-(?:generic|internet)-password")
 _PATTERN = lazy(r"[\[\]{}()]|\.\*|\]#")  # a glob's or regex's (zsh's `#compdef -P pip[0-9.]#`), not a password's
 # (the user may be empty before `:`, `curl -u :X`; the password may be quoted on its own, `lftp -u ops,'X'`)
 _USER_AND_PASSWORD = lazy(r"(?:[\w.@\\-]{1,64}[,%]|[\w.@\\-]{0,64}:)[\"']?(?P<value>[^\s'\"]{6,200})[\"']?")
@@ -384,6 +388,14 @@ def flag_credentials(text: str, low: str) -> Iterator[Span]:
             if i + 1 >= len(tokens):
                 continue
             nxt = tokens[i + 1].group()
+            if word == "-w" and _command_named(tokens, i, _KEYCHAIN_ADD, first):
+                value = nxt.strip("\"'")
+                if len(value) >= 6 and (credential_like(value) or word_and_number(value, joined=True)) \
+                        and not value.startswith(("$", "%", "<", "{", "-")) and not is_placeholder(value, quoted=True) \
+                        and not _PATTERN.search(value):
+                    at = tokens[i + 1].start() + nxt.find(value)
+                    yield "password given to a command", at, at + len(value)
+                continue
             passphrase = (word in _PASSPHRASE_FLAGS and _command_named(tokens, i, _PASSPHRASE_COMMANDS, first)) or (
                 word == "-c" and _command_named(tokens, i, _COMMUNITY_COMMANDS, first))
             person = (word in ("-p", "-P", "--pass") or _OPENSSL_PASS.fullmatch(word) is not None) \

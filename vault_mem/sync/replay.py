@@ -387,7 +387,7 @@ class Replay:
         # mode change no one made, and the next sync bringing that file stop as "not committed"
         executable = {top[len(self.prefix):] for top, e in self.entries.items() if e and e[0] == EXECUTABLE}
         with contextlib.closing(self._theirs([rel for rel in incoming if rel != INDEX_FILE])) as theirs:
-            self._write(((rel, d) for rel, d in theirs if d is not None or rel != CONFIG_FILE), executable)
+            self._write(self._keeping_config(theirs), executable)
         parent, tree = self.remote_tip, repo.commit_tree(self.remote_tip)
         for commit, _parent, changed in per_commit:
             edits: dict[str, bytes | None] = {}
@@ -465,6 +465,23 @@ class Replay:
 
     def _bytes(self, oid: str | None) -> bytes | None:
         return self.repo.read_object(oid)[1] if oid else None
+
+    def _keeping_config(self, theirs: Iterable[tuple[str, bytes | None]]) -> Iterator[tuple[str, bytes | None]]:
+        """``theirs`` with a peer's deletion of vault.toml made the approved copy (kept on disk,
+        uncommitted: :meth:`check_clean` lets it through, ``store/settings`` names it). The copy
+        kept was whatever the disk held, so after a peer's vault.toml (synced, waiting for
+        approval) and its deletion, it was the peer's file: every command called it "kept and in
+        force" and said to `git add` and commit it, and the peer's next vault.toml stopped each
+        later sync as "not committed" (atk28). With nothing approved (a fresh clone on the
+        defaults) the file stays as it is."""
+        kept = None
+        for rel, data in theirs:
+            if data is None and rel == CONFIG_FILE:
+                kept = kept or approved_config(self.vault.root)
+                if kept is not None:
+                    yield rel, kept[0]
+                continue
+            yield rel, data
 
     def _write(self, files: Iterable[tuple[str, bytes | None]], executable: frozenset[str] | set[str] = frozenset()) -> None:
         """Write (or delete, for None) each ``(path, bytes)`` as it comes, then index them:

@@ -125,6 +125,27 @@ def displaced_line(d: dict[str, str], path: str | None = None) -> str:
             f"that author with `vault-mem trust --author {shell_word(d['by'])}`")
 
 
+def unapproved_line(path: str, change: str, before: str, git_file: bool) -> str:
+    """The sentence that names a file that takes approval (``store/gitfiles.needs_approval``)
+    which the commits a plain ``git pull`` merged changed to a version not approved here: a
+    sync stops on it; the person's own git command cannot be stopped, so the hook git runs after
+    it names it with the way back. ``path``: as git names it from where the person runs it;
+    ``change``: ``added``, ``changed`` or ``deleted``; ``before``: HEAD before the pull."""
+    what = ("a file git itself interprets (attributes, submodules, ignore rules, the author map)" if git_file else
+            "a file vault-mem does not read but an agent, editor or shell started in the vault may "
+            "(settings, hooks, instructions, scripts)")
+    # a name a shell must quote is the peer's text: said once, quoted as vault-mem quotes names,
+    # and the commands take it as PATH (shell quoting would set it outside that quotation)
+    word = shell_word(path)
+    arg, which = (word, "") if word == shown(path) else ("PATH", ", PATH being that file's name")
+    back = (f"take it out with `git rm -q -- {arg}`" if change == "added" else
+            f"put it back with `git checkout {before[:10]} -- {arg}`")
+    return (f"{quoted(path)}, {what}, was {change} by the merged commits, a version not approved on this machine: "
+            f"read the change with `git diff {before[:10]} HEAD -- {arg}` before starting an agent "
+            f"here, and {back} and commit{which} (a sync would have stopped on it until the person approved "
+            "it with `vault-mem trust`)")
+
+
 def set_aside_line(remote: str, branch: str, a: dict[str, Any]) -> str:
     """The sentence that names the remote's commit a sync set aside (git's check refuses an
     object of it), what that holds back, and the fix."""
