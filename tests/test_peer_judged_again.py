@@ -411,7 +411,9 @@ def test_the_judgement_brought_along_each_change_is_the_whole_judgement(tmp_path
     asks = random.Random(seed + 1000)  # which steps the warm vault reads (the others: a one-shot process alone)
     world = World(tmp_path, rng)
     try:
-        assert world.compare("start") == ("stored", "whole")  # the one-shot judged whole and kept it
+        start = world.compare("start")
+        # the one-shot judged whole and kept it; the warm vault brought that along
+        assert start == ("stored", "whole"), (start, world.warm._kept_peers.last, world.why)
         steps = list(World.CHANGES)
         rng.shuffle(steps)
         steps += [rng.choice(World.CHANGES) for _ in range(12)]
