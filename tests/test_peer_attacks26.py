@@ -56,6 +56,9 @@ _FIRST_READ = """
 import sys, tracemalloc
 tracemalloc.start()
 from vault_mem import Vault
+from vault_mem.vault import authors
+if len(sys.argv) > 2:
+    authors.TEXTS_READ_BYTES = int(sys.argv[2])
 vault = Vault(sys.argv[1])
 vault.render_trusted_index()
 vault.recall("which editor and which build port")
@@ -66,6 +69,11 @@ print(tracemalloc.get_traced_memory()[1] // 2**20)
 #: what the first read after the sync may take beyond the same read before it (MB): the texts
 #: of history it reads are bounded (``vault/authors.py``'s :data:`TEXTS_READ_BYTES`, 8 MB)
 _READ_ROOM_MB = 32
+#: that bound lowered (in the test's process, where the sync and the reads are made, and in the
+#: reading process), so that a tenth or a quarter of the versions is past it as 1,000 of 40 KB
+#: (40 MB) are past 8 MB: the same rule at a fraction of the git and Python work (the stream
+#: written, packed, fetched, walked and read)
+_LOW_TEXTS_BOUND = 1024 * 1024
 
 
 def _peer_git(peer, *args: str, input: bytes | None = None) -> None:
@@ -73,8 +81,11 @@ def _peer_git(peer, *args: str, input: bytes | None = None) -> None:
                    input=input)
 
 
-def _peak_mb(mine) -> int:
-    proc = subprocess.run([sys.executable, "-c", _FIRST_READ, str(mine)], capture_output=True, text=True,
+def _peak_mb(mine, texts_bound: int | None = None) -> int:
+    """:data:`_FIRST_READ`'s figure; ``texts_bound``: ``authors.TEXTS_READ_BYTES`` lowered to it
+    in that process."""
+    bound = [] if texts_bound is None else [str(texts_bound)]
+    proc = subprocess.run([sys.executable, "-c", _FIRST_READ, str(mine), *bound], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": ""})
     assert proc.returncode == 0, proc.stderr
     return int(proc.stdout.split()[-1])
@@ -99,28 +110,41 @@ def _versions(body: bytes, n: int) -> bytes:
     return b"".join(stream)
 
 
-def test_many_versions_each_under_the_size_limit_cost_the_first_read_a_bounded_amount(tmp_path):
+#: the many-versions test at a quarter of the sizes: the bound on one reading of history's texts
+#: (8 MB) lowered to :data:`_LOW_TEXTS_BOUND` in the reading process and in this one (the sync),
+#: 250 versions of 40 KB (10 MB) past it as 1,000 (40 MB) are past 8 MB, and the room the first
+#: read may take beyond the same read before the sync lowered with it. With no bound at all the
+#: same 250 versions took the read 11-14 MB more (measured: 200 versions, the bound at 10**12:
+#: 22 MB against 8-11 before; at 1 MB, 9-10 against 8-11), as main's reading of every version did
+_LOW_READ_ROOM_MB = 6
+
+
+def test_many_versions_each_under_the_size_limit_cost_the_first_read_a_bounded_amount(tmp_path, monkeypatch):
     """Before: 1,000 commits of one path a peer pushed, each a 40 KB text one line apart from the
     last (a few hundred KB of pack as deltas; no file over any limit), then the person's own edit
     of it: the next read worked out whose lines stand from every version since the peer's
     change, all 40 MB held at once (Python's peak 79 MB against 13 before the sync; 2,000
     versions, 151 MB). Now one reading holds at most 8 MB of history's texts; past that the
-    path's history counts as unreadable (the peer's, the safe side)."""
+    path's history counts as unreadable (the peer's, the safe side). Here at a quarter of the
+    sizes (:data:`_LOW_READ_ROOM_MB`): 250 versions, 10 MB, against a bound of 1 MB."""
+    monkeypatch.setattr(authors, "TEXTS_READ_BYTES", _LOW_TEXTS_BOUND)
     mine, peer = person_and_peer(tmp_path)
-    before = _peak_mb(mine)
+    before = _peak_mb(mine, _LOW_TEXTS_BOUND)
     original = (peer / PINNED).read_bytes()
     body = original + _padding(1_800)
-    stream = _versions(body, 1_000)
+    versions = 250
+    assert len(body) * versions > 8 * _LOW_TEXTS_BOUND
+    stream = _versions(body, versions)
     _peer_git(peer, "fast-import", "--quiet", input=stream)
     _peer_git(peer, "push", "-q", "origin", "main")
 
     r = cli("--vault", str(mine), "sync")
     assert r.returncode == 0, r.stderr
     # the person's own edit over the peer's text: whose lines stand is read from its history
-    (mine / PINNED).write_bytes((mine / PINNED).read_bytes().replace(b"version 999", b"version 1000"))
+    (mine / PINNED).write_bytes((mine / PINNED).read_bytes().replace(b"version 249", b"version 250"))
     git(mine, "commit", "-q", "-am", "my edit")
-    after = _peak_mb(mine)
-    assert after - before < _READ_ROOM_MB, (before, after)
+    after = _peak_mb(mine, _LOW_TEXTS_BOUND)
+    assert after - before < _LOW_READ_ROOM_MB, (before, after)
 
 
 def _octopus(peer, roots: int, files: int) -> str:
@@ -307,12 +331,14 @@ def test_a_move_not_committed_from_a_text_left_unread_is_followed(tmp_path, monk
     assert trusted["deploy"] is False
 
 
-def test_one_paths_history_past_the_bound_leaves_the_other_paths_judged_with_it_judged(tmp_path):
-    """The peer's 1,000 versions of the person's pinned memory (40 MB, past the bound), then one
-    commit of the person's editing that memory and their own ``facts/ci.md`` (a peer's line in it
-    long removed by the person): both are judged in one reading. On main one path's unread text
-    made every path of the reading the peer's: the person's own memory hidden. Now each path's
-    own texts decide, the shortest histories read first."""
+def test_one_paths_history_past_the_bound_leaves_the_other_paths_judged_with_it_judged(tmp_path, monkeypatch):
+    """The peer's 100 versions of the person's pinned memory (4 MB, past the bound, lowered to
+    1 MB here as 1,000 of them, 40 MB, are past 8 MB), then one commit of the person's editing
+    that memory and their own ``facts/ci.md`` (a peer's line in it long removed by the person):
+    both are judged in one reading. On main one path's unread text made every path of the
+    reading the peer's: the person's own memory hidden. Now each path's own texts decide, the
+    shortest histories read first."""
+    monkeypatch.setattr(authors, "TEXTS_READ_BYTES", _LOW_TEXTS_BOUND)
     mine, peer = person_and_peer(tmp_path)
     share_ci_memory(mine, peer)
     ci = peer / "facts" / "ci.md"
@@ -324,7 +350,9 @@ def test_one_paths_history_past_the_bound_leaves_the_other_paths_judged_with_it_
     git(mine, "commit", "-q", "-am", "not that")
     assert trusted_by_key(mine)["ci"] is True
     body = (peer / PINNED).read_bytes() + _padding(1_800)
-    stream = _versions(body, 1_000)
+    versions = 100
+    assert len(body) * versions > 3 * _LOW_TEXTS_BOUND  # the pinned memory's history is past the bound
+    stream = _versions(body, versions)
     git(peer, "pull", "-q", "--ff-only", "origin", "main")
     _peer_git(peer, "fast-import", "--quiet", input=stream)
     _peer_git(peer, "push", "-q", "origin", "main")

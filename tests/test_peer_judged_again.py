@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 from conftest import PEER_EMAIL, cli, count_standing, git, new_vault, publish
 
+import vault_mem
 from vault_mem import Vault
 from vault_mem.errors import VaultMemError
 from vault_mem.index import authors as index_rows
@@ -87,6 +88,7 @@ class World:
         self.approved = False
         self.peer_moved = False
         self.why = ""
+        self.warm_why = ""  # why the warm vault judged as it did at its last comparison
         self._forker: subprocess.Popen | None = None  # the one-shot processes' parent (one_shot)
         self._forker_log = self.root.parent / "one-shot-stderr.log"
 
@@ -113,8 +115,16 @@ class World:
         each process still starts with nothing of the vault in memory, only what the sidecar
         keeps."""
         if self._forker is None:
+            # -I (no PYTHONPATH, no user site, no script folder on the path) imports the vault-mem
+            # the interpreter has installed, which need not be the one this process imported (a
+            # checkout run with PYTHONPATH, as bench_suite_cpu.py --tree/--against runs one): the
+            # one-shots then ran other code, whose judgement the warm vault rightly refused as
+            # another code's ("kept by other code": ('whole', 'whole') at the start). So the
+            # folder holding this process's vault_mem goes first on the one-shots' path.
+            here = str(Path(vault_mem.__file__).resolve().parent.parent)
             with open(self._forker_log, "ab") as err:
-                self._forker = subprocess.Popen([sys.executable, "-I", "-c", ONE_SHOT + FORKER], stdin=subprocess.PIPE,
+                self._forker = subprocess.Popen([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {here!r})\n"
+                                                 + ONE_SHOT + FORKER], stdin=subprocess.PIPE,
                                                 stdout=subprocess.PIPE, stderr=err, text=True,
                                                 env={**os.environ, "VAULT_MEM_EMBEDDER": "none"})
         assert self._forker.stdin is not None and self._forker.stdout is not None
@@ -351,6 +361,7 @@ class World:
             self.warm.reconcile()
             text, _legend, peers = self.warm.render_trusted_index()
             how = self.warm._kept_peers.last.how
+            self.warm_why = self.warm._kept_peers.last.why
             hook = [h.path for h in self.warm.recall("deploys to staging", k=8, trusted_only=True).hits]
         with Vault(self.root) as fresh:
             fresh._kept_peers = KeptPeers(stored=False)  # the whole judgement, as main made it in every process
@@ -411,7 +422,9 @@ def test_the_judgement_brought_along_each_change_is_the_whole_judgement(tmp_path
     asks = random.Random(seed + 1000)  # which steps the warm vault reads (the others: a one-shot process alone)
     world = World(tmp_path, rng)
     try:
-        assert world.compare("start") == ("stored", "whole")  # the one-shot judged whole and kept it
+        start = world.compare("start")
+        # the one-shot judged whole and kept it; the warm vault brought that along
+        assert start == ("stored", "whole"), (start, world.warm_why, world.why)
         steps = list(World.CHANGES)
         rng.shuffle(steps)
         steps += [rng.choice(World.CHANGES) for _ in range(12)]
