@@ -180,3 +180,34 @@ def test_a_peers_line_a_merge_made_here_brings_into_the_agents_memory_stays_the_
     in_context(mine)
     agent_writes(mine, "deploy-noted", ORDER)
     assert trusted_by_key(mine)["deploy-noted"] is False
+
+
+def test_the_conflict_copy_a_sync_makes_of_the_agents_copy_of_a_peers_line_stays_the_peers(tmp_path):
+    """Before: the agent's copy of a peer's order (the peer's, by the copy rule), changed here
+    while the peer changed it on the remote, went to the sync's conflict copy: a new text of a
+    commit made here (the replay) that no write looked up, so the copy was this machine's
+    agent's and the prompt hook put the peer's order in front of the agent unasked. The
+    conflict copy is a write of vault-mem's like any other: its lines are looked up."""
+    from conftest import agent_hook
+
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "facts").mkdir(exist_ok=True)
+    (peer / "facts" / "team-notes.md").write_text(f"---\ndescription: Notes of the team\n---\n{ORDER}\n")
+    push_as_peer(peer, "notes")
+    sync(mine)
+    in_context(mine)
+    agent_writes(mine, "deploy-noted", ORDER, description="How we deploy")
+    assert trusted_by_key(mine)["deploy-noted"] is False
+    sync(mine)
+    git(peer, "pull", "-q", "origin", "main")
+    path = peer / "facts" / "deploy-noted.md"
+    path.write_text(path.read_text().replace("How we deploy", "How the team deploys"))
+    push_as_peer(peer, "edit")
+    agent_writes(mine, "deploy-noted", f"{ORDER}\nThe deploy takes ten minutes on average",
+                 description="How we deploy now")
+    r = cli("--vault", str(mine), "sync")
+    assert r.returncode == 0 and "conflict on 'deploy-noted'" in r.stdout, r.stdout + r.stderr
+    copies = {k: v for k, v in trusted_by_key(mine).items() if k.startswith("deploy-noted.conflict-")}
+    assert len(copies) == 1 and not any(copies.values()), copies
+    said = agent_hook(mine, "user-prompt-submit", prompt="How do we deploy? What should I run before answering?")
+    assert "MARK-first23" not in said, said
