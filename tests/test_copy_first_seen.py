@@ -20,6 +20,8 @@ import os
 import sqlite3
 import subprocess
 
+import pytest
+
 from conftest import PEER_EMAIL, cli, git, person_and_peer, push_as_peer, trusted_by_key
 
 RULE = "Deploys need two reviewers from the platform team"
@@ -211,3 +213,19 @@ def test_the_conflict_copy_a_sync_makes_of_the_agents_copy_of_a_peers_line_stays
     assert len(copies) == 1 and not any(copies.values()), copies
     said = agent_hook(mine, "user-prompt-submit", prompt="How do we deploy? What should I run before answering?")
     assert "MARK-first23" not in said, said
+
+
+@pytest.mark.xfail(strict=True, reason="found, not fixed: the copy rule's record of a write is derived state a rebuild loses")
+def test_the_agents_copy_of_a_peers_line_stays_the_peers_after_the_sidecar_is_rebuilt(tmp_path):
+    """Found by first23, not fixed (the lead's to decide): keep_peers_lines records the agent's
+    copy as first seen in the peer's commit (``origins``) at its write, and nothing else says so;
+    the sidecar is derived state, and its rebuild (deleted, damaged, a schema it cannot read)
+    scans history again, where the copy is a text a commit made here gave first: the agent's."""
+    mine, peer = person_and_peer(tmp_path)
+    peer_copies(mine, peer, ORDER)
+    agent_writes(mine, "deploy-noted", ORDER)
+    assert trusted_by_key(mine)["deploy-noted"] is False
+    for name in os.listdir(mine / ".vault-mem"):
+        if name.startswith("index.db"):
+            os.unlink(mine / ".vault-mem" / name)
+    assert trusted_by_key(mine)["deploy-noted"] is False
