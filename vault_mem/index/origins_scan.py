@@ -190,17 +190,17 @@ class ScanScratch:
         self.rows += len(rows)
         self._spill()
 
-    def line_firsts(self, batch: int = 1000) -> Iterator[list[tuple[int, str, str, bool, tuple[str, str, int] | None]]]:
+    def line_firsts(self, batch: int = 1000) -> Iterator[list[tuple[int, str, str, bool, tuple[str, str, int | None] | None]]]:
         """``(line hash, commit, email, made here, here)`` for each line: its first giver in the
         scan's order, and, where that is a commit not made here, the first commit made here
-        whose text holds the line too (``(commit, email, committer time)``, else None)."""
+        whose text holds the line too (``(commit, email, committer time or None)``, else None)."""
         cur = self._do(
             "SELECT f.hash, f.commit_id, f.email, f.here, l.commit_id, l.email, l.at FROM "
             "(SELECT hash, commit_id, email, here, min(seq) FROM lines GROUP BY hash) f LEFT JOIN "
             "(SELECT hash, commit_id, email, at, min(seq) FROM lines WHERE here = 1 GROUP BY hash) l "
             "ON l.hash = f.hash AND f.here = 0")
         while rows := cur.fetchmany(batch):
-            yield [(int(h), str(c), str(e), bool(here), None if lc is None else (str(lc), str(le), int(lt or 0)))
+            yield [(int(h), str(c), str(e), bool(here), None if lc is None else (str(lc), str(le), lt))
                    for h, c, e, here, lc, le, lt in rows]
 
     def add_arrivals(self, rows: Iterable[tuple[str, float]]) -> None:

@@ -1488,7 +1488,7 @@ class Origins:
             for h, c, e, _here, mine in batch:
                 if mine is not None:
                     at = scratch.arrival(c)
-                    if at is not None and at > -math.inf and at > mine[2]:
+                    if at is not None and mine[2] is not None and at > -math.inf and at > mine[2]:
                         c, e = mine[0], mine[1]
                 out.append((h, c, e))
             rows.add_peer_lines(self.db, out)
@@ -1505,13 +1505,14 @@ class Origins:
                 rows.add_peer_lines(self.db, [], filled=True)
                 return
             rows.clear_peer_lines(self.db)
+            tips = history.existing_commits(self.ws.repo, tips)  # a pruned reflog's are gone
             with ScanScratch(os.path.dirname(self.db.path)) as scratch:
                 new_tips = self._gather(scratch, tips, [], every=True)
                 self._record_lines(scratch, new_tips, [], lambda blobs: rows.origins_of(self.db, blobs))
             rows.add_peer_lines(self.db, [], filled=True)
         except HistoryDamagedError as exc:
             self.ws.repo.answer_from_what_is_there(exc)
-        except (IndexStoreError, GitError):
+        except VaultMemError:
             pass  # a busy or full sidecar, git cannot say now: the next scan fills them
 
     def _gather(self, scratch: ScanScratch, tips: list[str], seen: list[str], *,
