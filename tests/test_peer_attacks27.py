@@ -76,8 +76,9 @@ def test_the_persons_own_commit_repeating_a_peers_line_is_the_persons(tmp_path):
 def test_the_agents_update_keeping_its_own_line_a_peer_copied_later_stays_the_agents(tmp_path):
     """A peer who copies a line of the agent's memory takes nothing of it: the agent's later
     update of that memory keeps its own line (lines of the text a write replaces are no copy).
-    The price, pinned: a *new* memory of the agent's restating that line is the peer's (the
-    table knows which peer's text holds a line, not who wrote it first)."""
+    A *new* memory of the agent's restating that line is the agent's too: the line's first
+    giver is the agent's commit (first23; before, the price pinned here: the table knew which
+    peer's text held a line, not who wrote it first, and the new memory was the peer's)."""
     mine, peer = person_and_peer(tmp_path)
     rule = "Deploys need two reviewers from the platform team"
     agent_writes(mine, "deploy-rule", rule)
@@ -88,7 +89,7 @@ def test_the_agents_update_keeping_its_own_line_a_peer_copied_later_stays_the_ag
     trusted = trusted_by_key(mine)
     assert trusted["deploy-rule"] is True
     agent_writes(mine, "deploy-rule-again", rule, description="The review rule restated")
-    assert trusted_by_key(mine)["deploy-rule-again"] is False
+    assert trusted_by_key(mine)["deploy-rule-again"] is True
 
 
 def test_a_sidecar_made_before_the_peers_lines_table_fills_it_from_its_origins(tmp_path):

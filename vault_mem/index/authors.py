@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from vault_mem.index.db import Database
 
-__all__ = ["HEAD_META", "LINEAGE", "PEER_LINES_FILLED", "add_origins", "add_peer_lines", "has_peer_lines", "note_origins", "origins_after", "peer_lines_filled", "peer_lines_of", "all_authors", "author_pairs", "authors_of", "foreign_changes", "foreign_paths", "judged_from",
+__all__ = ["HEAD_META", "LINEAGE", "PEER_LINES_FILLED", "add_origins", "add_peer_lines", "clear_peer_lines", "has_peer_lines", "origins_tips", "note_origins", "peer_lines_filled", "peer_lines_of", "all_authors", "author_pairs", "authors_of", "foreign_changes", "foreign_paths", "judged_from",
            "judge_log_head", "judge_log_since", "paths_holding", "unapproved_rows",
            "adoption_states", "keep_adoption_states", "keep_path_histories", "deleted_here", "lineage_paths", "lineage_rows", "moved_from", "origins_of", "origins_state", "path_histories", "paths_by", "replace", "stored_head", "update"]
 
@@ -263,44 +263,56 @@ def add_origins(db: Database, found: dict[str, tuple[str, str]], stamp: str, tip
         db.set_meta(ORIGINS_TIPS, json.dumps(tips))
 
 
-#: the ``meta`` row set once every ``origins`` row's text given by a commit not made here had its
-#: lines put in ``peer_lines`` (m020: a sidecar made before it fills them at its next scan)
+#: the ``meta`` row set once the lines of the texts the ``origins`` rows were scanned from are in
+#: ``peer_lines`` by the rule :data:`PEER_LINES_RULE` names (m020: a sidecar made before it, or
+#: filled by an earlier rule, fills them again at its next scan)
 PEER_LINES_FILLED = "peer_lines_filled"
+#: the rule ``peer_lines`` was filled by: 1, the lines of the texts peers gave first (whoever said
+#: them first); 2, every counted line with its first giver, the commits made here included
+PEER_LINES_RULE = "2"
 
 
 def peer_lines_filled(db: Database) -> bool:
-    """Whether the peers' lines of the texts ``origins`` names are in ``peer_lines`` (a sidecar
-    of a schema before 20, which only a test's older migrations open: nothing to fill)."""
-    return db.get_meta(PEER_LINES_FILLED) is not None or not _has_peer_lines_table(db)
+    """Whether ``peer_lines`` holds the lines of the texts ``origins`` names by the rule of
+    :data:`PEER_LINES_RULE` (a sidecar of a schema before 20, which only a test's older
+    migrations open: nothing to fill)."""
+    return db.get_meta(PEER_LINES_FILLED) == PEER_LINES_RULE or not _has_peer_lines_table(db)
+
+
+def origins_tips(db: Database) -> list[str]:
+    """The commits the ``origins`` rows were scanned up to (empty: never scanned)."""
+    tips = _kept(db, ORIGINS_TIPS)
+    return [t for t in tips if isinstance(t, str)] if isinstance(tips, list) else []
+
+
+def clear_peer_lines(db: Database) -> None:
+    """Forget every ``peer_lines`` row and that they were filled (filled again by the scan)."""
+    with db.uncounted(), db.write(give_up=True):
+        db.execute("DELETE FROM peer_lines")
+        db.set_meta(PEER_LINES_FILLED, None)
 
 
 def _has_peer_lines_table(db: Database) -> bool:
     return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'peer_lines'").fetchone() is not None
 
 
-def origins_after(db: Database, after: str, limit: int) -> list[tuple[str, str, str]]:
-    """Up to ``limit`` ``origins`` rows, ``(blob, commit, email)``, of blobs after ``after``, in
-    blob order (paged by key: a reader never holds a statement open across its writes)."""
-    return [(str(b), str(c), str(e)) for b, c, e in db.execute(
-        "SELECT blob, commit_id, email FROM origins WHERE blob > ? ORDER BY blob LIMIT ?", (after, limit))]
-
-
 def add_peer_lines(db: Database, found: Iterable[tuple[int, str, str]], *, filled: bool = False) -> None:
     """Record ``found`` (``(line hash, commit, email)``; a line with a row keeps it: first seen
-    wins); ``filled``: and that the ``origins`` rows' peers' lines are all in (one transaction)."""
+    wins); ``filled``: and that the ``origins`` rows' lines are all in (one transaction)."""
     with db.uncounted(), db.write(give_up=True):  # a read's record: moves no read's answer by itself
         db.executemany("INSERT OR IGNORE INTO peer_lines(hash, commit_id, email) VALUES (?, ?, ?)", list(found))
         if filled:
-            db.set_meta(PEER_LINES_FILLED, "1")
+            db.set_meta(PEER_LINES_FILLED, PEER_LINES_RULE)
 
 
 def has_peer_lines(db: Database) -> bool:
-    """Whether any peer's line is recorded (a vault no peer ever wrote to asks nothing more)."""
+    """Whether any line is recorded (a vault never scanned asks nothing more)."""
     return _has_peer_lines_table(db) and db.execute("SELECT 1 FROM peer_lines LIMIT 1").fetchone() is not None
 
 
 def peer_lines_of(db: Database, hashes: Iterable[int]) -> list[tuple[str, str]]:
-    """``(commit, email)`` that first brought each of ``hashes`` that has a row."""
+    """``(commit, email)`` that first gave each of ``hashes`` that has a row (a commit made here,
+    or a peer's: the caller asks which)."""
     found = sorted(set(hashes))
     if not found:
         return []

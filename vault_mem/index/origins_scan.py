@@ -3,10 +3,12 @@ in the commits a fetch brought, kept in a private SQLite file while the scan run
 holds a chunk of commits in memory whatever their number (a peer's push of 100,000 commits held
 ~3.2 KB per commit in Python's memory, 334 MB, before).
 
-Two tables. ``givers``: each new text (git blob) with each commit that gave it, in the scan's
+Three tables. ``givers``: each new text (git blob) with each commit that gave it, in the scan's
 order (parents before children), and whether the commit was made here. ``arrivals``: when each
 new commit was first named by a ref log here (:mod:`vault_mem.store.arrivals`), asked only when a
-text was given both here and by a peer. The file is made beside the sidecar (the state folder,
+text or a line was given both here and by a peer. ``lines``: each counted line of the new texts
+(its hash) with the text's place in the scan's order and its first giver, for the line's first
+giver (:meth:`ScanScratch.line_firsts`). The file is made beside the sidecar (the state folder,
 on the vault's disk: a temporary folder may be memory, tmpfs), else in the system's temporary
 folder, with mode 0600, once the working set holds :data:`SPILL_ROWS` rows (until then it is in
 memory: the scan of a write's own commit makes no file); it holds commit ids and emails, and is
@@ -42,6 +44,9 @@ _SCHEMA = _PRAGMAS + """
                          email TEXT NOT NULL, at TEXT NOT NULL, here INTEGER NOT NULL);
     CREATE INDEX givers_blob ON givers(blob, here, seq);
     CREATE TABLE arrivals (commit_id TEXT PRIMARY KEY, at REAL NOT NULL) WITHOUT ROWID;
+    CREATE TABLE lines (hash INTEGER NOT NULL, seq INTEGER NOT NULL, commit_id TEXT NOT NULL,
+                        email TEXT NOT NULL, here INTEGER NOT NULL, at INTEGER);
+    CREATE INDEX lines_hash ON lines(hash, here, seq);
     """
 
 
@@ -51,6 +56,8 @@ class ScanScratch:
 
     def __init__(self, folder: str | None = None) -> None:
         self.path, self.folder, self.rows = "", folder, 0
+        #: whether the arrivals of the scan's new commits are in (asked once a scan)
+        self.arrived = False
         try:
             # in memory until it holds SPILL_ROWS rows: a write's scan of its own commit (every
             # agent write moves a ref) makes no file, and imports nothing to make one
@@ -142,6 +149,59 @@ class ScanScratch:
         cur = self._do("SELECT blob, commit_id, email, min(seq) FROM givers GROUP BY blob")
         while rows := cur.fetchmany(batch):
             yield [(str(b), str(c), str(e)) for b, c, e, _seq in rows]
+
+    def texts_in_order(self, batch: int = 1000) -> Iterator[list[tuple[str, str, str, int, int | None]]]:
+        """``(blob, commit, email, place, made here at)`` of each text in the scan's order (its first
+        giver's, as :meth:`firsts`; ``made here at``: the earliest committer time of the commits
+        made here that gave it, None when none did), ``batch`` at a time. Put in order once, then
+        read a page at a time (no statement stays open while the caller adds rows: a move into a
+        file then closes the connection it reads)."""
+        try:
+            self.conn.execute("BEGIN")
+            self.conn.execute("CREATE TABLE ordered (n INTEGER PRIMARY KEY, blob TEXT, commit_id TEXT, email TEXT, "
+                              "s INTEGER, t INTEGER)")
+            self.conn.execute(
+                "INSERT INTO ordered(blob, commit_id, email, s, t) SELECT blob, commit_id, email, min(seq) AS s, "
+                "(SELECT min(CAST(g.at AS INTEGER)) FROM givers g WHERE g.blob = givers.blob AND g.here = 1) "
+                "FROM givers GROUP BY blob ORDER BY s")
+            self.conn.execute("COMMIT")
+        except _errors() as exc:
+            raise IndexStoreError(f"the origins scan's working file failed: {exc}") from exc
+        after = 0
+        while rows := self._do("SELECT n, blob, commit_id, email, s, t FROM ordered WHERE n > ? ORDER BY n LIMIT ?",
+                               (after, batch)).fetchall():
+            after = rows[-1][0]
+            yield [(str(b), str(c), str(e), int(s), None if t is None else int(t)) for _n, b, c, e, s, t in rows]
+
+    def lines_both(self) -> bool:
+        """Whether a line is held both by a text made here and by one of a peer's."""
+        return self._do("SELECT 1 FROM lines WHERE here = 1 AND hash IN (SELECT hash FROM lines WHERE here = 0) "
+                        "LIMIT 1").fetchone() is not None
+
+    def add_lines(self, rows: list[tuple[int, int, str, str, bool, int | None]]) -> None:
+        """``(line hash, the text's place, commit, email, made here, made at)`` rows."""
+        try:
+            self.conn.execute("BEGIN")
+            self.conn.executemany("INSERT INTO lines(hash, seq, commit_id, email, here, at) VALUES (?, ?, ?, ?, ?, ?)",
+                                  [(h, s, c, e, int(here), t) for h, s, c, e, here, t in rows])
+            self.conn.execute("COMMIT")
+        except _errors() as exc:
+            raise IndexStoreError(f"the origins scan's working file failed: {exc}") from exc
+        self.rows += len(rows)
+        self._spill()
+
+    def line_firsts(self, batch: int = 1000) -> Iterator[list[tuple[int, str, str, bool, tuple[str, str, int | None] | None]]]:
+        """``(line hash, commit, email, made here, here)`` for each line: its first giver in the
+        scan's order, and, where that is a commit not made here, the first commit made here
+        whose text holds the line too (``(commit, email, committer time or None)``, else None)."""
+        cur = self._do(
+            "SELECT f.hash, f.commit_id, f.email, f.here, l.commit_id, l.email, l.at FROM "
+            "(SELECT hash, commit_id, email, here, min(seq) FROM lines GROUP BY hash) f LEFT JOIN "
+            "(SELECT hash, commit_id, email, at, min(seq) FROM lines WHERE here = 1 GROUP BY hash) l "
+            "ON l.hash = f.hash AND f.here = 0")
+        while rows := cur.fetchmany(batch):
+            yield [(int(h), str(c), str(e), bool(here), None if lc is None else (str(lc), str(le), lt))
+                   for h, c, e, here, lc, le, lt in rows]
 
     def add_arrivals(self, rows: Iterable[tuple[str, float]]) -> None:
         """``(commit, when first named here)``; a commit with a time keeps it (the first wins)."""

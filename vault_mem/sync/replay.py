@@ -51,6 +51,7 @@ from vault_mem.store.history import (
 )
 from vault_mem.store.trust import approved_config
 from vault_mem.sync.report import SyncReport
+from vault_mem.vault.authors import keep_peers_lines
 from vault_mem.vault.core import Vault
 from vault_mem.vault.recovery import SYNC_JOURNAL, put_back
 from vault_mem.vault.steps import write_journal
@@ -442,6 +443,10 @@ class Replay:
         who = self.repo.commit_info(commit).author
         edits[rel] = mark_conflict(self.repo.read_object(state[1])[1], rel, key=key, who=who,
                                    today=self.today)
+        # a new text of a commit made here, as any write of vault-mem's: a line a peer gave first
+        # keeps it the peer's (first23: the agent's copy of a peer's order, the peer's, became
+        # this machine's agent's in its conflict copy and reached the prompt hook unasked)
+        keep_peers_lines(self.vault.ws, self.vault.sidecar, {rel: edits[rel]}, {})
         return True, edits
 
     def _incoming_blob(self, rel: str) -> str | None:

@@ -605,18 +605,23 @@ def keep_peers_lines(ws: Workspace, sidecar: Sidecar, changes: dict[str, bytes |
     only what it changes, and repeating a peer's line word for word changes nothing.** Each new
     text of ``changes`` (``{path: bytes}``, ``before``: the bytes each replaces) that holds a
     counted line (:func:`_repeat_hashes`: normalized as :func:`_lines`, long enough to say
-    something) first brought by a commit of an author not trusted here, and not in the text it
+    something) whose first giver is a commit of an author not trusted here, and not in the text it
     replaces (keeping one's own line is no copy), is recorded as first seen in that commit
     (``origins``): from its commit on, the memory is that peer's wherever it is judged (marked in
     recall, not put in front of an agent unasked) until the person approves the author or the
     line is gone. Why: an agent reads a peer's memory on request (marked) and, told so by its
     text, writes it again under a key of its own, pinned; as a new text of no other first author
-    it led the next session's context as "an agent on this machine" (atk25). Called by every
+    it led the next session's context as "an agent on this machine" (atk25). A line's first
+    giver is the commit that gave it first as this machine saw it (:meth:`Origins._record_lines`),
+    the commits made here included: a line this machine's person or agents said first stays
+    theirs however often a peer repeats it (first23: a peer's copy of the person's lines, or of
+    the agent's, made every later new memory of the agent's repeating them the peer's: a peer
+    chose which of the person's memories to hide). Called by every
     write of vault-mem's (:class:`~vault_mem.vault.transaction.Transaction`: the agent identity's
     commits, MCP and CLI alike: an agent runs the CLI through its shell as easily as a person);
     a person's own hand edits and commits are the person's (DESIGN §7). Cost per write: the
-    write's lines hashed and looked up by key in ``peer_lines`` (nothing at all in a vault no
-    peer ever wrote to). Returns ``{path: the peer's Author}`` of the texts so recorded."""
+    write's lines hashed and looked up by key in ``peer_lines`` (nothing at all in a vault never
+    scanned). Returns ``{path: the peer's Author}`` of the texts so recorded."""
     db = sidecar.db
     texts = {rel: data for rel, data in changes.items() if data is not None and is_memory_path(rel)}
     if not texts:
@@ -624,9 +629,10 @@ def keep_peers_lines(ws: Workspace, sidecar: Sidecar, changes: dict[str, bytes |
     # the table as the last scan left it (a sync's and every read's): a scan here, before the
     # write's commit, recorded the refs without the commit, which no later scan then walked
     # while only the branch moved (its text was then no one's: a peer's put-back of it counted)
+    ids = identities(ws)
+    Origins(ws, sidecar, ids, scan=False)  # a sidecar of an earlier rule: its lines filled again first
     if not rows.has_peer_lines(db):
         return {}
-    ids = identities(ws)
     found: dict[str, tuple[str, str]] = {}
     out: dict[str, Author] = {}
     # a move (``remember KEY --type other``) writes the new path and deletes the old one: the old
@@ -652,7 +658,7 @@ def keep_peers_lines(ws: Workspace, sidecar: Sidecar, changes: dict[str, bytes |
 
 
 #: how many bytes of texts :func:`_small_texts` holds at once: the texts whose lines a scan
-#: records (:meth:`Origins._add_peer_lines`) are what a peer pushed, :data:`SCAN_CHUNK` of them
+#: records (:meth:`Origins._record_lines`) are what a peer pushed, :data:`SCAN_CHUNK` of them
 #: up to the file size limit each (160 MB); a peer's 2,000 versions of one memory took a sync
 #: from 38 to 274 MB (rev4). Read this much at a time, each batch's lines hashed and let go.
 LINES_READ_BYTES = 4 * 1024 * 1024
@@ -1394,7 +1400,7 @@ class Origins:
     :mod:`vault_mem.index.origins_scan`: the scan's memory does not grow with the number of
     commits a push brings); kept in the sidecar (:mod:`vault_mem.index.authors`)."""
 
-    def __init__(self, ws: Workspace, sidecar: Sidecar, ids: Identities):
+    def __init__(self, ws: Workspace, sidecar: Sidecar, ids: Identities, *, scan: bool = True):
         self.ws, self.db, self.ids, self.read_only = ws, sidecar.db, ids, sidecar.read_only
         self.sidecar = sidecar
         self.unstored = _UNSTORED.get(str(ws.root), {})
@@ -1402,6 +1408,10 @@ class Origins:
         self._moved: dict[str, tuple[str, str, str]] | None = None
         #: :func:`_adopted`'s answers in this operation, by (path, committed blob, text on disk)
         self.adopted: dict[tuple[str, str, str | None], Author | None] = {}
+        if not scan:  # :func:`keep_peers_lines`: the lines filled, no scan (see there)
+            if not sidecar.read_only and not rows.peer_lines_filled(self.db):
+                self._fill_peer_lines()
+            return
         try:
             self._scan(sidecar)
         except HistoryDamagedError as exc:  # the texts seen so far still count; the read says why
@@ -1412,7 +1422,7 @@ class Origins:
     def _scan(self, sidecar: Sidecar) -> None:
         repo = self.ws.repo
         if not sidecar.read_only and not rows.peer_lines_filled(self.db):
-            self._fill_peer_lines()  # once, for a sidecar made before m020
+            self._fill_peer_lines()  # once, for a sidecar made before m020 or by the earlier rule
         stamp = history.refs_stamp(repo)
         seen = rows.origins_state(self.db, stamp)
         if seen is None:
@@ -1423,7 +1433,7 @@ class Origins:
             firsts = self._firsts(scratch, new_tips, seen)
             if not sidecar.read_only:
                 try:
-                    self._peers_lines(scratch, firsts)
+                    self._record_lines(scratch, new_tips, seen, lambda blobs: {b: firsts[b] for b in blobs if b in firsts})
                     # what an earlier scan of this process had to hold in memory (its record given
                     # up: a busy lock, a full disk) goes in with it: this scan skipped those texts
                     # (:meth:`_add`), and recording the refs without them left them unrecorded for
@@ -1442,41 +1452,71 @@ class Origins:
                 self.unstored.update({b: (c, e) for b, c, e in batch})
             self.unstored.update(firsts)
 
-    def _peers_lines(self, scratch: ScanScratch, firsts: dict[str, tuple[str, str]]) -> None:
-        """Put the counted lines (:func:`_repeat_hashes`) of the new texts a commit not made here
-        gave first in ``peer_lines``, :data:`SCAN_CHUNK` texts at a time, for
-        :func:`keep_peers_lines` to look an agent's write up in."""
-        for batch in scratch.firsts(SCAN_CHUNK):
-            self._add_peer_lines([(b, c, e) for b, c, e in ((b, *firsts.get(b, (c, e))) for b, c, e in batch)
-                                  if c not in self.ids.local])
-
-    def _add_peer_lines(self, givers: list[tuple[str, str, str]], *, filled: bool = False) -> None:
-        """Put the counted lines of the texts ``givers`` (``(blob, commit, email)``) in
-        ``peer_lines`` (a line already there keeps its first giver)."""
-        gave: dict[str, tuple[str, str]] = {}
-        for b, c, e in givers:
-            gave.setdefault(b, (c, e))
-        found: dict[int, tuple[str, str]] = {}
-        for texts in _small_texts(self.ws, list(gave)):
-            for b, data in texts.items():
-                for h in _repeat_hashes(data):
-                    found.setdefault(h, gave[b])
-        if found or filled:
-            rows.add_peer_lines(self.db, [(h, c, e) for h, (c, e) in found.items()], filled=filled)
+    def _record_lines(self, scratch: ScanScratch, new_tips: dict[str, list[str]], seen: list[str],
+                      origins: Callable[[list[str]], dict[str, tuple[str, str]]]) -> None:
+        """Put each counted line (:func:`_repeat_hashes`) of the scan's texts in ``peer_lines``
+        with its first giver, for :func:`keep_peers_lines` to look an agent's write up in. A line
+        a row names already keeps it (an earlier scan saw it first). Within the scan, the first
+        text holding it in the scan's order (parents before children) gives it, each text as its
+        first giver's (``origins(blobs)``, else the scan's first commit that gave it), except that
+        a line a peer's text gives first goes to the first text made here holding it too when
+        that text's commit was made before the peer's commit arrived here (the ref logs' dates,
+        as :meth:`_firsts` reads them; a peer's commit that came before the line's first text
+        made here in the graph's order does not descend from it): this machine said it first.
+        A line first given by a commit made here is never a peer's, however often a peer
+        repeats it later. The texts are read :data:`LINES_READ_BYTES` at a time and their lines
+        wait in ``scratch`` (on disk past a size): nothing here grows with what the scan holds."""
+        for batch in scratch.texts_in_order(SCAN_CHUNK):
+            first = origins([b for b, *_rest in batch])
+            givers = {b: (*first.get(b, (c, e)), s, t) for b, c, e, s, t in batch}
+            for texts in _small_texts(self.ws, list(givers)):
+                # the first text of the read (in the scan's order) made here, and the first not,
+                # holding each line: what line_firsts compares (one read's lines at a time)
+                found: dict[tuple[int, bool], tuple[int, int, str, str, bool, int | None]] = {}
+                for b in sorted(texts, key=lambda b: givers[b][2]):
+                    c, e, s, t = givers[b]
+                    here = c in self.ids.local
+                    for h in _repeat_hashes(texts[b]):
+                        if (h, here) not in found:
+                            found[(h, here)] = (h, s, c, e, here, t if here else None)
+                if found:
+                    scratch.add_lines(list(found.values()))
+        if scratch.lines_both():  # asked before the lines are read: no statement open meanwhile
+            self._arrivals(scratch, new_tips, seen)
+        for batch in scratch.line_firsts(SCAN_CHUNK):
+            out = []
+            for h, c, e, _here, mine in batch:
+                if mine is not None:
+                    at = scratch.arrival(c)
+                    if at is not None and mine[2] is not None and at > -math.inf and at > mine[2]:
+                        c, e = mine[0], mine[1]
+                out.append((h, c, e))
+            rows.add_peer_lines(self.db, out)
 
     def _fill_peer_lines(self) -> None:
-        """A sidecar made before ``peer_lines`` existed: the lines of every text ``origins`` names
-        as first given by a commit not made here, read once (then :meth:`_repeats` keeps them)."""
+        """A sidecar made before ``peer_lines`` existed, or filled by the earlier rule (a peer's
+        text's lines, whoever said them first): every line of the history the ``origins`` rows
+        were scanned up to, worked out again as :meth:`_record_lines` does (each text as its
+        ``origins`` row says, the rest as the walk finds), once; a sidecar never scanned has
+        nothing to fill (its first scan records them)."""
         try:
-            after = ""
-            while batch := rows.origins_after(self.db, after, SCAN_CHUNK):
-                self._add_peer_lines([(b, c, e) for b, c, e in batch if c not in self.ids.local])
-                after = batch[-1][0]
+            tips = rows.origins_tips(self.db)
+            if not tips:
+                rows.add_peer_lines(self.db, [], filled=True)
+                return
+            rows.clear_peer_lines(self.db)
+            tips = history.existing_commits(self.ws.repo, tips)  # a pruned reflog's are gone
+            with ScanScratch(os.path.dirname(self.db.path)) as scratch:
+                new_tips = self._gather(scratch, tips, [], every=True)
+                self._record_lines(scratch, new_tips, [], lambda blobs: rows.origins_of(self.db, blobs))
             rows.add_peer_lines(self.db, [], filled=True)
-        except IndexStoreError:
-            pass  # a busy or full sidecar: the next scan fills them
+        except HistoryDamagedError as exc:
+            self.ws.repo.answer_from_what_is_there(exc)
+        except VaultMemError:
+            pass  # a busy or full sidecar, git cannot say now: the next scan fills them
 
-    def _gather(self, scratch: ScanScratch, tips: list[str], seen: list[str]) -> dict[str, list[str]]:
+    def _gather(self, scratch: ScanScratch, tips: list[str], seen: list[str], *,
+                every: bool = False) -> dict[str, list[str]]:
         """Each new text's commits, in the scan's order (parents before children), into
         ``scratch``, :data:`SCAN_CHUNK` commits (or texts) at a time: nothing here grows with
         their number. A wide commit comes in parts (:func:`~vault_mem.store.history.introductions`),
@@ -1495,19 +1535,21 @@ class Origins:
             if record[0] in tipset:
                 new_tips[record[0]] = record[4]
             if size >= SCAN_CHUNK:
-                self._add(scratch, chunk)
+                self._add(scratch, chunk, every)
                 chunk, size = [], 0
-        self._add(scratch, chunk)
+        self._add(scratch, chunk, every)
         return new_tips
 
-    def _add(self, scratch: ScanScratch, chunk: list[tuple[str, str, str, int, list[str], list[str]]]) -> None:
-        """One chunk's givers of texts no earlier scan saw (nor this operation, unstored)."""
+    def _add(self, scratch: ScanScratch, chunk: list[tuple[str, str, str, int, list[str], list[str]]],
+             every: bool = False) -> None:
+        """One chunk's givers of texts no earlier scan saw (nor this operation, unstored);
+        ``every``: of every text (:meth:`_fill_peer_lines`)."""
         if not chunk:
             return
-        known = rows.origins_of(self.db, list({b for *_who, blobs in chunk for b in blobs}))
+        known = {} if every else rows.origins_of(self.db, list({b for *_who, blobs in chunk for b in blobs}))
         scratch.add_givers([(blob, commit, email, when, commit in self.ids.local)
                             for commit, email, _name, when, _parents, blobs in chunk
-                            for blob in dict.fromkeys(blobs) if blob not in known and blob not in self.unstored])
+                            for blob in dict.fromkeys(blobs) if every or (blob not in known and blob not in self.unstored)])
 
     def _firsts(self, scratch: ScanScratch, new_tips: dict[str, list[str]], seen: list[str]) -> dict[str, tuple[str, str]]:
         """The first commit of each text given both here and by a peer in this scan (the others':
@@ -1527,9 +1569,7 @@ class Origins:
         for blob in scratch.both():
             mine = min(scratch.givers(blob, here=True), key=lambda c: c[2])
             if not arrived:  # when each new commit arrived, asked once, only when needed
-                order = Arrivals(self.ws.repo).tips(set(new_tips))
-                scratch.add_arrivals((commit, order[k][0]) for k, commit in history.reached_first(
-                    self.ws.repo, [tip for _when, tip in order], history.existing_commits(self.ws.repo, seen), new_tips))
+                self._arrivals(scratch, new_tips, seen)
                 arrived = True
             kept, first = True, None
             for peer, email, _when in scratch.givers(blob, here=False):
@@ -1552,6 +1592,16 @@ class Origins:
                     break
             firsts[blob] = mine[:2] if kept or first is None else first
         return firsts
+
+    def _arrivals(self, scratch: ScanScratch, new_tips: dict[str, list[str]], seen: list[str]) -> None:
+        """When each new commit of the scan arrived here (:mod:`vault_mem.store.arrivals`), into
+        ``scratch``, once a scan."""
+        if scratch.arrived:
+            return
+        order = Arrivals(self.ws.repo).tips(set(new_tips))
+        scratch.add_arrivals((commit, order[k][0]) for k, commit in history.reached_first(
+            self.ws.repo, [tip for _when, tip in order], history.existing_commits(self.ws.repo, seen), new_tips))
+        scratch.arrived = True
 
     def lineage(self) -> set[str]:
         """:func:`~vault_mem.index.authors.lineage_paths`, read once per operation (or :meth:`pin`'s)."""
