@@ -183,8 +183,9 @@ class WriteTransaction:
         for rel in keep_peers_lines(ws, self.sidecar, changes, before):
             self.warnings.append(f"'{Path(rel).stem}' repeats a line of a memory by an author not approved on this "
                                  "machine, so it counts as that author's: recall finds it, marked, but it is not put "
-                                 "in front of an agent unasked until the person approves that author (`vault-mem "
-                                 "trust`) or the line is rewritten")
+                                 "in front of an agent unasked. Rewrite that line in your own words (a new write), "
+                                 "or ask the person to approve that author (`vault-mem trust`; it lets in every "
+                                 "memory of theirs)")
         journal = {"message": message, "agent": who,
                    "key": key or next((Path(rel).stem for rel in changes), ""),
                    "files": {p: (d.decode("utf-8") if d is not None else None) for p, d in changes.items()}}
