@@ -221,7 +221,7 @@ def phase_rounds(root: Path, rounds: int, old: Path | None, old_vault: Path | No
 
 
 def cli_rounds(root: Path, rounds: int, old: Path | None, old_vault: Path | None, model: bool,
-               get: str | None = None, person: str | None = None) -> None:
+               get: str | None = None, person: str | None = None, query: str | None = None) -> None:
     """``--cli N``: N rounds of the real command, ``python -m vault_mem --vault V recall Q --json``
     in a fresh process per checkout (alternating, the first round not counted), no daemon;
     keyword-only unless ``--model`` (then the bundled model loads, on its thread). Nothing is
@@ -246,7 +246,7 @@ def cli_rounds(root: Path, rounds: int, old: Path | None, old_vault: Path | None
     for i in range(rounds + 1):
         for name, code in codes.items():
             before, t = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
-            ask = ["get", get] if get else ["recall", f"release train freeze {i}"]
+            ask = ["get", get] if get else ["recall", query or f"release train freeze {i}"]
             done = subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(vaults[name]), *ask, "--json"],
                                   env={**env, "PYTHONPATH": str(code)}, capture_output=True, text=True, cwd="/")
             wall, after = (time.perf_counter() - t) * 1000, resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -287,6 +287,8 @@ def main() -> None:
                     help="N rounds of the whole command (nothing imported before it), per --vault")
     ap.add_argument("--model", action="store_true", help="with --cli or --phases: the bundled model, not keyword-only")
     ap.add_argument("--get", metavar="KEY", help="with --cli: `get KEY` instead of a recall")
+    ap.add_argument("--query", help="with --cli: the recall's words (default 'release train freeze N', N the "
+                                    "round, which no corpus memory holds; 'deploy procedure' finds several)")
     ap.add_argument("--person", metavar="EMAIL",
                     help="with --cli: the person here (bench@example.invalid: the corpus's memories the person's; "
                          "another email: every memory a peer's)")
@@ -305,7 +307,7 @@ def main() -> None:
         for n, vault in enumerate(args.vault):
             print(f"{vault}:", flush=True)
             cli_rounds(vault, args.cli, args.old, args.old_vault[n] if args.old_vault else None, args.model,
-                       args.get, args.person)
+                       args.get, args.person, args.query)
             print(load_line(), flush=True)
         return
     if args.phases:
