@@ -56,8 +56,8 @@ before the server):
 - ``warm_new_query_recall_ms``, ``warm_new_query_server_cpu_ms_mean``, ``warm_new_query_peers_judged``:
   the same number of warm recalls again, each query new (a session's prompts: words whose vectors
   the answer check has not cached yet), after the warm ones.
-``--sample-start FILE``: every thread of the server sampled from spawn to the first answer (its
-stack every 2 ms; the sampler's own CPU inflates the figures of that run: time with a run
+``--sample-start FILE``: every thread of the server sampled from its start (once this script's
+own imports are done) to the first answer (its stack every 2 ms; the sampler's own CPU inflates the figures of that run: time with a run
 without it), each thread's costliest functions written to FILE as JSON.
 ``--profile-server N``: the server's warm recalls under cProfile (its event loop's thread, where
 every call runs: the MCP layer, the notifier's looks and the recall itself), the N costliest
