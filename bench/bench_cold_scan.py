@@ -5,7 +5,7 @@ to 4 threads per folder, and the local model's load alone, after the reconcile, 
     python bench/bench_cold_scan.py --vault V --overlap 5     # the model's load and the reconcile
     python bench/bench_cold_scan.py --vault V --phases 8 --old OLD [--old-vault V2]   # a cold CLI recall by phase
     python bench/bench_cold_scan.py --vault V1K --vault V10K --vault V100K --phases 10 --old OLD   # the same per size
-    python bench/bench_cold_scan.py --vault V100K --cli 12 --old OLD [--model | --get KEY]   # the whole command, nothing imported first
+    python bench/bench_cold_scan.py --vault V100K --cli 12 --old OLD [--model | --get KEY] [--person EMAIL]   # the whole command, nothing imported first
 
 ``--vault``: a vault built by ``corpus.packed_vault`` (or ``bench_growth.py --keep``). Scan part
 (in this process, rounds alternating the thread counts, the first round not counted): per count
@@ -221,12 +221,16 @@ def phase_rounds(root: Path, rounds: int, old: Path | None, old_vault: Path | No
 
 
 def cli_rounds(root: Path, rounds: int, old: Path | None, old_vault: Path | None, model: bool,
-               get: str | None = None) -> None:
+               get: str | None = None, person: str | None = None, query: str | None = None) -> None:
     """``--cli N``: N rounds of the real command, ``python -m vault_mem --vault V recall Q --json``
     in a fresh process per checkout (alternating, the first round not counted), no daemon;
     keyword-only unless ``--model`` (then the bundled model loads, on its thread). Nothing is
     imported before the command runs (unlike ``--phases``), so whatever the command overlaps with
-    its imports shows. ``--get KEY``: ``get KEY --json`` instead of a recall. CPU: the process and the programs it waited for."""
+    its imports shows. ``--get KEY``: ``get KEY --json`` instead of a recall. ``--person EMAIL``: the
+    person here (``GIT_AUTHOR_EMAIL``/``GIT_COMMITTER_EMAIL``): the corpus's author
+    (bench@example.invalid) makes the memories the person's, any other email a peer's (a clone
+    of a team's vault: each recall whose hits are a peer's is asked again without them). CPU:
+    the process and the programs it waited for."""
     import compileall
 
     codes = {"new": HERE.parent, **({"old": old.resolve()} if old else {})}
@@ -236,11 +240,13 @@ def cli_rounds(root: Path, rounds: int, old: Path | None, old_vault: Path | None
     env = {**os.environ, "VAULT_MEM_DAEMON": "off"}
     if not model:
         env["VAULT_MEM_EMBEDDER"] = "none"
+    if person:
+        env.update(GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL=person, GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL=person)
     got: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in codes}
     for i in range(rounds + 1):
         for name, code in codes.items():
             before, t = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
-            ask = ["get", get] if get else ["recall", f"release train freeze {i}"]
+            ask = ["get", get] if get else ["recall", query or f"release train freeze {i}"]
             done = subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(vaults[name]), *ask, "--json"],
                                   env={**env, "PYTHONPATH": str(code)}, capture_output=True, text=True, cwd="/")
             wall, after = (time.perf_counter() - t) * 1000, resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -281,6 +287,11 @@ def main() -> None:
                     help="N rounds of the whole command (nothing imported before it), per --vault")
     ap.add_argument("--model", action="store_true", help="with --cli or --phases: the bundled model, not keyword-only")
     ap.add_argument("--get", metavar="KEY", help="with --cli: `get KEY` instead of a recall")
+    ap.add_argument("--query", help="with --cli: the recall's words (default 'release train freeze N', N the "
+                                    "round, which no corpus memory holds; 'deploy procedure' finds several)")
+    ap.add_argument("--person", metavar="EMAIL",
+                    help="with --cli: the person here (bench@example.invalid: the corpus's memories the person's; "
+                         "another email: every memory a peer's)")
     ap.add_argument("--old", type=Path, help="with --phases or --cli: the checkout to alternate with")
     ap.add_argument("--old-vault", type=Path, action="append",
                     help="with --phases: a copy of the vault for --old's runs (once per --vault, in order)")
@@ -296,7 +307,7 @@ def main() -> None:
         for n, vault in enumerate(args.vault):
             print(f"{vault}:", flush=True)
             cli_rounds(vault, args.cli, args.old, args.old_vault[n] if args.old_vault else None, args.model,
-                       args.get)
+                       args.get, args.person, args.query)
             print(load_line(), flush=True)
         return
     if args.phases:

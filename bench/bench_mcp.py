@@ -56,6 +56,9 @@ before the server):
 - ``warm_new_query_recall_ms``, ``warm_new_query_server_cpu_ms_mean``, ``warm_new_query_peers_judged``:
   the same number of warm recalls again, each query new (a session's prompts: words whose vectors
   the answer check has not cached yet), after the warm ones.
+``--sample-start FILE``: every thread of the server sampled from its start (once this script's
+own imports are done) to the first answer (its stack every 2 ms; the sampler's own CPU inflates the figures of that run: time with a run
+without it), each thread's costliest functions written to FILE as JSON.
 ``--profile-server N``: the server's warm recalls under cProfile (its event loop's thread, where
 every call runs: the MCP layer, the notifier's looks and the recall itself), the N costliest
 functions by own and by cumulative time (what a warm recall spends its CPU on, stage by stage;
@@ -146,6 +149,8 @@ def serve_process(root: Path, state: Path) -> None:
     pauses = collections_timed()
     if os.environ.get("BENCH_MCP_PROFILE"):
         profile_on_signal(Path(os.environ["BENCH_MCP_PROFILE"]))
+    if os.environ.get("BENCH_MCP_SAMPLE"):
+        sample_until_signal(Path(os.environ["BENCH_MCP_SAMPLE"]))
     try:
         if "embedder" in inspect.signature(serve).parameters:
             serve(root, embedder=BenchQueries())
@@ -173,6 +178,50 @@ def profile_on_signal(out: Path) -> None:
         prof.dump_stats(str(out))
 
     signal.signal(signal.SIGUSR2, stop)
+
+
+def sample_until_signal(out: Path, every_s: float = 0.002) -> None:
+    """Sample every thread's stack every ``every_s`` from now (the server's start) until SIGUSR2
+    (sent after the first answer: ``--sample-start``), then write, per thread, how many samples
+    each function was on the stack in (inclusive) and on top of it (own) to ``out`` as JSON. A
+    thread waiting (a lock, a socket read, SQLite or onnxruntime with the interpreter's lock let
+    go) is sampled too: read it beside the CPU figures."""
+    import collections
+    import threading
+
+    stop = threading.Event()
+    own: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    incl: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    count: collections.Counter = collections.Counter()
+
+    def where(code) -> str:
+        return f"{Path(code.co_filename).name}:{code.co_firstlineno}({code.co_name})"
+
+    def run() -> None:
+        me = threading.get_ident()  # the sampler's own (this function runs on it)
+        while not stop.wait(every_s):
+            names = {t.ident: t.name for t in threading.enumerate()}
+            for ident, frame in sys._current_frames().items():
+                if ident == me:
+                    continue
+                name = names.get(ident, str(ident))
+                count[name] += 1
+                own[name][where(frame.f_code)] += 1
+                seen = set()
+                while frame is not None:
+                    w = where(frame.f_code)
+                    if w not in seen:
+                        seen.add(w)
+                        incl[name][w] += 1
+                    frame = frame.f_back
+
+    def done(*_) -> None:
+        stop.set()
+        out.write_text(json.dumps({name: {"samples": n, "own": own[name].most_common(25),
+                                          "inclusive": incl[name].most_common(60)} for name, n in count.items()}))
+
+    signal.signal(signal.SIGUSR2, done)
+    threading.Thread(target=run, name="bench-sampler", daemon=True).start()
 
 
 def collections_timed() -> list[tuple[int, float, float]]:
@@ -261,7 +310,8 @@ def pct(ms: list[float]) -> dict[str, float]:
             "max": round(ms[-1], 1)}
 
 
-async def session(root: Path, n_queries: int, edits: int, state: Path, profile: bool = False) -> dict:
+async def session(root: Path, n_queries: int, edits: int, state: Path, profile: bool = False,
+                  sample: bool = False) -> dict:
     from mcp import Client
 
     def payload(result) -> dict:
@@ -287,6 +337,8 @@ async def session(root: Path, n_queries: int, edits: int, state: Path, profile: 
         out["first_recall_notices"] = first.get("notices", [])
         pid = int((state / "pid").read_text())
         out["cpu_to_first_recall_ms"] = round(cpu_ms(pid))
+        if sample:
+            os.kill(pid, signal.SIGUSR2)
         rng = random.Random(5)
         items = memories(min(n_queries * 20, 20000))
         qs = [" ".join(rng.choice(items)["description"].split()[:rng.randint(3, 7)]) for _ in range(n_queries)]
@@ -425,7 +477,10 @@ def run_mode(root: Path, mode: str, args) -> dict:
                 time.sleep(0.2)
         if args.profile_server:
             os.environ["BENCH_MCP_PROFILE"] = str(state / "profile")  # the server's environment
-        out = anyio.run(session, root, args.queries, args.edits, state, bool(args.profile_server))
+        if args.sample_start:
+            os.environ["BENCH_MCP_SAMPLE"] = str(args.sample_start)
+        out = anyio.run(session, root, args.queries, args.edits, state, bool(args.profile_server),
+                        bool(args.sample_start))
         if args.profile_server:
             import pstats
 
@@ -485,6 +540,9 @@ def main() -> int:
     ap.add_argument("--mode", choices=["both", "without", "with"], default="both")
     ap.add_argument("--profile-server", type=int, default=0, metavar="N",
                     help="profile the server's warm recalls (cProfile) and print its N costliest functions")
+    ap.add_argument("--sample-start", type=Path, metavar="FILE",
+                    help="sample every thread of the server from spawn to the first answer (every 2 ms) and "
+                         "write each thread's costliest functions to FILE (JSON)")
     ap.add_argument("--code", type=Path, help="run the server and daemon of this checkout (default: this one)")
     ap.add_argument("--peers", action="store_true",
                     help="the server's and daemon's person another email: every memory a peer's (each recall "

@@ -14,6 +14,8 @@ Ways, each a fresh process per round (the ways alternate within a round):
 - ``trim``: ``normal`` with glibc's ``mallopt`` set before the load (mmap threshold 32 MB, trim
   threshold 1 GB: freed memory is reused instead of handed back and faulted in again), as a
   running process could set it;
+- ``noprepack``: ``normal`` with ``session.disable_prepacking`` (the weights not repacked for the
+  CPU's matrix kernels at load; perf29);
 - ``huge``: ``normal`` started with ``MALLOC_TRIM_THRESHOLD_`` and
   ``GLIBC_TUNABLES=glibc.malloc.hugetlb=1`` (malloc asks for transparent huge pages), which only
   a process's environment at its start can set.
@@ -40,7 +42,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-WAYS = ["normal", "graph-onnx", "graph-ort", "graph-ort-direct", "quick", "trim", "huge"]
+WAYS = ["normal", "graph-onnx", "graph-ort", "graph-ort-direct", "quick", "trim", "huge", "noprepack"]
 
 
 def child(way: str, texts: int, scratch: Path) -> None:
@@ -93,6 +95,8 @@ def child(way: str, texts: int, scratch: Path) -> None:
     else:
         data = model_path.read_bytes()
         o = options(level.ORT_DISABLE_ALL if way == "quick" else level.ORT_ENABLE_ALL)
+        if way == "noprepack":
+            o.add_session_config_entry("session.disable_prepacking", "1")
     session = ort.InferenceSession(data, sess_options=o, providers=["CPUExecutionProvider"])
     r1, w1 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
     local._runtime = local._LocalRuntime(tokenizer=tokenizer, session=session,

@@ -290,3 +290,30 @@ def test_a_recall_asked_again_without_the_peers_embeds_its_query_once(tmp_path) 
         assert asked.count(query) == 1, asked
     with Vault(root, embedder=model) as fresh_vault:  # another embedder object: its own vector
         assert [h.key for h in fresh_vault.recall(query, k=3).hits] == [h.key for h in hits]
+
+
+def temp_tables(vault: Vault) -> set[str]:
+    return {r[0] for r in vault.sidecar.db.execute("SELECT name FROM sqlite_temp_master WHERE type = 'table'")}
+
+
+def test_a_judgement_no_read_leaves_out_fills_no_table(team) -> None:
+    """The MCP server's start-up thread judges the peers on a vault of its own and hands the
+    judgement to the served vault, then closes its own: no read of that vault leaves the peers
+    out, so no table of its connection is filled (at 100k peers' memories, ~100k rows for
+    nothing, on the first answer's path: issue 29). The served vault's first read that leaves
+    them out fills its own, which keeps in exactly what the judgement does not hold; a read
+    after it uses the same table (brought along, not filled again)."""
+    vault, mine, peer = team
+    vault.reconcile()
+    with Vault(mine) as starter:
+        assert starter.judge_peers(to=vault) == N_PEER + 1
+        assert not temp_tables(starter)
+    assert not temp_tables(vault)
+    text, peers, hook = reads(vault)
+    assert (text, peers, hook) == fresh(mine)
+    assert "deploy-window" in hook and not any(k.startswith("peer-deploy") for k in hook)
+    made = temp_tables(vault)
+    assert len(made) == 1
+    assert table_rows(vault) == kept_in(vault, peers)
+    assert reads(vault) == (text, peers, hook)
+    assert temp_tables(vault) == made

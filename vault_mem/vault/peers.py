@@ -228,8 +228,11 @@ class KeptPeers:
         self._held: tuple[str, str | None, Callable[[], list[Kept]], _Delta | None, str] | None = None
         self._key: tuple | None = None
         self._peers: dict[str, Author] = {}
-        #: the paths of :attr:`_peers` in a table of the sidecar's connection (None: none kept)
+        #: the paths of :attr:`_peers` in a table of the sidecar's connection (None: none kept,
+        #: or none asked for yet: :meth:`paths` fills it)
         self._table: PathTable | None = None
+        #: the sidecar the kept judgement was made from (:meth:`paths` fills its table there)
+        self._sidecar: Sidecar | None = None
         #: the vault-relative paths that differ from HEAD, asked once per kept judgement
         self._dirty: set[str] | None = None
         #: what the last judgement was made from (None: judged whole next time, unless the
@@ -295,15 +298,15 @@ class KeptPeers:
             table = None
         self._forget()
         if key is not None and ws.repo.damage_seen == seen:
-            if peers:  # its table, like the judgement's caches of git's answers, moves no stamp
-                if table is None or base is None or not table.refit(peers, changed or (), base.seq):
-                    if table is not None:
-                        table.drop()
-                    table = PathTable(sidecar.db, peers)
+            # its table, like the judgement's caches of git's answers, moves no stamp; one kept is
+            # brought along, a new one filled only when a read asks for the paths (:meth:`paths`):
+            # a judgement no read of this vault leaves out (the MCP server's start-up thread's,
+            # handed to the served vault; the floor's) filled ~100k rows at 100k for nothing
+            if peers and table is not None and base is not None and table.refit(peers, changed or (), base.seq):
                 self._table = table
             elif table is not None:
                 table.drop()
-            self._key, self._peers, self._dirty = key, peers, judgement.dirty
+            self._key, self._peers, self._dirty, self._sidecar = key, peers, judgement.dirty, sidecar
             self._base = _Base(conn=sidecar.db.conn, file=file, ids=ids, head=key[0], seq=seq, judgement=judgement,
                                lineage=lineage, moved=moved, marks=marks)
             self._held = None
@@ -429,9 +432,17 @@ class KeptPeers:
 
     def paths(self, peers: dict[str, Author]) -> Collection[str]:
         """The paths of ``peers`` (an answer of :meth:`peer_memories`) as a read hands them to
-        the sidecar: the kept table when ``peers`` is the kept judgement, else sorted."""
-        if peers is self._peers and self._key is not None and self._table is not None:
-            return self._table
+        the sidecar: the kept table when ``peers`` is the kept judgement (filled now when it has
+        none yet, on the connection the judgement was made on), else sorted. A table filled
+        after the judgement holds the complement of ``peers`` among the rows as they are then,
+        which is what the sorted paths bound as JSON leave out (the reference form)."""
+        if peers is self._peers and self._key is not None and peers:
+            sidecar, base = self._sidecar, self._base
+            if (self._table is None and sidecar is not None and base is not None
+                    and sidecar.db.conn is base.conn and not base.conn.in_transaction):
+                self._table = PathTable(sidecar.db, peers)
+            if self._table is not None:
+                return self._table
         return tuple(sorted(peers))
 
     def dirty(self, ws: Workspace, peers: dict[str, Author]) -> set[str]:
@@ -447,7 +458,7 @@ class KeptPeers:
     def _forget(self) -> None:
         if self._table is not None:
             self._table.drop()
-        self._key, self._peers, self._table, self._dirty = None, {}, None, None
+        self._key, self._peers, self._table, self._dirty, self._sidecar = None, {}, None, None, None
 
     @staticmethod
     def _state(ws: Workspace, sidecar: Sidecar, ids: authors.Identities) -> tuple | None:
