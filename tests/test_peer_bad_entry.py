@@ -15,6 +15,8 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
+import time
 import unicodedata
 
 from conftest import PEER_EMAIL, cli, git, person_and_peer, push_as_peer
@@ -86,6 +88,9 @@ def test_a_case_twin_and_a_device_name_are_taken_out_and_the_remote_repaired(tmp
     assert os.listdir(mine / "preferences").count("Editor-choice.md") == 0
     _removal_commit(mine, "preferences/Editor-choice.md", "facts/con.md")
     assert git(mine, "rev-parse", "HEAD~1").strip() == tip  # the peer's commit itself kept
+    rows = {m["key"]: m for m in json.loads(cli("list", "--vault", str(mine), "--json").stdout)}
+    # the peer's other file keeps the peer as author; the person's memory stays the person's
+    assert rows["build-day"]["trusted"] is False and rows["editor-choice"].get("trusted", True) is True, rows
     r = cli("sync", str(mine))
     assert r.returncode == 0, r.stderr
     said = [d for d in report["removed"] if d["path"] == "facts/con.md"][0]
@@ -184,6 +189,10 @@ def test_a_peers_symlink_over_the_persons_memory_leaves_it_as_it_was(tmp_path):
     assert git(mine, "rev-parse", "HEAD:preferences/editor-choice.md").strip() == blob
     assert git(mine, "status", "--porcelain") == ""
     assert "Helix" in cli("--vault", str(mine), "get", "editor-choice").stdout
+    rows = {m["key"]: m for m in json.loads(cli("list", "--vault", str(mine), "--json").stdout)}
+    assert rows["editor-choice"].get("trusted", True) is True, rows  # the sync's commit put it back: still the person's
+    index = (mine / "INDEX.md").read_text()
+    assert "Uses Helix" in index, index  # the pinned line stays in the session context
 
 
 def test_a_bad_entry_in_a_peers_merge_over_local_commits_is_taken_out(tmp_path):
@@ -213,3 +222,36 @@ def test_a_bad_entry_in_a_peers_merge_over_local_commits_is_taken_out(tmp_path):
     git(peer, "fetch", "-q", "origin")
     assert "review-rule" in git(peer, "log", "origin/main", "--format=%s")
     assert not git(peer, "ls-tree", "--name-only", "origin/main", "--", "facts/aux.md").strip()
+
+
+def test_a_sync_killed_after_its_taking_out_commit_before_head_moved_leaves_nothing_half_done(tmp_path):
+    """The commit that takes the entries out is made before HEAD moves, with the journal naming
+    it: a sync killed between the two leaves HEAD as it was and nothing of the entry on disk;
+    the next command rolls the files back and the next sync does the whole again."""
+    mine, peer = person_and_peer(tmp_path)
+    r = cli("--vault", str(mine), "remember", "review-rule", "-d", "Reviews need two approvals")
+    assert r.returncode == 0, r.stderr
+    (peer / "facts").mkdir(exist_ok=True)
+    os.symlink("/etc/passwd", peer / "facts" / "link.md")
+    (peer / "facts" / "build-day.md").write_text(OTHER)
+    push_as_peer(peer, "a link")
+    before = git(mine, "rev-parse", "HEAD").strip()
+    env = {**os.environ, "VAULT_MEM_PAUSE_AT": "sync-before-ref"}
+    proc = subprocess.Popen([sys.executable, "-m", "vault_mem", "sync", str(mine)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    paused = mine / ".vault-mem" / "paused-sync-before-ref"
+    deadline = time.monotonic() + 120
+    while not paused.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert paused.exists()
+    proc.kill()
+    proc.wait()
+    paused.unlink()
+    assert git(mine, "rev-parse", "HEAD").strip() == before
+    assert not os.path.lexists(mine / "facts" / "link.md")
+    r = cli("sync", str(mine), "--json")
+    assert r.returncode == 0, r.stderr
+    assert [d["path"] for d in json.loads(r.stdout)["removed"]] == ["facts/link.md"]
+    assert not os.path.lexists(mine / "facts" / "link.md") and (mine / "facts" / "build-day.md").exists()
+    assert _in_head(mine, "facts/review-rule.md") and not _in_head(mine, "facts/link.md")
+    assert git(mine, "status", "--porcelain") == ""

@@ -37,6 +37,7 @@ __all__ = [
     "case_twins",
     "LEAVES",
     "edit_tree_entries",
+    "tree_entry",
     "changed_count",
     "MAX_INCOMING_PATHS",
     "changes_outside",
@@ -1682,7 +1683,8 @@ def _edit_entries(repo: GitRepo, tree: str | None, changes: dict[tuple[bytes, ..
             entries.pop(parts[0], None)
         else:
             mode, oid = change
-            entries[parts[0]] = f"{mode} {'commit' if mode == '160000' else 'blob'} {oid}".encode()
+            kind = {"160000": "commit", "040000": "tree"}.get(mode, "blob")
+            entries[parts[0]] = f"{mode} {kind} {oid}".encode()
     for name, sub in nested.items():
         old = entries.get(name, b"").split(b" ")
         new = _edit_entries(repo, old[2].decode() if len(old) == 3 and old[1] == b"tree" else None, sub)
@@ -1691,6 +1693,19 @@ def _edit_entries(repo: GitRepo, tree: str | None, changes: dict[tuple[bytes, ..
         else:
             entries[name] = f"040000 tree {new}".encode()
     return _mktree(repo, [meta + b"\t" + name for name, meta in entries.items()]) if entries else None
+
+
+def tree_entry(repo: GitRepo, commit: str, top: str) -> tuple[str, str] | None:
+    """(mode, object id) of the entry ``commit`` holds at the top-level path ``top`` (a file, a
+    folder, a link), or None."""
+    out = repo.run("--literal-pathspecs", "ls-tree", "-z", "--full-tree", commit, "--", top,
+                   binary=True, cwd=repo.toplevel)
+    for rec in out.split(b"\x00"):
+        meta, sep, name = rec.partition(b"\t")
+        if sep and name == top.encode("utf-8", "surrogateescape"):
+            mode, _, oid = meta.decode().split(" ")
+            return mode, oid
+    return None
 
 
 def _mktree(repo: GitRepo, records: list[bytes]) -> str:

@@ -50,6 +50,7 @@ from vault_mem.store.history import (
     log_entries,
     staged_against,
     tree_entries,
+    tree_entry,
     unsafe_entry,
 )
 from vault_mem.store.trust import approved_config
@@ -111,6 +112,9 @@ class Replay:
         #: INDEX.md as rendered last into the work tree (the new HEAD's files): the one rule's
         #: check after a fast-forward compares it with HEAD's (sync/remote.py)
         self.index: bytes | None = None
+        #: ``{top-level path: (mode, id)}`` this side held where the remote's commits hold an entry
+        #: taken out (check_incoming): what the sync's own commit puts back (_take_out)
+        self.ours: dict[str, tuple[str, str]] = {}
 
     def changed(self, a: str, b: str) -> list[str]:
         return [p[len(self.prefix):] for p in changed_paths(self.repo, a, b, self.prefix or ".")]
@@ -318,7 +322,11 @@ class Replay:
         removed = self.check_incoming(incoming)
         # an entry taken out is never written, checked against the disk, journaled or indexed:
         # nothing of it reaches the work tree (a symlink never on disk, a submodule never fetched)
-        gone = {top[len(self.prefix):] for top in removed}
+        # what this side held at each such path (a file, or a folder a peer made a link or a
+        # file): put back by the sync's commit, and the peer's deletions under it not taken
+        self.ours = {top: entry for top in removed if (entry := tree_entry(self.repo, self.local, top))}
+        folders = tuple(top[len(self.prefix):] + "/" for top, (mode, _) in self.ours.items() if mode == "040000")
+        gone = {top[len(self.prefix):] for top in removed} | {rel for rel in incoming if rel.startswith(folders)}
         self.check_git_files(gone)
         incoming = [rel for rel in incoming if rel not in gone]
         aside = self.collisions(incoming)
@@ -381,10 +389,7 @@ class Replay:
             self.report.removed.append({"path": top[len(self.prefix):], "why": removed[top], "commit": tip,
                                         "show": f"git show {shell_word(tip[:10] + ':' + top)}"})
         # each put back as this side held it (a regular file, checked when it came), else removed
-        changes: dict[str, tuple[str, str] | None] = {}
-        for top in sorted(removed):
-            oid = repo.blob_at(self.local, top)
-            changes[top] = None if oid is None else (tree_entries(repo, self.local, top).get(top, "100644"), oid)
+        changes = {top: self.ours.get(top) for top in removed}
         tree = edit_tree_entries(repo, repo.commit_tree(head), changes)
         if self.index is not None:  # INDEX.md as the sync wrote it into the work tree
             tree = edit_tree_entries(repo, tree, {self.prefix + INDEX_FILE:
