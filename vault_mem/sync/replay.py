@@ -324,7 +324,12 @@ class Replay:
         # nothing of it reaches the work tree (a symlink never on disk, a submodule never fetched)
         # what this side held at each such path (a file, or a folder a peer made a link or a
         # file): put back by the sync's commit, and the peer's deletions under it not taken
-        self.ours = {top: entry for top in removed if (entry := tree_entry(self.repo, self.local, top))}
+        # (asked of git only where this side may hold one: a file it holds, a folder holding a
+        # path the remote's commits changed; a push of many such names costs no git process each)
+        folders_here = {self.prefix + rel[:i] for rel in incoming for i, ch in enumerate(rel) if ch == "/"}
+        self.ours = {top: entry for top in removed
+                     if (top in folders_here or self.repo.blob_at(self.local, top) is not None)
+                     and (entry := tree_entry(self.repo, self.local, top))}
         folders = tuple(top[len(self.prefix):] + "/" for top, (mode, _) in self.ours.items() if mode == "040000")
         gone = {top[len(self.prefix):] for top in removed} | {rel for rel in incoming if rel.startswith(folders)}
         self.check_git_files(gone)
