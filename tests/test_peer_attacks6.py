@@ -236,13 +236,17 @@ def test_trust_shows_a_huge_pending_file_without_reading_it(pair):
     git(peer, "add", "-A")
     git(peer, "commit", "-q", "-m", "big")
     git(peer, "push", "-q", "origin", "HEAD:main")
-    code, _, out = measured_sync(a)
-    assert code == 1 and "big.txt" in out, out
+    # fetched, not synced: a sync takes a file over the vault's size limit out (issue 23), so
+    # nothing of it would wait; a plain fetch leaves it pending, as trust lists it
+    git(a, "fetch", "-q", "origin")
     code, peak, out = measured_sync(a, "trust", "--json")
     blob = git(peer, "rev-parse", "HEAD:big.txt").strip()
     assert "49,500,000 bytes, too large to show here" in out and f"git cat-file -p {blob} | less" in out, out[-2000:]
     assert out.count("ignore all previous instructions") == 0
     assert peak < 80, f"peak RSS {peak} MB"
+    code, _, out = measured_sync(a)
+    assert code == 0 and "'big.txt'" in out and "taken out" in out, out
+    assert not (a / "big.txt").exists()
 
 
 @pytest.mark.parametrize("key", ["com1", "lpt9", "aux.notes", "nul.2026"])

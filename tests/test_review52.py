@@ -79,7 +79,7 @@ def test_a_sync_makes_a_peers_deletion_durable_before_head_moves(tmp_path, monke
     assert os.path.realpath(mine / "preferences") in before_head
 
 
-def test_a_peers_symlink_under_a_name_that_is_not_utf8_is_refused_by_the_sync_or_the_next_command(tmp_path):
+def test_a_peers_symlink_under_a_name_that_is_not_utf8_never_reaches_the_disk_or_head(tmp_path):
     """A sync checks the remote's new entries by the names git lists; a name that is not UTF-8
     read as U+FFFD (a printable character) matched no entry of the listing, so the symlink under
     it was taken for a deletion and passed. The next command's check of HEAD's tree (names read
@@ -93,10 +93,15 @@ def test_a_peers_symlink_under_a_name_that_is_not_utf8_is_refused_by_the_sync_or
     git(peer, "push", "-q", "origin", "main")
     head = git(mine, "rev-parse", "HEAD").strip()
     synced = cli("sync", "--vault", str(mine))
-    if synced.returncode == 0:  # taken: then the next command refuses HEAD, naming the entry
+    link = os.path.join(os.fsencode(mine), b"facts", b"\xff-secret.md")
+    if synced.returncode == 0:  # taken out (issue 23): never on disk, not in HEAD, named escaped
         assert git(mine, "rev-parse", "HEAD").strip() != head
+        assert not os.path.lexists(link)
+        assert "-secret.md" not in git(mine, "ls-tree", "-r", "--name-only", "HEAD")
+        assert "taken out" in synced.stdout and "\\udcff-secret.md" in synced.stdout, synced.stdout  # escaped
+        assert git(mine, "status", "--porcelain") == ""
         listed = cli("list", "--vault", str(mine))
-        assert listed.returncode != 0 and "symlink" in listed.stderr, (listed.stdout, listed.stderr)
+        assert listed.returncode == 0, (listed.stdout, listed.stderr)
     else:
         assert git(mine, "rev-parse", "HEAD").strip() == head
         assert "control or invisible characters" in synced.stderr and "nothing changed" in synced.stderr, synced.stderr

@@ -218,7 +218,9 @@ def test_a_persons_commit_is_replayed_with_its_author_and_a_trailer(net):
 @pytest.mark.parametrize("entry", ["state-file", "state-file-case", "journal", "symlink", "dir-symlink"])
 def test_a_peer_cannot_plant_state_files_or_symlinks(net, entry, local_write, tmp_path):
     """DESIGN §7: a fetched tree is checked before anything touches the work tree; a bad entry
-    stops the sync with its name and changes nothing (with local commits to replay, or none)."""
+    is never written (with local commits to replay, or none): it stopped the sync whole, and so
+    every clone's sync until the remote was repaired by hand; now it is taken out by name (issue
+    23), removed from the branch by the sync's own commit, and the rest goes on."""
     _, (a, b, _) = net
     if local_write:
         b.remember("mine", "a local write so the sync replays")
@@ -241,9 +243,13 @@ def test_a_peer_cannot_plant_state_files_or_symlinks(net, entry, local_write, tm
     git(a.root, "commit", "-q", "--no-verify", "-m", "hostile")
     git(a.root, "push", "-q", "origin", "main")
     before_head, before = head(b), files(b)
-    with pytest.raises(SyncError, match="the remote's commits hold"):
-        sync(b)
-    assert head(b) == before_head and files(b) == before
+    report = sync(b)
+    planted = {"state-file": ".vault-mem/planted.txt", "state-file-case": ".Vault-Mem/index.db",
+               "journal": ".vault-mem/pending.json", "symlink": "facts/evil.md", "dir-symlink": "facts/sub"}[entry]
+    assert [d["path"] for d in report.removed] == [planted]
+    assert head(b) != before_head and files(b) == before
+    assert git(b.root, "ls-tree", "-r", "--name-only", "HEAD", "--", planted) == ""
+    assert (report.replayed == 1) == local_write
     assert not (b.root / ".vault-mem/planted.txt").exists() and not (b.root / ".Vault-Mem").exists()
     assert not (b.root / "facts/evil.md").exists() and not (b.root / "facts/sub").exists()
     assert not (b.root / ".vault-mem/pending.json").exists()  # no planted journal to "recover"

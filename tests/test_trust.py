@@ -22,7 +22,7 @@ from conftest import ROOT, at_terminal, cli, git, new_vault, publish, published_
 
 from vault_mem.platform import settle
 from vault_mem import Vault
-from vault_mem.errors import LinkError, SyncError, UnsafeTreeError
+from vault_mem.errors import LinkError, UnsafeTreeError
 from vault_mem.sync.remote import sync
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -549,7 +549,7 @@ def test_a_commit_of_vault_mems_own_write_is_checked_as_it_lands(tmp_path, monke
     assert r.returncode == 1 and "facts/link.md" in r.stderr, r.stderr
 
 
-def test_sync_refuses_a_peers_type_folder_replaced_by_a_symlink(pair, tmp_path):
+def test_sync_takes_out_a_peers_type_folder_replaced_by_a_symlink(pair, tmp_path):
     bare, mine, peer = pair  # noqa: RUF059 - one fixture, three parts
     mine.remember("keep", "a fact of mine")
     git(mine.root, "push", "-q", "origin", "main")
@@ -564,14 +564,17 @@ def test_sync_refuses_a_peers_type_folder_replaced_by_a_symlink(pair, tmp_path):
     (peer / "facts").symlink_to(outside, target_is_directory=True)
     git(peer, "add", "facts")
     peer_push(peer, "facts is a link now")
-    head = git(mine.root, "rev-parse", "HEAD").strip()
-    with pytest.raises(SyncError, match="'facts'.*: a symlink") as err:
-        sync(mine)
-    assert err.value.reason == "unsafe"
-    assert git(mine.root, "rev-parse", "HEAD").strip() == head
+    held = git(mine.root, "rev-parse", "HEAD:facts").strip()
+    # taken out (issue 23), not the whole tree refused: the link never reaches the disk, and the
+    # person's folder, which the peer deleted to make way for it, is put back whole
+    report = sync(mine)
+    assert [(d["path"], d["why"]) for d in report.removed] == [("facts", "a symlink")]
+    assert git(mine.root, "rev-parse", "HEAD:facts").strip() == held
     assert (mine.root / "facts").is_dir() and not (mine.root / "facts").is_symlink()
+    assert (mine.root / "facts" / "keep.md").exists() and not (mine.root / "facts" / "planted.md").exists()
+    assert git(mine.root, "status", "--porcelain") == ""
     r = cli("--vault", str(mine.root), "sync")
-    assert r.returncode == 1 and "facts" in r.stderr
+    assert r.returncode == 0, r.stderr
     r = cli("--vault", str(mine.root), "list")  # the local vault keeps working
     assert r.returncode == 0 and "keep" in r.stdout
 

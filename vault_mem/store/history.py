@@ -34,6 +34,10 @@ __all__ = [
     "blob_sizes",
     "blob_versions",
     "case_collision",
+    "case_twins",
+    "LEAVES",
+    "edit_tree_entries",
+    "tree_entry",
     "changed_count",
     "MAX_INCOMING_PATHS",
     "changes_outside",
@@ -1652,6 +1656,63 @@ def tree_entries(repo: GitRepo, commit: str, pathspec: str) -> dict[str, str]:
     return _ls_tree_modes(out)
 
 
+def edit_tree_entries(repo: GitRepo, tree: str, changes: dict[str, tuple[str, str] | None]) -> str:
+    """``tree`` with each ``{top-level path: (mode, object id), or None to remove}`` of
+    ``changes`` applied, by git's own ``ls-tree`` and ``mktree`` (two git processes per folder
+    on the changed paths), never a checkout: unlike :meth:`GitObjects.edit_tree`, which parses
+    only trees vault-mem would use, it edits a peer's tree whatever names or modes it holds
+    beside the changed ones (a ``..``, a ``.GIT.``, a symlink, a submodule), so a sync can take
+    such entries out (:meth:`vault_mem.sync.replay.Replay._take_out`). A folder left empty goes."""
+    return _edit_entries(repo, tree, {tuple(p.encode("utf-8", "surrogateescape").split(b"/")): c
+                                      for p, c in changes.items()}) or _mktree(repo, [])
+
+
+def _edit_entries(repo: GitRepo, tree: str | None, changes: dict[tuple[bytes, ...], tuple[str, str] | None]
+                  ) -> str | None:
+    entries: dict[bytes, bytes] = {}  # name: "mode type oid"
+    if tree is not None:
+        for rec in repo.run("ls-tree", "-z", tree, binary=True, cwd=repo.toplevel).split(b"\x00"):
+            meta, sep, name = rec.partition(b"\t")
+            if sep:
+                entries[name] = meta
+    nested: dict[bytes, dict[tuple[bytes, ...], tuple[str, str] | None]] = {}
+    for parts, change in changes.items():
+        if len(parts) > 1:
+            nested.setdefault(parts[0], {})[parts[1:]] = change
+        elif change is None:
+            entries.pop(parts[0], None)
+        else:
+            mode, oid = change
+            kind = {"160000": "commit", "040000": "tree"}.get(mode, "blob")
+            entries[parts[0]] = f"{mode} {kind} {oid}".encode()
+    for name, sub in nested.items():
+        old = entries.get(name, b"").split(b" ")
+        new = _edit_entries(repo, old[2].decode() if len(old) == 3 and old[1] == b"tree" else None, sub)
+        if new is None:
+            entries.pop(name, None)
+        else:
+            entries[name] = f"040000 tree {new}".encode()
+    return _mktree(repo, [meta + b"\t" + name for name, meta in entries.items()]) if entries else None
+
+
+def tree_entry(repo: GitRepo, commit: str, top: str) -> tuple[str, str] | None:
+    """(mode, object id) of the entry ``commit`` holds at the top-level path ``top`` (a file, a
+    folder, a link), or None."""
+    out = repo.run("--literal-pathspecs", "ls-tree", "-z", "--full-tree", commit, "--", top,
+                   binary=True, cwd=repo.toplevel)
+    for rec in out.split(b"\x00"):
+        meta, sep, name = rec.partition(b"\t")
+        if sep and name == top.encode("utf-8", "surrogateescape"):
+            mode, _, oid = meta.decode().split(" ")
+            return mode, oid
+    return None
+
+
+def _mktree(repo: GitRepo, records: list[bytes]) -> str:
+    data = b"".join(rec + b"\x00" for rec in records)
+    return repo.run("mktree", "-z", "--missing", input=data, cwd=repo.toplevel).strip()
+
+
 def _ls_tree_modes(out: str) -> dict[str, str]:
     """``{path: mode}`` from ``git ls-tree -z`` output."""
     modes: dict[str, str] = {}
@@ -1660,6 +1721,10 @@ def _ls_tree_modes(out: str) -> dict[str, str]:
         if sep:
             modes[path] = DUPLICATE if path in modes else meta.split(" ", 1)[0]
     return modes
+
+
+#: :func:`unsafe_entry`'s word for a ``..``, ``.``, empty or absolute name: a tree no git command makes
+LEAVES = "a path that leaves the vault"
 
 
 def unsafe_entry(rel: str, mode: str | None) -> str | None:
@@ -1672,7 +1737,7 @@ def unsafe_entry(rel: str, mode: str | None) -> str | None:
     of that rule: sync's incoming trees and the tree of a fresh clone use it."""
     parts = rel.split("/")
     if rel.startswith("/") or any(p in ("", ".", "..") for p in parts):
-        return "a path that leaves the vault"
+        return LEAVES
     if any(disk_name(p) in (".git", "git~1") for p in parts):
         return "a .git entry"
     if is_state_dir_name(parts[0]):  # in any case: one folder on macOS and Windows
@@ -1704,22 +1769,32 @@ def case_collision(paths: Iterable[str], among: Iterable[str] = ()) -> tuple[str
     """The first two distinct paths, one of ``paths`` and one of ``paths`` or ``among``, that a
     case-insensitive file system (macOS, Windows) would take for one file (``facts/A.md`` and
     ``facts/a.md``; also a folder against a file), or None. A clone there would lose one."""
+    for path, other in case_twins(sorted(paths), among):
+        return other, path
+    return None
+
+
+def case_twins(paths: Iterable[str], among: Iterable[str] = ()) -> Iterator[tuple[str, str]]:
+    """(path, the name it is one file with) for each of ``paths``, in the order given, that a
+    case-insensitive, normalising file system takes for one of ``among`` or for one of ``paths``
+    before it (on the way, as folder or file: :func:`~vault_mem.model.names.fold`). A path so
+    found is left out of what the next ones are compared with: the earlier name keeps its place
+    (sync takes the later ones out, :meth:`vault_mem.sync.replay.Replay.check_incoming`)."""
     spellings: dict[str, set[str]] = {}
     for p in among:
         parts = p.split("/")
         for i in range(1, len(parts) + 1):
             sub = "/".join(parts[:i])
             spellings.setdefault(fold(sub), set()).add(sub)
-    for p in sorted(paths):
+    for p in paths:
         parts = p.split("/")
-        for i in range(1, len(parts) + 1):
-            sub = "/".join(parts[:i])
-            names = spellings.setdefault(fold(sub), set())
-            other = next((n for n in sorted(names) if n != sub), None)
-            if other is not None:
-                return other, sub
-            names.add(sub)
-    return None
+        subs = ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+        other = next((n for sub in subs for n in sorted(spellings.get(fold(sub), ())) if n != sub), None)
+        if other is not None:
+            yield p, other
+            continue
+        for sub in subs:
+            spellings.setdefault(fold(sub), set()).add(sub)
 
 
 def first_unsafe_entry(modes: dict[str, str | None], prefix: str,

@@ -31,23 +31,27 @@ from vault_mem.errors import SyncError, VaultMemError
 from vault_mem.model.conflicts import conflict_key, mark_conflict, memory_key
 from vault_mem.model.indexmd import INDEX_FILE, older_forms
 from vault_mem.model.memory import is_memory_path
-from vault_mem.model.names import REFUSED, named, shown
+from vault_mem.model.names import REFUSED, named, quoted, shell_word, shown
 from vault_mem.model.policy import fix_recipe, mask_secrets
 from vault_mem.model.trailers import SYNC_CONFLICT, add_trailers, trailer
 from vault_mem.store.files import atomic_write, checkpoint, current_bytes, fsync_dir
 from vault_mem.store.gitfiles import unapproved_git_files
 from vault_mem.store.history import (
-    blob_sizes,
-    case_collision,
+    DUPLICATE,
+    LEAVES,
     MAX_INCOMING_PATHS,
+    edit_tree_entries,
+    blob_sizes,
+    case_twins,
     changed_count,
     changed_entries,
     changed_paths,
     incoming_commits,
-    first_unsafe_entry,
     log_entries,
     staged_against,
     tree_entries,
+    tree_entry,
+    unsafe_entry,
 )
 from vault_mem.store.trust import approved_config
 from vault_mem.sync.report import SyncReport
@@ -70,6 +74,9 @@ MAX_INCOMING_BYTES = 64 * 1024 * 1024
 #: CPU and 373 MB; git would fetch one of up to the fetch's memory bound (512 MB). A person's
 #: commit message is a few KB; a squash of a long branch, a few hundred.
 MAX_COMMIT_BYTES = 1024 * 1024
+#: most entries a sync's commit that takes them out names one by one (its message stays far
+#: under :data:`MAX_COMMIT_BYTES`, which every other clone's sync checks it against)
+TAKEN_OUT_NAMED = 50
 #: a tree's mode of a file committed executable (a regular file all the same: taken)
 EXECUTABLE = "100755"
 
@@ -106,6 +113,9 @@ class Replay:
         #: INDEX.md as rendered last into the work tree (the new HEAD's files): the one rule's
         #: check after a fast-forward compares it with HEAD's (sync/remote.py)
         self.index: bytes | None = None
+        #: ``{top-level path: (mode, id)}`` this side held where the remote's commits hold an entry
+        #: taken out (check_incoming): what the sync's own commit puts back (_take_out)
+        self.ours: dict[str, tuple[str, str]] = {}
 
     def changed(self, a: str, b: str) -> list[str]:
         return [p[len(self.prefix):] for p in changed_paths(self.repo, a, b, self.prefix or ".")]
@@ -159,34 +169,51 @@ class Replay:
     def _conflict(self, key: str, kind: str, detail: str, copy: str | None = None) -> None:
         self.report.conflicts.append({"key": key, "kind": kind, "detail": detail, "conflict_key": copy})
 
-    def check_incoming(self, incoming: list[str]) -> None:
-        """Refuse, before anything touches the work tree, a remote tree entry that vault-mem
-        must not take from a peer (DESIGN §7): anything but a regular file, a path that leaves
-        the vault or names ``.git``, anything under the vault's state folder, a name a file
-        system or another clone cannot hold (``history.unsafe_entry``), two names that differ
-        only in case; and what a peer must not make this machine do (:meth:`check_limits`). A
-        second file of a key is no reason to refuse: it is set aside (:meth:`collisions`)."""
+    def check_incoming(self, incoming: list[str]) -> dict[str, str]:
+        """``{top-level path: why}`` of each remote tree entry that vault-mem must not take from a
+        peer (DESIGN §7): anything but a regular file, a path that leaves the vault or names
+        ``.git``, anything under the vault's state folder, a name a file system or another clone
+        cannot hold (``history.unsafe_entry``), a name another one differs from only in case or
+        normalisation, a file over the vault's size limit (:meth:`check_limits`). Each is taken
+        out, not the whole tree (refusing the tree stopped every clone's sync, for one entry):
+        never written here, and removed from the branch by one commit of this sync
+        (:meth:`_take_out`) that is pushed with the rest. Refused whole, before anything touches
+        the work tree, is only what no new commit repairs: more paths, bytes or a larger commit
+        than one sync takes (history itself), and a malformed tree (a name it holds twice). A
+        second file of a key is no reason to refuse either: it is set aside (:meth:`collisions`)."""
         if len(incoming) > MAX_INCOMING_PATHS:
             raise _too_many(self.remote_tip, str(len(incoming)))
         entries = self.entries = changed_entries(self.repo, self.local, self.remote_tip, self.prefix or ".")
         # every entry of the listing too, its name with its bytes kept: a name that is not UTF-8
         # is in ``incoming`` as U+FFFD (a printable character) and matched no entry, so a peer's
         # symlink under it passed as a deletion, into HEAD
-        found = first_unsafe_entry({**{self.prefix + rel: (e := entries.get(self.prefix + rel)) and e[0]
-                                       for rel in incoming},
-                                    **{top: e and e[0] for top, e in entries.items()}}, self.prefix)
-        if found is None:
-            held = [top[len(self.prefix):] for top in tree_entries(self.repo, self.remote_tip, self.prefix or ".")]
-            clash = case_collision([rel for rel in incoming if entries.get(self.prefix + rel)], held)
-            if clash:
-                found = clash[1], (f"a name that differs from '{shown(clash[0])}' only in case (one file on "
-                                   "macOS and Windows)")
-        if found:
-            rel, why = found
-            raise SyncError("unsafe", f"the remote's commits hold {named(rel, REFUSED)} (tip {self.remote_tip[:10]}): "
-                            f"{why}. vault-mem takes only regular files inside the vault from a peer; remove "
-                            "that entry on the remote (or integrate by hand) and sync again; nothing changed")
-        self.check_limits({top: e[1] for top, e in entries.items() if e and top != self.prefix + INDEX_FILE})
+        modes = {**{self.prefix + rel: (e := entries.get(self.prefix + rel)) and e[0] for rel in incoming},
+                 **{top: e and e[0] for top, e in entries.items()}}
+        bad: dict[str, str] = {}
+        for top in sorted(modes):
+            why = unsafe_entry(top[len(self.prefix):], modes[top])
+            if why and (modes[top] == DUPLICATE or why == LEAVES):
+                # a malformed tree no git command makes (git's fsck refuses it: a name twice, a
+                # `..`): no reader here edits it, so it stays refused whole, by name
+                raise SyncError("unsafe", f"the remote's commits hold {named(top[len(self.prefix):], REFUSED)} (tip "
+                                f"{self.remote_tip[:10]}): {why}, in a tree no git command makes (`git fsck` "
+                                "refuses it). Remove that entry on the remote (or integrate by hand) and sync "
+                                "again; nothing changed")
+            if why:
+                bad[top] = why
+        # the names that differ only in case or normalisation (one file on macOS and Windows):
+        # the name this side holds keeps its place, then the remote's unchanged ones, then its
+        # memory files, then the rest, by path; each later twin is taken out
+        arriving = [top for top, e in entries.items() if e and top not in bad]
+        held = set(tree_entries(self.repo, self.remote_tip, self.prefix or ".")) - set(entries)
+        first = sorted(arriving, key=lambda top: (self.repo.blob_at(self.local, top) is None,
+                                                  memory_key(top[len(self.prefix):]) is None, top))
+        for top, other in case_twins(first, held):
+            bad[top] = (f"a name that differs from '{shown(other[len(self.prefix):])}' only in case or "
+                        "normalisation (one file on macOS and Windows)")
+        bad.update(self.check_limits({top: e[1] for top, e in entries.items()
+                                      if e and top != self.prefix + INDEX_FILE and top not in bad}))
+        return bad
 
     def collisions(self, incoming: list[str]) -> dict[str, str]:
         """``{incoming path: the path that keeps the key}`` of each memory file the remote's
@@ -221,11 +248,12 @@ class Replay:
                 aside.update({p: keeper for p in theirs if p != keeper and p not in unsaved})
         return aside
 
-    def check_limits(self, blobs: dict[str, str]) -> None:
-        """Refuse a commit over :data:`MAX_COMMIT_BYTES`, a file (``{top-level path: blob id}``)
-        over the vault's file size limit (``[limits] max_body_bytes`` plus room for the
-        frontmatter), and files over :data:`MAX_INCOMING_BYTES` in all: sizes are read from git's
-        object headers, so nothing over it is loaded."""
+    def check_limits(self, blobs: dict[str, str]) -> dict[str, str]:
+        """Refuse a commit over :data:`MAX_COMMIT_BYTES` and files (``{top-level path: blob id}``)
+        over :data:`MAX_INCOMING_BYTES` in all; ``{top-level path: why}`` of each file over the
+        vault's file size limit (``[limits] max_body_bytes`` plus room for the frontmatter), which
+        the sync takes out (:meth:`check_incoming`). Sizes are read from git's object headers, so
+        nothing over it is loaded."""
         # the commits' sizes a chunk at a time, as git lists them: a peer's push of any number of
         # commits is never held whole (the first over the limit by id is named, as ever)
         big = incoming_commits(self.repo, self.remote_tip, self.local, MAX_COMMIT_BYTES)[1]
@@ -241,28 +269,25 @@ class Replay:
                             "message), integrate it by hand once (`git pull --rebase`, then `vault-mem "
                             "doctor`), else remove it from the remote's history; then sync again; nothing changed")
         limit = self.vault.config.max_file_bytes
-        total = sum(sizes.get(blob, 0) for blob in blobs.values())
+        # a file over the limit is taken out, never written: not counted in what the sync writes
+        total = sum(size for blob in blobs.values() if (size := sizes.get(blob, 0)) <= limit)
         if total > MAX_INCOMING_BYTES:
             raise SyncError("unsafe", f"the remote's commits (tip {self.remote_tip[:10]}) bring {len(blobs)} files "
                             f"of {total} bytes in all, more than one sync writes ({MAX_INCOMING_BYTES} bytes; "
                             f"{len(set(blobs.values()))} distinct contents); if that change is wanted (a large "
                             "import), integrate it by hand once (`git pull --rebase`, then `vault-mem doctor`), "
                             "else revert it on the remote; then sync again; nothing changed")
-        for top in sorted(blobs):
-            if sizes.get(blobs[top], 0) > limit:
-                rel = top[len(self.prefix):]
-                raise SyncError("unsafe", f"the remote's commits hold {named(rel, REFUSED)} (tip {self.remote_tip[:10]}) "
-                                f"of {sizes[blobs[top]]} bytes, over this vault's file size limit of {limit} bytes "
-                                "([limits] max_body_bytes in vault.toml, plus 16 KB for the frontmatter); remove "
-                                "or shorten that file on the remote (or raise the limit here, then "
-                                "`vault-mem trust`), and sync again; nothing changed")
+        return {top: (f"a file of {sizes[blobs[top]]} bytes, over this vault's file size limit of {limit} bytes "
+                      "([limits] max_body_bytes in vault.toml, plus 16 KB for the frontmatter)")
+                for top in sorted(blobs) if sizes.get(blobs[top], 0) > limit}
 
-    def check_git_files(self) -> None:
+    def check_git_files(self, gone: set[str] = frozenset()) -> None:
         """Refuse, before anything touches the work tree, a change to a file git itself
         interprets (.gitattributes, .gitmodules, .mailmap, .gitignore, in any folder) or to any
         other file vault-mem does not read (an agent's or editor's settings, a script) unless this
         machine's person approved that exact version (DESIGN §7, :mod:`vault_mem.store.gitfiles`)."""
-        waiting = unapproved_git_files(self.vault.root, self.repo, self.prefix, self.local, self.remote_tip)
+        waiting = [f for f in unapproved_git_files(self.vault.root, self.repo, self.prefix, self.local, self.remote_tip)
+                   if f.path not in gone]  # taken out: never taken, nothing to approve
         if waiting:
             names = ", ".join(repr(shown(f.path)) for f in waiting[:5]) + (f" and {len(waiting) - 5} more"
                                                                           if len(waiting) > 5 else "")
@@ -295,8 +320,21 @@ class Replay:
         per_commit = [(c, p, self.changed(p, c)) for c, p in self.commits]
         modes, copies, plain = self.plan({r for *_, ch in per_commit for r in ch})
         incoming = self.changed(self.local, self.remote_tip)  # what the remote's commits changed
-        self.check_incoming(incoming)
-        self.check_git_files()
+        removed = self.check_incoming(incoming)
+        # an entry taken out is never written, checked against the disk, journaled or indexed:
+        # nothing of it reaches the work tree (a symlink never on disk, a submodule never fetched)
+        # what this side held at each such path (a file, or a folder a peer made a link or a
+        # file): put back by the sync's commit, and the peer's deletions under it not taken
+        # (asked of git only where this side may hold one: a file it holds, a folder holding a
+        # path the remote's commits changed; a push of many such names costs no git process each)
+        folders_here = {self.prefix + rel[:i] for rel in incoming for i, ch in enumerate(rel) if ch == "/"}
+        self.ours = {top: entry for top in removed
+                     if (top in folders_here or self.repo.blob_at(self.local, top) is not None)
+                     and (entry := tree_entry(self.repo, self.local, top))}
+        folders = tuple(top[len(self.prefix):] + "/" for top, (mode, _) in self.ours.items() if mode == "040000")
+        gone = {top[len(self.prefix):] for top in removed} | {rel for rel in incoming if rel.startswith(folders)}
+        self.check_git_files(gone)
+        incoming = [rel for rel in incoming if rel not in gone]
         aside = self.collisions(incoming)
         paths = set(incoming) | {r for *_, ch in per_commit for r in ch}
         paths |= {f"{folder}/{ck}.md" for ck in copies.values() for folder in TYPE_FOLDERS.values()}
@@ -310,6 +348,7 @@ class Replay:
         with self.repo.objects_before_refs() as keep_objects:
             try:
                 head = self._replay([rel for rel in incoming if rel not in aside], modes, copies, plain, per_commit)
+                head = self._take_out(head, removed)
                 write_journal(self.vault.ws, SYNC_JOURNAL, {**entry, "new": head})
                 checkpoint("sync-before-ref", self.vault.state_dir)
                 # as an agent commit lands: never under a person's git commit (it read HEAD)
@@ -337,6 +376,43 @@ class Replay:
         self._report_quarantined(incoming)
         self._report_duplicates(aside)
         return head
+
+    def _take_out(self, head: str, removed: dict[str, str]) -> str:
+        """``head``, or one commit on it whose tree is its tree without the entries
+        :meth:`check_incoming` took out (``{top-level path: why}``): each put back as this side
+        held it before the sync (the person's file is never removed or replaced), else removed.
+        Made from git objects alone (nothing of them is checked out), committed as this
+        machine's sync (its agent, made here), with INDEX.md as the sync rendered it, and
+        pushed with the rest: the remote's branch is repaired for every clone, whose next sync
+        has nothing to take out. Its message names each entry, why, and how to see it again
+        (the remote's tip keeps it: ``git show TIP:PATH``); it is made before HEAD moves and
+        the journal names it, so a crash leaves the sync finished or rolled back, never half."""
+        if not removed:
+            return head
+        repo, tip = self.repo, self.remote_tip
+        held = [top for top in sorted(removed) if self.entries.get(top)]
+        for top in held:
+            self.report.removed.append({"path": top[len(self.prefix):], "why": removed[top], "commit": tip,
+                                        "show": f"git show {shell_word(tip[:10] + ':' + top)}"})
+        # each put back as this side held it (a regular file, checked when it came), else removed
+        changes = {top: self.ours.get(top) for top in removed}
+        tree = edit_tree_entries(repo, repo.commit_tree(head), changes)
+        if self.index is not None:  # INDEX.md as the sync wrote it into the work tree
+            tree = edit_tree_entries(repo, tree, {self.prefix + INDEX_FILE:
+                                                  ("100644", repo.write_object("blob", self.index))})
+        if tree == repo.commit_tree(head):
+            return head
+        lines = [f"- {quoted(top[len(self.prefix):])}: {removed[top]}" for top in held[:TAKEN_OUT_NAMED]]
+        if len(held) > TAKEN_OUT_NAMED:
+            lines.append(f"- and {len(held) - TAKEN_OUT_NAMED} more (`git show --stat HEAD` where this commit is HEAD)")
+        message = (f"sync: take out {len(held)} entr{'y' if len(held) == 1 else 'ies'} of the remote's commits "
+                   "no clone can take\n\n"
+                   f"The remote's commits (tip {tip[:10]}) hold entries vault-mem takes from no peer: a name a "
+                   "file system cannot hold, anything but a regular file, a file over the size limit. The sync "
+                   "took the rest and this commit removes these from the branch, so that no clone's sync stops "
+                   "at them. Each is still in git: see it with `git show "
+                   f"{tip[:10]}:PATH`.\n\n" + "\n".join(lines))
+        return repo.write_commit(tree, head, message, author=self.vault.identity())
 
     def _write_aside(self, aside: dict[str, str]) -> None:
         """Write the files :meth:`collisions` set aside, as the remote's tip holds them."""

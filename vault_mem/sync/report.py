@@ -33,6 +33,10 @@ class SyncReport:
     #: memory files the remote's commits brought beside another file of their key, set aside
     #: (kept out of use; the other file keeps the key): path, key, owner (sync/replay.collisions)
     duplicates: list[dict[str, Any]] = field(default_factory=list)
+    #: entries of the remote's commits no clone can take (a name a file system cannot hold,
+    #: anything but a regular file, a file over the size limit), taken out by one commit of this
+    #: sync that is pushed with the rest: path, why, commit (the remote's tip, which keeps it)
+    removed: list[dict[str, Any]] = field(default_factory=list)
     #: this machine's trusted memories that the remote's commits by an author not approved here
     #: deleted or changed: path, what, by, commit, base (vault/authors.displaced_by_peers)
     displaced: list[dict[str, str]] = field(default_factory=list)
@@ -86,6 +90,7 @@ class SyncReport:
                          f"and is quarantined: {q['reason']}. {q['how_to_purge']}")
         for d in self.duplicates:
             parts.append(duplicate_line(d))
+        parts += [removed_line(d) for d in self.removed]
         parts += self.displaced_lines()
         if self.set_aside is not None:
             parts.append(set_aside_line(self.remote, self.branch, self.set_aside))
@@ -103,6 +108,15 @@ def duplicate_line(d: dict[str, Any]) -> str:
             f"'{shown(d['key'])}': it is set aside (kept out of recall and INDEX.md; {quoted(d['owner'])} keeps "
             f"the key). To use its text, move it to a key of its own (`git mv {shell_word(d['path'])} "
             "FOLDER/NEW-KEY.md`, commit, sync), or delete it (`git rm`)")
+
+
+def removed_line(d: dict[str, Any]) -> str:
+    """The sentence that names an entry of the remote's commits a sync took out (never written
+    here; removed from the branch by a commit of this sync, pushed with the rest), why, and how
+    to see it again."""
+    return (f"{quoted(d['path'])} in the remote's commits was taken out ({d['why']}): it is not in this "
+            f"vault, and this sync's commit removes it from the branch for every clone; see it with "
+            f"`{d['show']}`")
 
 
 def displaced_line(d: dict[str, str], path: str | None = None) -> str:
