@@ -403,7 +403,7 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
                           "log", "--no-renames", "--raw", "--no-abbrev",
                           f"--format={rs}%H{fs}{_who('%ae')}{fs}{_who('%an')}{fs}%P{fs}%T", new,
                           *([f"^{old}"] if old else []), *spec, cwd=repo.toplevel)
-        listed: set[str] = set()  # the folders a peer's root gave in this walk
+        listed: set[tuple[str, str]] = set()  # the folders a peer's root gave in this walk
         try:
             for text in _records(out, rs):
                 for head, changes in _raw_log(text, rs, fs, 5):
@@ -1054,7 +1054,7 @@ def introductions(repo: GitRepo, tips: list[str], seen: list[str], prefix: str, 
                       "--topo-order", "--no-renames", "--raw", "--no-abbrev", "--diff-merges=first-parent", "--full-history",
                       "--sparse", f"--format={rs}%H{fs}{_who('%ae')}{fs}%ct{fs}%P{fs}{_who('%an')}{fs}%T",
                       "--", *memory_pathspecs(prefix), input=revs.encode("ascii"), cwd=repo.toplevel)
-    listed: set[str] = set()  # the folders a peer's root gave in this scan
+    listed: set[tuple[str, str]] = set()  # the folders a peer's root gave in this scan
     for text in _records(out, rs, max_lines=LISTED_CHANGES):
         for head, changes in _raw_log(text, rs, fs, 6):
             fields = (head[0], head[1].rstrip(" "), head[4].rstrip(" "), int(head[2]) if head[2].isdigit() else 0,
@@ -1066,11 +1066,12 @@ def introductions(repo: GitRepo, tips: list[str], seen: list[str], prefix: str, 
                 yield (*fields, blobs[i:i + LISTED_CHANGES])
 
 
-def root_changes(repo: GitRepo, tree: str, folder: str, listed: set[str] | None) -> list[_RawChange]:
+def root_changes(repo: GitRepo, tree: str, folder: str, listed: set[tuple[str, str]] | None) -> list[_RawChange]:
     """What a root commit of tree ``tree`` adds to the files :func:`memory_pathspecs` names for
     the vault at ``folder`` (its top and each folder in it), as ``git log --raw`` would list them
     (top-level paths, INDEX.md included), read from the trees: the vault's folder and each folder
-    in it, those in ``listed`` passed over (the others then added to it; None: every one read).
+    in it, those in ``listed`` (``(path, tree id)``: a folder tree a peer's root holds under two
+    names gives the files of both) passed over (the others then added to it; None: every one read).
     The one reader of a root's tree for the history walks that read the whole vault
     (:func:`introductions`, :func:`last_authors`), which run git with ``log.showRoot=false``: a
     peer's merge of 600 roots sharing one tree of 3,000 memory files had git list 1.8 million
@@ -1087,10 +1088,10 @@ def root_changes(repo: GitRepo, tree: str, folder: str, listed: set[str] | None)
         found: list[_RawChange] = []
         while todo:  # the vault's folder, then the folders in it (one level: the pathspecs')
             at, path = todo.pop(0)
-            if listed is not None:
-                if at in listed:
+            if listed is not None:  # by path and tree: one folder tree under two names gives both
+                if (path, at) in listed:
                     continue
-                listed.add(at)
+                listed.add((path, at))
             for name, (mode, oid) in _tree_names(repo, at).items():
                 rel = path + name.decode("utf-8", "replace")
                 if mode != "40000":
