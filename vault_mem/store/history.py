@@ -29,6 +29,7 @@ from vault_mem.store.tree import tree_names
 
 __all__ = [
     "commits_by",
+    "holding_order",
     "newest_touch",
     "all_commits",
     "blob_sizes",
@@ -736,6 +737,35 @@ def path_histories(repo: GitRepo, tip: str, paths: list[str]) -> tuple[dict[str,
     # line that never had the file: none): one that differs from fewer kept a parent's text
     found = {name: [e for e in walk if differs[(e[0], name)] >= len(parents.get(e[0], []))] for name, walk in found.items()}
     return found, parents
+
+
+def holding_order(repo: GitRepo, tip: str, groups: list[list[str]]) -> dict[str, int]:
+    """``{top-level path: rank}`` of the files of each group of ``groups`` (the files of one key,
+    literally; ranks compare within a group) by when ``tip``'s history gave each the file it
+    holds now: its last addition (``--diff-filter=A``, on the line git follows to ``tip``'s
+    file), in ``--topo-order`` from the oldest (a parent before its children: the commits'
+    dates, which their authors write, order nothing). Lower came first; a path no commit added
+    (not committed yet, or given by a merge alone) is left out: it comes after every committed
+    one. The tie-break of which file of a key is in use (:func:`vault_mem.vault.core.key_owners`):
+    the one that held the key first keeps it, a second file arriving later never displaces it.
+    One ``git log`` per 2,000 paths (asked only for the keys two files hold: rare); from what is
+    there when an older object is missing (:func:`_walk`)."""
+    rs, _fs = separators()
+    order: dict[str, int] = {}
+    chunk: list[str] = []
+    for n, group in enumerate(groups):
+        chunk += group
+        if n + 1 < len(groups) and len(chunk) + len(groups[n + 1]) <= 2000:
+            continue
+        out = _walk(repo, "--literal-pathspecs", "-c", "core.quotePath=false", "-c", "log.showRoot=true", "log",
+                    "--topo-order", "--reverse", "--no-renames", "--diff-filter=A", "--name-only",
+                    f"--format={rs}%H", tip, "--", *chunk, cwd=repo.toplevel)
+        wanted, chunk = set(chunk), []
+        for at, rec in enumerate(out.split(rs)):
+            for path in rec.split("\n")[1:]:
+                if path in wanted:
+                    order[path] = at  # the last addition: the file the path holds now
+    return order
 
 
 def touched_since(repo: GitRepo, old: str, new: str, paths: list[str]) -> bool:
