@@ -25,7 +25,7 @@ from vault_mem.store.arrivals import PER_WORKTREE, log_files, shared_log_files
 from vault_mem.store.git import GitRepo, files_in
 from vault_mem.store.gitobjects import STREAM_FROM
 from vault_mem.store.provenance import recorded, replayed_file, replayed_from
-from vault_mem.store.tree import tree_names
+from vault_mem.store.tree import iter_tree, tree_names
 
 __all__ = [
     "commits_by",
@@ -590,7 +590,7 @@ def _under(path: str, wanted: set[str]) -> bool:
     return any("/".join(parts[:i]) in wanted for i in range(1, len(parts)))
 
 
-def _last_authors_record(head: list[str], changes: list[_RawChange], tree: _FilesAt,
+def _last_authors_record(head: list[str], changes: Iterable[_RawChange], tree: _FilesAt,
                          newest: dict[str, tuple[str, str, str]], by_blob: dict[tuple[str, str], tuple[str, str, str]],
                          touched: dict[str, set[str]] | None,
                          moves: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]] | None] | None,
@@ -1091,12 +1091,19 @@ def introductions(repo: GitRepo, tips: list[str], seen: list[str], prefix: str, 
                       head[3].split())
             if not fields[4]:  # a root: what its trees hold, a peer's folders once a scan
                 changes = root_changes(repo, head[5], prefix, None if head[0] in own else listed)
-            blobs = [c.new_blob for c in changes if c.status[:1] in "AMT" and c.path.rsplit("/", 1)[-1] != INDEX_FILE]
-            for i in range(0, max(len(blobs), 1), LISTED_CHANGES):
-                yield (*fields, blobs[i:i + LISTED_CHANGES])
+            blobs: list[str] = []
+            given = False
+            for c in changes:  # a chunk at a time: a root's changes come one by one
+                if c.status[:1] in "AMT" and c.path.rsplit("/", 1)[-1] != INDEX_FILE:
+                    blobs.append(c.new_blob)
+                    if len(blobs) == LISTED_CHANGES:
+                        yield (*fields, blobs)
+                        blobs, given = [], True
+            if blobs or not given:
+                yield (*fields, blobs)
 
 
-def root_changes(repo: GitRepo, tree: str, folder: str, listed: set[tuple[str, str]] | None) -> list[_RawChange]:
+def root_changes(repo: GitRepo, tree: str, folder: str, listed: set[tuple[str, str]] | None) -> Iterator[_RawChange]:
     """What a root commit of tree ``tree`` adds to the files :func:`memory_pathspecs` names for
     the vault at ``folder`` (its top and each folder in it), as ``git log --raw`` would list them
     (top-level paths, INDEX.md included), read from the trees: the vault's folder and each folder
@@ -1105,32 +1112,34 @@ def root_changes(repo: GitRepo, tree: str, folder: str, listed: set[tuple[str, s
     The one reader of a root's tree for the history walks that read the whole vault
     (:func:`introductions`, :func:`last_authors`), which run git with ``log.showRoot=false``: a
     peer's merge of 600 roots sharing one tree of 3,000 memory files had git list 1.8 million
-    additions per walk (~22 s a read, RELIABILITY.md); with ``listed``, 3,000 and the roots. A
-    missing object raises (:class:`HistoryDamagedError`), as git's listing did."""
+    additions per walk (~22 s a read, RELIABILITY.md); with ``listed``, 3,000 and the roots. Given
+    one file at a time (a peer's root of a million files is never held as one list). A missing
+    object raises (:class:`HistoryDamagedError`), as git's listing did."""
     base = folder.rstrip("/")
     try:
         for part in base.split("/") if base else []:
             entry = _tree_names(repo, tree).get(part.encode("utf-8", "surrogateescape"))
             if entry is None or entry[0] != "40000":
-                return []
+                return
             tree = entry[1]
         todo = [(tree, f"{base}/" if base else "")]
-        found: list[_RawChange] = []
         while todo:  # the vault's folder, then the folders in it (one level: the pathspecs')
             at, path = todo.pop(0)
             if listed is not None:  # by path and tree: one folder tree under two names gives both
                 if (path, at) in listed:
                     continue
                 listed.add((path, at))
-            for name, (mode, oid) in _tree_names(repo, at).items():
+            kind, raw = repo.read_object(at)
+            if kind != "tree":
+                continue
+            for name, mode, oid in iter_tree(raw, len(at) // 2):  # one at a time: a wide folder is never listed whole
                 rel = path + name.decode("utf-8", "replace")
                 if mode != "40000":
-                    found.append(_RawChange(_ZERO_OID, oid, "A", rel))
+                    yield _RawChange(_ZERO_OID, oid, "A", rel)
                 elif at == tree:
                     todo.append((oid, rel + "/"))
-        return found
-    except GitError:  # an entry that is no tree: git lists nothing of it either
-        return []
+    except (GitError, ValueError):  # an entry that is no tree, a tree that does not parse: git lists nothing more of it
+        return
 
 
 def reached_first(repo: GitRepo, tips: list[str], seen: list[str],
