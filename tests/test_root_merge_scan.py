@@ -46,7 +46,7 @@ def test_a_peers_roots_sharing_one_tree_are_read_once_by_each_walk(tmp_path, mon
     listed = []
     record = history._last_authors_record
     monkeypatch.setattr(history, "_last_authors_record",
-                        lambda head, changes, *rest: (listed.append(len(changes)), record(head, changes, *rest)))
+                        lambda head, changes, *rest: (listed.append(len(c := list(changes))), record(head, c, *rest)))
     found = history.last_authors(repo, git(mine, "rev-parse", "HEAD").strip(), None, ["."], touched={},
                                  moves={}, local=own)
     assert sum(listed) < 2 * FILES + 100, sum(listed)

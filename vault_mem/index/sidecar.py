@@ -899,6 +899,7 @@ class Sidecar:
         tmp = Path(tempfile.mkdtemp(prefix="vault-mem-doctor-"))
         try:
             fresh = Sidecar(self.root, self.config, embedder=None, _db_path=tmp / "index.db")
+            fresh.key_owner = self.key_owner  # the one rule of which file of a key is in use
             try:
                 self.vectors.embed_pending()  # an explicit check: make any vectors still owed first
                 fresh.reconcile(embed=False)

@@ -25,10 +25,11 @@ from vault_mem.store.arrivals import PER_WORKTREE, log_files, shared_log_files
 from vault_mem.store.git import GitRepo, files_in
 from vault_mem.store.gitobjects import STREAM_FROM
 from vault_mem.store.provenance import recorded, replayed_file, replayed_from
-from vault_mem.store.tree import tree_names
+from vault_mem.store.tree import iter_tree, tree_names
 
 __all__ = [
     "commits_by",
+    "holding_order",
     "newest_touch",
     "all_commits",
     "blob_sizes",
@@ -407,7 +408,7 @@ def last_authors(repo: GitRepo, new: str, old: str | None, paths: list[str], *, 
                           "log", "--no-renames", "--raw", "--no-abbrev",
                           f"--format={rs}%H{fs}{_who('%ae')}{fs}{_who('%an')}{fs}%P{fs}%T", new,
                           *([f"^{old}"] if old else []), *spec, cwd=repo.toplevel)
-        listed: set[str] = set()  # the folders a peer's root gave in this walk
+        listed: set[tuple[str, str]] = set()  # the folders a peer's root gave in this walk
         try:
             for text in _records(out, rs):
                 for head, changes in _raw_log(text, rs, fs, 5):
@@ -593,7 +594,7 @@ def _under(path: str, wanted: set[str]) -> bool:
     return any("/".join(parts[:i]) in wanted for i in range(1, len(parts)))
 
 
-def _last_authors_record(head: list[str], changes: list[_RawChange], tree: _FilesAt,
+def _last_authors_record(head: list[str], changes: Iterable[_RawChange], tree: _FilesAt,
                          newest: dict[str, tuple[str, str, str]], by_blob: dict[tuple[str, str], tuple[str, str, str]],
                          touched: dict[str, set[str]] | None,
                          moves: dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]] | None] | None,
@@ -740,6 +741,35 @@ def path_histories(repo: GitRepo, tip: str, paths: list[str]) -> tuple[dict[str,
     # line that never had the file: none): one that differs from fewer kept a parent's text
     found = {name: [e for e in walk if differs[(e[0], name)] >= len(parents.get(e[0], []))] for name, walk in found.items()}
     return found, parents
+
+
+def holding_order(repo: GitRepo, tip: str, groups: list[list[str]]) -> dict[str, int]:
+    """``{top-level path: rank}`` of the files of each group of ``groups`` (the files of one key,
+    literally; ranks compare within a group) by when ``tip``'s history gave each the file it
+    holds now: its last addition (``--diff-filter=A``, on the line git follows to ``tip``'s
+    file), in ``--topo-order`` from the oldest (a parent before its children: the commits'
+    dates, which their authors write, order nothing). Lower came first; a path no commit added
+    (not committed yet, or given by a merge alone) is left out: it comes after every committed
+    one. The tie-break of which file of a key is in use (:func:`vault_mem.vault.core.key_owners`):
+    the one that held the key first keeps it, a second file arriving later never displaces it.
+    One ``git log`` per 2,000 paths (asked only for the keys two files hold: rare); from what is
+    there when an older object is missing (:func:`_walk`)."""
+    rs, _fs = separators()
+    order: dict[str, int] = {}
+    chunk: list[str] = []
+    for n, group in enumerate(groups):
+        chunk += group
+        if n + 1 < len(groups) and len(chunk) + len(groups[n + 1]) <= 2000:
+            continue
+        out = _walk(repo, "--literal-pathspecs", "-c", "core.quotePath=false", "-c", "log.showRoot=true", "log",
+                    "--topo-order", "--reverse", "--no-renames", "--diff-filter=A", "--name-only",
+                    f"--format={rs}%H", tip, "--", *chunk, cwd=repo.toplevel)
+        wanted, chunk = set(chunk), []
+        for at, rec in enumerate(out.split(rs)):
+            for path in rec.split("\n")[1:]:
+                if path in wanted:
+                    order[path] = at  # the last addition: the file the path holds now
+    return order
 
 
 def touched_since(repo: GitRepo, old: str, new: str, paths: list[str]) -> bool:
@@ -1058,52 +1088,62 @@ def introductions(repo: GitRepo, tips: list[str], seen: list[str], prefix: str, 
                       "--topo-order", "--no-renames", "--raw", "--no-abbrev", "--diff-merges=first-parent", "--full-history",
                       "--sparse", f"--format={rs}%H{fs}{_who('%ae')}{fs}%ct{fs}%P{fs}{_who('%an')}{fs}%T",
                       "--", *memory_pathspecs(prefix), input=revs.encode("ascii"), cwd=repo.toplevel)
-    listed: set[str] = set()  # the folders a peer's root gave in this scan
+    listed: set[tuple[str, str]] = set()  # the folders a peer's root gave in this scan
     for text in _records(out, rs, max_lines=LISTED_CHANGES):
         for head, changes in _raw_log(text, rs, fs, 6):
             fields = (head[0], head[1].rstrip(" "), head[4].rstrip(" "), int(head[2]) if head[2].isdigit() else 0,
                       head[3].split())
             if not fields[4]:  # a root: what its trees hold, a peer's folders once a scan
                 changes = root_changes(repo, head[5], prefix, None if head[0] in own else listed)
-            blobs = [c.new_blob for c in changes if c.status[:1] in "AMT" and c.path.rsplit("/", 1)[-1] != INDEX_FILE]
-            for i in range(0, max(len(blobs), 1), LISTED_CHANGES):
-                yield (*fields, blobs[i:i + LISTED_CHANGES])
+            blobs: list[str] = []
+            given = False
+            for c in changes:  # a chunk at a time: a root's changes come one by one
+                if c.status[:1] in "AMT" and c.path.rsplit("/", 1)[-1] != INDEX_FILE:
+                    blobs.append(c.new_blob)
+                    if len(blobs) == LISTED_CHANGES:
+                        yield (*fields, blobs)
+                        blobs, given = [], True
+            if blobs or not given:
+                yield (*fields, blobs)
 
 
-def root_changes(repo: GitRepo, tree: str, folder: str, listed: set[str] | None) -> list[_RawChange]:
+def root_changes(repo: GitRepo, tree: str, folder: str, listed: set[tuple[str, str]] | None) -> Iterator[_RawChange]:
     """What a root commit of tree ``tree`` adds to the files :func:`memory_pathspecs` names for
     the vault at ``folder`` (its top and each folder in it), as ``git log --raw`` would list them
     (top-level paths, INDEX.md included), read from the trees: the vault's folder and each folder
-    in it, those in ``listed`` passed over (the others then added to it; None: every one read).
+    in it, those in ``listed`` (``(path, tree id)``: a folder tree a peer's root holds under two
+    names gives the files of both) passed over (the others then added to it; None: every one read).
     The one reader of a root's tree for the history walks that read the whole vault
     (:func:`introductions`, :func:`last_authors`), which run git with ``log.showRoot=false``: a
     peer's merge of 600 roots sharing one tree of 3,000 memory files had git list 1.8 million
-    additions per walk (~22 s a read, RELIABILITY.md); with ``listed``, 3,000 and the roots. A
-    missing object raises (:class:`HistoryDamagedError`), as git's listing did."""
+    additions per walk (~22 s a read, RELIABILITY.md); with ``listed``, 3,000 and the roots. Given
+    one file at a time (a peer's root of a million files is never held as one list). A missing
+    object raises (:class:`HistoryDamagedError`), as git's listing did."""
     base = folder.rstrip("/")
     try:
         for part in base.split("/") if base else []:
             entry = _tree_names(repo, tree).get(part.encode("utf-8", "surrogateescape"))
             if entry is None or entry[0] != "40000":
-                return []
+                return
             tree = entry[1]
         todo = [(tree, f"{base}/" if base else "")]
-        found: list[_RawChange] = []
         while todo:  # the vault's folder, then the folders in it (one level: the pathspecs')
             at, path = todo.pop(0)
-            if listed is not None:
-                if at in listed:
+            if listed is not None:  # by path and tree: one folder tree under two names gives both
+                if (path, at) in listed:
                     continue
-                listed.add(at)
-            for name, (mode, oid) in _tree_names(repo, at).items():
+                listed.add((path, at))
+            kind, raw = repo.read_object(at)
+            if kind != "tree":
+                continue
+            for name, mode, oid in iter_tree(raw, len(at) // 2):  # one at a time: a wide folder is never listed whole
                 rel = path + name.decode("utf-8", "replace")
                 if mode != "40000":
-                    found.append(_RawChange(_ZERO_OID, oid, "A", rel))
+                    yield _RawChange(_ZERO_OID, oid, "A", rel)
                 elif at == tree:
                     todo.append((oid, rel + "/"))
-        return found
-    except GitError:  # an entry that is no tree: git lists nothing of it either
-        return []
+    except (GitError, ValueError):  # an entry that is no tree, a tree that does not parse: git lists nothing more of it
+        return
 
 
 def reached_first(repo: GitRepo, tips: list[str], seen: list[str],

@@ -14,6 +14,7 @@ entries as written, by :mod:`vault_mem.store.history`.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterator
 import re
 import stat
 from itertools import accumulate, repeat
@@ -343,6 +344,22 @@ def _entries(raw: bytes) -> list:
     return out
 
 
+def iter_tree(raw: bytes, id_bytes: int = 20) -> Iterator[tuple[bytes, str, str]]:
+    """``(name, mode, object id in hex)`` of each entry of the tree object bytes ``raw``, in order,
+    one at a time (a folder of a million files is never held as a dict: a peer's root, read by
+    :func:`vault_mem.store.history.root_changes`); as :func:`tree_names` reads them. ValueError
+    at the first place the bytes do not split into a whole entry (the ones before it given)."""
+    find, at, n = raw.find, 0, len(raw)
+    while at < n:
+        space = find(b" ", at)
+        nul = find(b"\0", space + 1) if space >= 0 else -1
+        if nul < 0 or nul + 1 + id_bytes > n:
+            raise ValueError("tree bytes do not split into whole entries")
+        yield (raw[space + 1:nul], raw[at:space].lstrip(b"0").decode("ascii", "replace"),
+               raw[nul + 1:nul + 1 + id_bytes].hex())
+        at = nul + 1 + id_bytes
+
+
 def tree_names(raw: bytes, id_bytes: int = 20) -> dict[bytes, tuple[str, str]]:
     """``{name: (mode, object id in hex)}`` of the tree object bytes ``raw`` whose ids are
     ``id_bytes`` long (20: SHA-1, 32: SHA-256), any name and mode as they were written (a peer's
@@ -350,18 +367,8 @@ def tree_names(raw: bytes, id_bytes: int = 20) -> dict[bytes, tuple[str, str]]:
     tool wrote it (``040000``) reads as git's own (``40000``). ValueError when the bytes do not
     split into whole entries. The history's readers' one parser
     (:mod:`vault_mem.store.history`: the count of what a peer's commits change, a commit's
-    changes outside the vault's folder, the entries beside a path)."""
-    found: dict[bytes, tuple[str, str]] = {}
-    find, at, n = raw.find, 0, len(raw)
-    while at < n:
-        space = find(b" ", at)
-        nul = find(b"\0", space + 1) if space >= 0 else -1
-        if nul < 0 or nul + 1 + id_bytes > n:
-            raise ValueError("tree bytes do not split into whole entries")
-        found[raw[space + 1:nul]] = (raw[at:space].lstrip(b"0").decode("ascii", "replace"),
-                                     raw[nul + 1:nul + 1 + id_bytes].hex())
-        at = nul + 1 + id_bytes
-    return found
+    changes outside the vault's folder, the entries beside a path), through :func:`iter_tree`."""
+    return {name: (mode, oid) for name, mode, oid in iter_tree(raw, id_bytes)}
 
 
 def _common_prefix(a: bytes, b: bytes) -> int:

@@ -219,15 +219,18 @@ class Replay:
         """``{incoming path: the path that keeps the key}`` of each memory file the remote's
         commits bring whose key the remote's tip holds in another type folder too, or this
         machine's work tree does in a file not committed yet, where this side did not hold the
-        key twice already. Of two files of one key all but one are unusable: the file this side
-        holds keeps the key (committed, else only written by hand: the person's, not the
-        remote's to move); where this side holds none, the first by path (the sidecar's rule).
-        Each other one is set aside: taken with the rest of the tree (refusing the tree stopped
-        every clone's sync, for one file), written only once HEAD holds it (so the index judges
-        it as the commit's author's, never as a change made here), out of use, and named in
-        :attr:`SyncReport.duplicates` (:meth:`_report_duplicates`). (A type change moves the
-        file: the old one is deleted in the same commits, and a committed file is the remote's
-        to move.)"""
+        key twice already. Of two files of one key all but one are unusable, and which one is in
+        use is the one rule's (:func:`vault_mem.vault.core.key_owners`: the nearest author, then
+        the file that held the key first, then the path); this side applies its second step
+        here, where it is known without history: the file this side holds was there first
+        (committed, else only written by hand: the person's, not the remote's to move); where
+        this side holds none, the first by path. Each other one is set aside: taken with the
+        rest of the tree (refusing the tree stopped every clone's sync, for one file), written
+        only once HEAD holds it (so the index judges it as the commit's author's, never as a
+        change made here), and named in :attr:`SyncReport.duplicates` when the index keeps it
+        out of use (:meth:`_report_duplicates`; INDEX.md is rendered again after it,
+        :meth:`_write_aside`). (A type change moves the file: the old one is deleted in the same
+        commits, and a committed file is the remote's to move.)"""
         root = str(self.vault.root)
         aside: dict[str, str] = {}
         done: set[str] = set()
@@ -361,7 +364,7 @@ class Replay:
                 raise
             # HEAD holds them now: the index judges each as its commit's author's (the recovery
             # of a sync that stops before this line writes them from HEAD, as every path it names)
-            self._write_aside(aside)
+            self._write_aside(aside, head)
             warnings: list[str] = []
             keep_objects(warnings)
             for line in warnings:
@@ -414,7 +417,7 @@ class Replay:
                    f"{tip[:10]}:PATH`.\n\n" + "\n".join(lines))
         return repo.write_commit(tree, head, message, author=self.vault.identity())
 
-    def _write_aside(self, aside: dict[str, str]) -> None:
+    def _write_aside(self, aside: dict[str, str], head: str) -> None:
         """Write the files :meth:`collisions` set aside, as the remote's tip holds them."""
         if not aside:
             return
@@ -426,6 +429,11 @@ class Replay:
         keys = {memory_key(rel) for rel in aside}
         self.vault.sidecar.refresh_paths(f"{folder}/{key}.md" for key in sorted(keys)
                                          for folder in TYPE_FOLDERS.values())
+        # INDEX.md from the index as it stands now: the one rule decides each key's file with
+        # every file of it indexed (the same INDEX.md as the new HEAD's, unless a file set aside
+        # is the rule's, an author approved here over a file a peer last wrote: then the sync's
+        # commit of INDEX.md after a fast-forward carries it, else the next agent commit)
+        self._final_index(head)
 
     def _report_duplicates(self, aside: dict[str, str]) -> None:
         """Name each file of a key two files now hold that the index keeps out of use (the key's
@@ -494,16 +502,20 @@ class Replay:
                 continue
             parent, tree = self._recommit(commit, new_tree, parent, notes), new_tree
             self.report.replayed += 1
+        self._final_index(parent)
+        return parent
+
+    def _final_index(self, head: str) -> None:
+        """Render INDEX.md for the new HEAD ``head`` into the work tree (:attr:`index`)."""
         self.index = self.vault.render_index().encode()
-        if parent == self.remote_tip:
+        if head == self.remote_tip:
             # no commit of ours on it: the remote's INDEX.md stays when it lists these very lines
             # as an older vault-mem wrote them (no note), as HEAD's does for a read; written over,
             # it stood modified in the work tree, and a clone on older code and one on this took
             # turns committing the note (tests/test_index_note.py)
-            theirs = self.blob(parent, INDEX_FILE)
+            theirs = self.blob(head, INDEX_FILE)
             self.index = next((f for f in older_forms(self.index) if self.repo.blob_id(f) == theirs), self.index)
         self._write([(INDEX_FILE, self.index)])
-        return parent
 
     def _copy_edits(self, commit: str, key: str, ck: str) -> tuple[bool, dict[str, bytes | None]]:
         """The conflict copy as of ``commit``: the local version, or none where the local side

@@ -104,8 +104,8 @@ class SyncReport:
 def duplicate_line(d: dict[str, Any]) -> str:
     """The sentence that names a memory file a sync set aside (a second file of a key), with what
     to do: its text stays in the file and in git, out of recall and INDEX.md."""
-    return (f"{quoted(d['path'])} came from the remote beside {quoted(d['owner'])}, which has the same key "
-            f"'{shown(d['key'])}': it is set aside (kept out of recall and INDEX.md; {quoted(d['owner'])} keeps "
+    return (f"{quoted(d['path'])} and {quoted(d['owner'])} hold the same key '{shown(d['key'])}' since "
+            f"this sync: {quoted(d['path'])} is set aside (kept out of recall and INDEX.md; {quoted(d['owner'])} keeps "
             f"the key). To use its text, move it to a key of its own (`git mv {shell_word(d['path'])} "
             "FOLDER/NEW-KEY.md`, commit, sync), or delete it (`git rm`)")
 

@@ -47,6 +47,7 @@ from vault_mem.model.views import body_excerpt, description_excerpt
 from vault_mem.platform import settle  # a file's stat stamp
 from vault_mem.store.files import holds, read_own
 from vault_mem.store.git import Identity
+from vault_mem.store.history import holding_order
 from vault_mem.store.workspace import Workspace
 from vault_mem.vault import authors, person
 from vault_mem.vault.peers import KeptPeers
@@ -69,27 +70,39 @@ def _history():
     return history
 
 
-def _trusted_owners(ws: Workspace, sidecar: Sidecar | None, shared: dict[str, list[str]]) -> dict[str, str]:
-    """For each key that two files or more hold (``shared``: key -> paths), the first file of the
-    nearest author: this machine's person or agents (a change not committed yet included), then
-    an author approved here, then anyone else (:attr:`Sidecar.key_owner`; a key whose files all
-    stand alike is left to the sidecar's own rule). A peer, approved or not, cannot take the
-    person's key with a second file, whatever folder it picks. One look at the authors of all of them."""
+def key_owners(ws: Workspace, sidecar: Sidecar | None, shared: dict[str, list[str]]) -> dict[str, str]:
+    """For each key that two files or more hold (``shared``: key -> paths, by path), the file in
+    use: the one home of that rule (:attr:`Sidecar.key_owner`; a sync's set-aside follows it,
+    :meth:`vault_mem.sync.replay.Replay.collisions`). First the nearest author: this machine's
+    person or agents (a change not committed yet included), then an author approved here, then
+    anyone else; a peer, approved or not, cannot take the person's key with a second file,
+    whatever folder it picks. Among files that stand alike, the one that held the key first
+    (:func:`~vault_mem.store.history.holding_order`: HEAD's history gave it its file before the
+    others got theirs; a file not committed yet comes after the committed ones): a second file a
+    peer adds later never displaces the file already in use, whatever its path, and a rebuild of
+    the index from the files and history gives the same answer. The first by path last. One
+    look at the authors of all of them, one ``git log`` of their additions."""
     if sidecar is None:
         return {}
+    paths = sorted({p for found in shared.values() for p in found})
     try:
-        who = authors.authors_of(ws, sidecar, sorted({p for paths in shared.values() for p in paths}))
+        who = authors.authors_of(ws, sidecar, paths)
     except VaultMemError:  # damaged history, no git: the plain rule
         return {}
-    owners = {}
-    for key, paths in shared.items():
-        ranks = [_OWNER_RANK.get(who[p].standing, 2) for p in paths]
-        if len(set(ranks)) > 1:
-            owners[key] = paths[ranks.index(min(ranks))]
-    return owners
+    first: dict[str, int] = {}
+    try:
+        head = ws.repo.head()
+        if head:
+            order = holding_order(ws.repo, head, [[ws.prefix + p for p in found] for found in shared.values()])
+            first = {p[len(ws.prefix):]: n for p, n in order.items()}
+    except VaultMemError:  # no git: the authors and the paths decide
+        first = {}
+    last = 1 << 62
+    return {key: min(found, key=lambda p: (_OWNER_RANK.get(who[p].standing, 2), first.get(p, last), p))
+            for key, found in shared.items()}
 
 
-#: who owns a key two files hold (:func:`_trusted_owners`): the lowest rank, by standing
+#: who owns a key two files hold (:func:`key_owners`): the lowest rank, by standing
 _OWNER_RANK = {"person": 0, "agent": 0, "local": 0, "approved": 1, "peer": 2}
 
 
@@ -116,7 +129,7 @@ class Vault:
         self.sidecar.change_dates = lambda files: _history().change_dates(ws, files)
         # of two files of one key, a trusted one owns it (a peer's second file hides nothing)
         sidecar = weakref.ref(self.sidecar)  # no reference cycle through its own attribute
-        self.sidecar.key_owner = lambda shared: _trusted_owners(ws, sidecar(), shared)
+        self.sidecar.key_owner = lambda shared: key_owners(ws, sidecar(), shared)
         # the relevance floor is calibrated on the memories whose authors are trusted here: a
         # peer's notes copying the probe questions moved it over every answer of the person's
         floor_uncounted = weakref.WeakMethod(self._floor_uncounted)  # no reference cycle
@@ -285,7 +298,7 @@ class Vault:
             return None
 
     def _owners_follow_approvals(self) -> bool:
-        """Of two files of one key, a trusted one owns it (:func:`_trusted_owners`), worked out
+        """Of two files of one key, a trusted one owns it (:func:`key_owners`), worked out
         when the key's files are indexed: an approval of an author (``vault-mem trust
         --author``) changes no file, so the owners are worked out again when the approvals
         differ from those they were worked out under (a rebuild then gives the same owner).
