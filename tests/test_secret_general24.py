@@ -55,6 +55,9 @@ CASES = [
     # still refused: a random reply, a person's password
     ("reply-random", f"where's the token?\nbob: {_D.r(24)}", True),
     ("reply-made", f"<mk> what's the pw for grafana?\n<jo> Wren-larch{_RNG.randrange(10, 99)}!\n<mk> ty", True),
+    # a person's word and number with no symbol, where a password was asked for by name; not a name's
+    ("reply-made-no-symbol", f"<mk> what's the pw for grafana?\n<jo> Marten-wren{_RNG.randrange(1000, 9999)}\n<mk> ty", True),
+    ("reply-pw-team-name", "<mk> what's the pw for grafana?\n<jo> Team-Platform42\n<mk> ty", False),
     # 3. an `@` in a URL's path is no userinfo
     ("url-path-icon", "http://localhost:3000/assets/index-BxK9a2Qz/icon@2x.png", False),
     ("url-path-chunk", "http://127.0.0.1:8000/static/main.7fA9b2Kc/chunk@2x.png", False),

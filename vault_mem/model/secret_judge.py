@@ -487,11 +487,13 @@ def password_shaped(value: str) -> bool:
             and "\\" not in core)
 
 
-def unsigned_password(value: str) -> bool:
+def unsigned_password(value: str, *, asked: bool = False) -> bool:
     """A value that only its place says is a password, with no sign or label on its own line (the
     reply below a chat's request for a token, the part after the user in "creds: admin X"): drawn
     at random by its look (:func:`random_token`, :func:`high_entropy`, :func:`random_hex` or, short,
-    :func:`unguessable_unworded`), or a person's word and number with a symbol (``Wren-larch44!``).
+    :func:`unguessable_unworded`), or a person's word and number with a symbol (``Wren-larch44!``);
+    ``asked`` (a password was asked for by name), also without one where its words are not all
+    capitalised as a name's are (``Falcon-tiger1424``, not ``Team-Platform42``).
     A name (``ReleaseTrain-2024.11``, ``K8sSecretStore``, ``Team-Platform42``), a path or branch
     (``release/2024.11-RC2``), sign-in methods (``Okta+MFA``, ``2FA+TOTP``) are none; a ``/`` counts
     in a token pasted with it unescaped, random at 20 characters without it."""
@@ -500,7 +502,8 @@ def unsigned_password(value: str) -> bool:
         return False
     if "/" in value:
         return random_token(value.replace("/", ""), min_len=20)
-    if word_and_number(value, joined=True) and any(c in PASSWORD_SYMBOLS for c in value):
+    if word_and_number(value, joined=True) and (any(c in PASSWORD_SYMBOLS for c in value) or (
+            asked and not all(w[0].isupper() for w in _LETTER_RUN.findall(value)))):
         return True
     if identifier_like(value) or type_name(value):
         return False
@@ -508,6 +511,7 @@ def unsigned_password(value: str) -> bool:
             or unguessable_unworded(value))
 
 
+_LETTER_RUN = lazy(r"[A-Za-z]+")
 _VERSION_PART = lazy(r"[0-9]\.[0-9]")  # (`node:20.1.0`, `v1.2`: a version, no password)
 
 

@@ -301,7 +301,7 @@ def _chat_replies(text: str, low: str) -> Iterator[Span]:
         # no label on the reply's line (a label line, "Branch: release/2024.11-RC2", reads as a
         # speaker's tag): judged as after one, and random or a person's password by its look alone
         # (a ticket's `JIRA-4821`, a name's `K8sSecretStore` or `ReleaseTrain-2024.11` is no credential)
-        if unsigned_password(value) and not DIGEST.fullmatch(value) and judge(cls, ":", value, quoted=False, code=False, ends=True):
+        if unsigned_password(value, asked=cls == "password") and not DIGEST.fullmatch(value) and judge(cls, ":", value, quoted=False, code=False, ends=True):
             yield "credential in the reply to a request for it", m.start("value"), m.start("value") + len(value)
 
 
