@@ -98,7 +98,8 @@ def _chats() -> list[tuple[str, str, bool]]:
 def _rotations() -> list[tuple[str, str, bool]]:
     return [
         ("revoked-new-one-random", f"> **dana**: the new one is `{_D.r(40)}`, old one revoked", True),
-        ("rotated-new-one-hex", f"rotated it: the new one is {_D.r(40, '0123456789abcdef')}, old one revoked", True),
+        # (40 hex named by nothing is a fingerprint's or a commit's length: public, review of blind31)
+        ("rotated-new-one-hex", f"rotated it: the new one is {_D.r(40, '0123456789abcdef')}, old one revoked", False),
         # a name, a version or a file is no credential however the old one went
         ("rotated-file-name", "current one is README-v2.md, old one rotated out", False),
         ("rotated-chart", "the new one is Helm-Chart-v3.12, old one rotated", False),

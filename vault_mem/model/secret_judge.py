@@ -25,14 +25,14 @@ from vault_mem.model.secret_names import (
 from vault_mem.model.secret_public import TAILSCALE_PUBLIC_KEYS, analytics_cookies, public_by_design
 from vault_mem.model.secret_values import (
     CONSONANT_RUN, NAMED, UUID, credential_like, high_entropy, identifier_like, is_placeholder, is_wordy,
-    key_chord, record_id, sayable, type_name, unguessable,
+    PASSWORD_SYMBOLS, key_chord, random_hex, random_token, record_id, sayable, type_name, unguessable, unguessable_unworded,
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
 __all__ = ["CODES_LABEL", "CODE_KINDS", "CODE_PARTS", "COMMON_WORDS", "address_word_before", "camel_password", "digest_input", "granted_uuid", "grants", "judge", "quoted_words",
            "name_before", "paired_password", "passphrase", "password_shaped", "plain_password", "prose_key",
            "sentence_passphrase",
-           "public_word_before", "random_groups", "strong_unlabelled", "symbol_word_number",
+           "public_word_before", "random_groups", "strong_unlabelled", "symbol_word_number", "unsigned_password",
            "two_words_number", "unquoted_argument", "word_and_number"]
 
 _RUN_TOGETHER = lazy(r"[a-z]{14,40}")
@@ -487,6 +487,31 @@ def password_shaped(value: str) -> bool:
             and "\\" not in core)
 
 
+def unsigned_password(value: str, *, asked: bool = False) -> bool:
+    """A value that only its place says is a password, with no sign or label on its own line (the
+    reply below a chat's request for a token, the part after the user in "creds: admin X"): drawn
+    at random by its look (:func:`random_token`, :func:`high_entropy`, :func:`random_hex` or, short,
+    :func:`unguessable_unworded`), or a person's word and number with a symbol (``Wren-larch44!``);
+    ``asked`` (a password was asked for by name), also without one where its words are not all
+    capitalised as a name's are (``Falcon-tiger1424``, not ``Team-Platform42``).
+    A name (``ReleaseTrain-2024.11``, ``K8sSecretStore``, ``Team-Platform42``), a path or branch
+    (``release/2024.11-RC2``), sign-in methods (``Okta+MFA``, ``2FA+TOTP``) are none; a ``/`` counts
+    in a token pasted with it unescaped, random at 20 characters without it."""
+    value = value.rstrip(".,;")
+    if not value or is_placeholder(value, quoted=True) or value.startswith(("-", "/", ".", "~")):
+        return False
+    if "/" in value:
+        return random_token(value.replace("/", ""), min_len=20)
+    if word_and_number(value, joined=True) and (any(c in PASSWORD_SYMBOLS for c in value) or (
+            asked and not all(w[0].isupper() for w in _LETTER_RUN.findall(value)))):
+        return True
+    if identifier_like(value) or type_name(value):
+        return False
+    return (random_token(value, min_len=16) or high_entropy(value) or random_hex(value, min_len=32)
+            or unguessable_unworded(value))
+
+
+_LETTER_RUN = lazy(r"[A-Za-z]+")
 _VERSION_PART = lazy(r"[0-9]\.[0-9]")  # (`node:20.1.0`, `v1.2`: a version, no password)
 
 

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_judge import (
     CODE_PARTS, COMMON_WORDS, NEAR_STOP, gives_example, judge, near_stop, passphrase, password_shaped, random_groups,
-    word_and_number,
+    unsigned_password, word_and_number,
 )
 from vault_mem.model.secret_names import (
     AND_PAIR, APP_PASSWORD, CALL_END, CJK_CHAR, COPULA_WORD, DASHED_VALUE, DIGIT_GROUPS,
@@ -593,9 +593,9 @@ def judged_value(text: str, tail: re.Match[str], cls: str, *, flag: bool = False
         # or name could be (nothing but the order says which is the password)
         spaced = SPACE_PAIR.match(text, tail.end())
         pw = spaced.group("pw") if spaced else ""
-        # (a word and a number count with a password's symbol in them: `Wren_larch44!`, not `SSO-Portal2`)
-        if pw and (password_shaped(pw) or (any(c in _PASSWORD_MARKS for c in pw)
-                                           and judge("password", ":", pw, quoted=False, code=False, ends=True))) \
+        # (random by its look, or a word and a number with a password's symbol in them: `Wren_larch44!`,
+        # not `SSO-Portal2`, nor sign-in methods, `Okta+MFA`, `2FA+TOTP`)
+        if pw and unsigned_password(pw) and judge("password", ":", pw, quoted=False, code=False, ends=True) \
                 and not is_placeholder(pw, quoted=False):
             return "password assignment", spaced.start("pw"), spaced.end("pw")
     if pair:  # "creds: deploy / S3cr3t": the part after the user is the password

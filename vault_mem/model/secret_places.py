@@ -22,7 +22,7 @@ import string
 from collections.abc import Iterator
 
 from vault_mem.model.lazy_patterns import lazy
-from vault_mem.model.secret_judge import judge, password_shaped, quoted_words, strong_unlabelled, word_and_number
+from vault_mem.model.secret_judge import judge, quoted_words, strong_unlabelled, unsigned_password
 from vault_mem.model.secret_names import DIGEST, PUBLIC_KEY_NAMES, Span, key_class
 from vault_mem.model.secret_pairs import person_password
 from vault_mem.model.secret_text import lines_holding
@@ -95,13 +95,35 @@ _ROTATED_PUBLIC = lazy(r"(?<![a-z])(?:cert|certs|certificate|certificates|finger
                        r"|id|uuid|version|release|build|image|tag|public|pubkey)(?![a-z])")
 
 
+# what stays public when renamed or rotated: hex of a fingerprint's or a digest's length (a key's
+# fingerprint, a certificate's, a commit), and a resource's name, lower-case words joined by `-`
+# before a random suffix (`logs-prod-7fQx2Lm9Zp4Kd8Rw3`, `gl-runner-Xk29dLmQpZ7Yt4`)
+_PUBLIC_HEX = lazy(r"(?:0x)?(?:[0-9a-fA-F]{16}|[0-9a-fA-F]{32}|[0-9a-fA-F]{40}|[0-9a-fA-F]{64})")
+_RESOURCE_NAME = lazy(r"[a-z]{2,12}(?:-[a-z]{2,12}){0,4}-[A-Za-z0-9]{4,40}")
+
+
+def _revoked_line(low: str, start: int, seen: dict[int, bool]) -> bool:
+    """Does the line starting at ``start`` say an old value was revoked or rotated, naming nothing
+    public that is (a certificate, a commit, a build)? Read once per line (``seen``): a line of
+    many "new one X" read whole for each was quadratic."""
+    if start not in seen:
+        end = low.find("\n", start)
+        end = len(low) if end < 0 else end
+        seen[start] = _REVOKED.search(low, start, end) is not None and _ROTATED_PUBLIC.search(low, start, end) is None
+    return seen[start]
+
+
 def new_values(text: str, low: str) -> Iterator[Span]:
     """A value given as a credential's new or current value (see :data:`_NEW_VALUE`), judged as
     after the credential's own label; a value no label names stays unjudged."""
     if "value" not in low and "one" not in low:
         return
+    revoked: dict[int, bool] = {}
+    bol = scanned = 0  # (the line's start, found from where the last match's search left off)
     for m in _NEW_VALUE.finditer(text):
-        line = max(text.rfind("\n", 0, m.start()) + 1, m.start() - _NEW_VALUE_REACH)
+        bol = max(bol, text.rfind("\n", scanned, m.start()) + 1)
+        scanned = m.start()
+        line = max(bol, m.start() - _NEW_VALUE_REACH)
         word = None
         for word in _CREDENTIAL_WORD.finditer(low, line, m.start()):
             pass  # (the nearest before the value)
@@ -110,15 +132,14 @@ def new_values(text: str, low: str) -> Iterator[Span]:
         else:
             # no credential's word, but its line says the old one was revoked ("the new one is X, old
             # one revoked"): only a credential is revoked or rotated in favour of a new one
-            eol = text.find("\n", m.end())
-            eol = len(text) if eol < 0 else eol
-            if not _REVOKED.search(low, line, eol) or _ROTATED_PUBLIC.search(low, line, eol):
+            if not _revoked_line(low, bol, revoked):
                 continue
             # and no word names it, so the value must be random by itself (a file's or a chart's
-            # name, `README-v2.md`, "rotated out" of a list, is no credential)
+            # name, `README-v2.md`, "rotated out" of a list, is no credential), and no fingerprint's
+            # hex or resource's name
             value = (m.group("words") or m.group("value") or "").strip().rstrip(".:!?)")
-            if " " in value or looks_fake(value) or not (high_entropy(value) or random_hex(value, min_len=32)
-                                                          or random_token(value, min_len=20)):
+            if " " in value or looks_fake(value) or _PUBLIC_HEX.fullmatch(value) or _RESOURCE_NAME.fullmatch(value) \
+                    or not (high_entropy(value) or random_hex(value, min_len=32) or random_token(value, min_len=20)):
                 continue
             cls = "secret"
         group = "value"
@@ -277,11 +298,10 @@ def _chat_replies(text: str, low: str) -> Iterator[Span]:
             continue
         value = m.group("value").rstrip(".,;")
         cls = "password" if any(w.startswith("p") for w in words) else "secret"
-        # no label on the reply's line: judged as after one, and made by hand or at random by its
-        # look (a ticket's `JIRA-4821` or "check-slack-thread-2024" is a reply in words)
-        made = (password_shaped(value) or random_token(value, min_len=16) or high_entropy(value) or random_hex(value, min_len=32)
-                or (word_and_number(value, joined=True) and (value != value.lower() or any(not c.isalnum() and c not in "-_." for c in value))))
-        if made and not DIGEST.fullmatch(value) and judge(cls, ":", value, quoted=False, code=False, ends=True):
+        # no label on the reply's line (a label line, "Branch: release/2024.11-RC2", reads as a
+        # speaker's tag): judged as after one, and random or a person's password by its look alone
+        # (a ticket's `JIRA-4821`, a name's `K8sSecretStore` or `ReleaseTrain-2024.11` is no credential)
+        if unsigned_password(value, asked=cls == "password") and not DIGEST.fullmatch(value) and judge(cls, ":", value, quoted=False, code=False, ends=True):
             yield "credential in the reply to a request for it", m.start("value"), m.start("value") + len(value)
 
 

@@ -28,7 +28,7 @@ from vault_mem.model.secret_checks import SecretFinding
 from vault_mem.model.secret_text import lines_holding
 from vault_mem.model.secret_tokens import Span, base36_tail
 from vault_mem.model.secret_values import (
-    UUID, credential_like, is_placeholder, looks_fake, random_hex, random_token, shannon_entropy, spoken,
+    UUID, credential_like, is_placeholder, looks_fake, random_hex, random_token, sayable, shannon_entropy, spoken,
 )
 
 __all__ = ["driver_dsns", "pgpass_lines", "scheme_urls", "schemeless_passwords", "signed_urls",
@@ -341,8 +341,15 @@ _URL_CREDS_SLASHED = lazy(r"://(?P<user>[^\s:/?#@\"'<>`]{0,128}):(?P<pw>[A-Za-z0
 
 
 def _slashed_token(pw: str) -> bool:
-    """A base64 token cut by its own `/`: random in all, each cut piece no path's word."""
-    return "/" in pw and random_token(pw.replace("/", "").rstrip("="), min_len=16) and not looks_fake(pw)
+    """A base64 token cut by its own `/`: random in all, each cut piece no path's word. A port
+    before the first `/` (`localhost:3000/assets/x/icon@2x.png`, `localhost:4000/p/X/@alice.smith`)
+    or a piece that is a word one could say in lower case (`/static/`) or a `-` makes it a URL's
+    path with an `@` in it, not userinfo (a `/` just before the `@` may end the token as pasted)."""
+    pieces = pw.split("/")
+    if len(pieces) < 2 or pieces[0].isdigit() \
+            or any(p == "-" or (len(p) >= 3 and p.isalpha() and p.islower() and sayable(p)) for p in pieces):
+        return False
+    return random_token(pw.replace("/", "").rstrip("="), min_len=16) and not looks_fake(pw)
 
 
 def url_passwords(text: str) -> Iterator[SecretFinding]:

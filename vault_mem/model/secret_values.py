@@ -26,7 +26,7 @@ __all__ = ["CONSONANT_RUN", "ENV_NAME", "NAMED", "PASSWORD_SYMBOLS", "UUID", "cr
            "documented_example", "has_symbol", "high_entropy", "identifier_like", "in_crypt_hash",
            "is_placeholder", "is_wordy", "key_chord", "looks_fake", "push_address", "random_hex", "random_letters",
            "random_token", "record_id", "reference_token", "run_at_read", "sample_jwt", "sayable", "script_prose", "shannon_entropy",
-           "spoken", "stored_not_secret", "type_name", "unguessable"]
+           "spoken", "stored_not_secret", "type_name", "unguessable", "unguessable_unworded"]
 
 def shannon_entropy(value: str) -> float:
     """Bits per character of ``value`` (0 for an empty string)."""
@@ -390,6 +390,15 @@ def unguessable(value: str) -> bool:
                             (c.isdigit() for c in value), (not c.isalnum() for c in value))))
     return (len(value) >= 8 and classes >= 3 and (len(value) >= 12 or has_symbol(value))
             and not identifier_like(value) and not script_prose(value))
+
+
+def unguessable_unworded(value: str) -> bool:
+    """A short value drawn at random (``z6fiOk*+qtZE2w``), not a name's or a note's words with a
+    digit and a sign (``K8sSecretStore``, ``Node18+Yarn3``, ``done@15:30``, ``2FA+TOTP``): it is
+    :func:`unguessable`, words one could say make less than half of it (:func:`spoken`), and no
+    run of four letters or more in it is one."""
+    return unguessable(value) and not spoken(value) and not any(
+        len(c) >= 4 and c.isalpha() and sayable(c.lower()) for c in _CHUNK.findall(value))
 
 
 #: the entropy bar of a random-looking string, per character: 3.5 bits for mixed alphabets;
