@@ -229,3 +229,53 @@ def test_the_agents_copy_of_a_peers_line_stays_the_peers_after_the_sidecar_is_re
         if name.startswith("index.db"):
             os.unlink(mine / ".vault-mem" / name)
     assert trusted_by_key(mine)["deploy-noted"] is False
+
+
+# -- the refill of a sidecar of the earlier rule: all or nothing (mendfirst) -----------------------
+def _pack_loose(mine, tmp_path) -> None:
+    """Every object of ``mine`` loose (its packs unpacked), so one can be taken out."""
+    for pack in list((mine / ".git" / "objects" / "pack").glob("*.pack")):
+        moved = tmp_path / pack.name
+        pack.rename(moved)
+        pack.with_suffix(".idx").unlink()
+        with open(moved, "rb") as fh:
+            subprocess.run(["git", "unpack-objects", "-q"], cwd=mine, stdin=fh, check=True)
+
+
+def _lines_meta(mine) -> tuple[str | None, int]:
+    with sqlite3.connect(mine / ".vault-mem" / "index.db") as db:
+        row = db.execute("SELECT value FROM meta WHERE name = 'peer_lines_filled'").fetchone()
+        return (row and row[0]), db.execute("SELECT count(*) FROM peer_lines").fetchone()[0]
+
+
+def test_a_refill_that_fails_on_a_damaged_history_keeps_the_earlier_rows(tmp_path):
+    """Before: the refill of a sidecar of the earlier rule cleared ``peer_lines`` in a commit of
+    its own, then walked all history; an old tree object missing stopped the walk, the table
+    stayed empty and unmarked, every command cleared it and walked again, and the agent's copy
+    of the peer's order passed as the agent's (the write's lookup found no row). Now the old
+    rows stand (the swap is one transaction) and the failed walk is not repeated for the same
+    tips: the copy is the peer's."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "facts").mkdir(exist_ok=True)
+    (peer / "facts" / "old.md").write_text("---\ndescription: Old\n---\nAn old note of the team that changes later\n")
+    push_as_peer(peer, "old")
+    (peer / "facts" / "old.md").write_text("---\ndescription: Old\n---\nThe newer note of the team replacing it\n")
+    push_as_peer(peer, "old2")
+    peer_copies(mine, peer, ORDER)
+    first = git(mine, "log", "--format=%H", "--reverse", "--", "facts/old.md").split()[0]
+    gone = git(mine, "rev-parse", f"{first}:facts").strip()
+    _pack_loose(mine, tmp_path)
+    (mine / ".git" / "objects" / gone[:2] / gone[2:]).unlink()
+    with sqlite3.connect(mine / ".vault-mem" / "index.db") as db:  # a sidecar of the earlier rule
+        db.execute("UPDATE meta SET value = '1' WHERE name = 'peer_lines_filled'")
+    rows_before = _lines_meta(mine)[1]
+    assert rows_before > 0
+    agent_writes(mine, "deploy-noted", ORDER)
+    assert _lines_meta(mine) == ("1", rows_before)  # the refill failed: the old rows, the old marker
+    assert trusted_by_key(mine)["deploy-noted"] is False
+    agent_writes(mine, "deploy-noted-again", ORDER)
+    assert trusted_by_key(mine)["deploy-noted-again"] is False
+    with sqlite3.connect(mine / ".vault-mem" / "index.db") as db:  # noted for these tips: not walked again
+        assert db.execute("SELECT value FROM meta WHERE name = 'peer_lines_refill_failed'").fetchone() is not None
+    said = cli("--vault", str(mine), "doctor")
+    assert "could not be brought up to the current rule" in said.stdout + said.stderr, said.stdout + said.stderr

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from vault_mem.index.db import Database
 
-__all__ = ["HEAD_META", "LINEAGE", "PEER_LINES_FILLED", "add_origins", "add_peer_lines", "clear_peer_lines", "has_peer_lines", "origins_tips", "note_origins", "peer_lines_filled", "peer_lines_of", "all_authors", "author_pairs", "authors_of", "foreign_changes", "foreign_paths", "judged_from",
+__all__ = ["HEAD_META", "LINEAGE", "PEER_LINES_FILLED", "add_origins", "add_peer_lines", "note_peer_lines_refill_failed", "peer_lines_refill_failed", "replace_peer_lines", "has_peer_lines", "origins_tips", "note_origins", "peer_lines_filled", "peer_lines_of", "all_authors", "author_pairs", "authors_of", "foreign_changes", "foreign_paths", "judged_from",
            "judge_log_head", "judge_log_since", "paths_holding", "unapproved_rows",
            "adoption_states", "keep_adoption_states", "keep_path_histories", "deleted_here", "lineage_paths", "lineage_rows", "moved_from", "origins_of", "origins_state", "path_histories", "paths_by", "replace", "stored_head", "update"]
 
@@ -285,11 +285,41 @@ def origins_tips(db: Database) -> list[str]:
     return [t for t in tips if isinstance(t, str)] if isinstance(tips, list) else []
 
 
-def clear_peer_lines(db: Database) -> None:
-    """Forget every ``peer_lines`` row and that they were filled (filled again by the scan)."""
+#: the ``meta`` row naming the ``origins`` tips (JSON) whose refill of ``peer_lines`` failed on a
+#: damaged history (a missing object): not tried again until the scanned tips change, the rows
+#: before it kept meanwhile (:func:`peer_lines_refill_failed`)
+PEER_LINES_REFILL_FAILED = "peer_lines_refill_failed"
+
+
+def replace_peer_lines(db: Database, batches: Iterable[list[tuple[int, str, str]]]) -> None:
+    """Put ``batches`` (``(line hash, commit, email)``) in place of every ``peer_lines`` row and
+    mark them filled by :data:`PEER_LINES_RULE`: one transaction, so a failure part way (a busy
+    lock, a full disk, git failing while the batches are read) leaves the rows and the marker
+    as they were, and no other process's lookup ever sees the table emptied (first23's refill
+    cleared it in a commit of its own first: a failed refill left it empty, and every command
+    cleared it and walked all history again)."""
     with db.uncounted(), db.write(give_up=True):
         db.execute("DELETE FROM peer_lines")
-        db.set_meta(PEER_LINES_FILLED, None)
+        for batch in batches:
+            db.executemany("INSERT OR IGNORE INTO peer_lines(hash, commit_id, email) VALUES (?, ?, ?)", batch)
+        db.set_meta(PEER_LINES_FILLED, PEER_LINES_RULE)
+        db.set_meta(PEER_LINES_REFILL_FAILED, None)
+
+
+def note_peer_lines_refill_failed(db: Database, tips: list[str]) -> None:
+    """The refill of ``peer_lines`` up to ``tips`` failed on a damaged history: not tried again
+    until the scanned tips change (the rows of the earlier rule stand meanwhile)."""
+    with db.uncounted(), db.write(give_up=True):
+        db.set_meta(PEER_LINES_REFILL_FAILED, json.dumps(sorted(tips)))
+
+
+def peer_lines_refill_failed(db: Database, tips: list[str] | None = None) -> bool:
+    """Whether the refill of ``peer_lines`` failed on a damaged history (for ``tips``, when given:
+    the scanned tips it failed at)."""
+    kept = db.get_meta(PEER_LINES_REFILL_FAILED)
+    if not kept:
+        return False
+    return tips is None or kept == json.dumps(sorted(tips))
 
 
 def _has_peer_lines_table(db: Database) -> bool:

@@ -36,6 +36,7 @@ author; only signed commits would tell them apart.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -1453,7 +1454,7 @@ class Origins:
             self.unstored.update(firsts)
 
     def _record_lines(self, scratch: ScanScratch, new_tips: dict[str, list[str]], seen: list[str],
-                      origins: Callable[[list[str]], dict[str, tuple[str, str]]]) -> None:
+                      origins: Callable[[list[str]], dict[str, tuple[str, str]]], *, replace: bool = False) -> None:
         """Put each counted line (:func:`_repeat_hashes`) of the scan's texts in ``peer_lines``
         with its first giver, for :func:`keep_peers_lines` to look an agent's write up in. A line
         a row names already keeps it (an earlier scan saw it first). Within the scan, the first
@@ -1483,6 +1484,15 @@ class Origins:
                     scratch.add_lines(list(found.values()))
         if scratch.lines_both():  # asked before the lines are read: no statement open meanwhile
             self._arrivals(scratch, new_tips, seen)
+        if replace:  # the refill: every row at once, or none (rows.replace_peer_lines)
+            rows.replace_peer_lines(self.db, self._line_rows(scratch))
+            return
+        for out in self._line_rows(scratch):
+            rows.add_peer_lines(self.db, out)
+
+    def _line_rows(self, scratch: ScanScratch) -> Iterator[list[tuple[int, str, str]]]:
+        """``(line hash, commit, email)`` of each line of ``scratch``: its first giver, as
+        :meth:`_record_lines` says, :data:`SCAN_CHUNK` lines at a time."""
         for batch in scratch.line_firsts(SCAN_CHUNK):
             out = []
             for h, c, e, _here, mine in batch:
@@ -1491,29 +1501,38 @@ class Origins:
                     if at is not None and mine[2] is not None and at > -math.inf and at > mine[2]:
                         c, e = mine[0], mine[1]
                 out.append((h, c, e))
-            rows.add_peer_lines(self.db, out)
+            yield out
 
     def _fill_peer_lines(self) -> None:
         """A sidecar made before ``peer_lines`` existed, or filled by the earlier rule (a peer's
         text's lines, whoever said them first): every line of the history the ``origins`` rows
         were scanned up to, worked out again as :meth:`_record_lines` does (each text as its
         ``origins`` row says, the rest as the walk finds), once; a sidecar never scanned has
-        nothing to fill (its first scan records them)."""
+        nothing to fill (its first scan records them).
+        All or nothing (:func:`~vault_mem.index.authors.replace_peer_lines`): the walk first, then
+        the old rows swapped for the new in one transaction, so a failure (a busy lock, git
+        failing) leaves the old rows and the marker, and the next command tries again. A damaged
+        history (an object missing) is noted for the tips it failed at and not walked again until
+        they change (every command walked all of it again before, to fail the same way); the
+        rows of the earlier rule stand meanwhile and ``doctor`` says so."""
+        scanned = rows.origins_tips(self.db)
         try:
-            tips = rows.origins_tips(self.db)
-            if not tips:
+            if not scanned:
                 rows.add_peer_lines(self.db, [], filled=True)
                 return
-            rows.clear_peer_lines(self.db)
-            tips = history.existing_commits(self.ws.repo, tips)  # a pruned reflog's are gone
+            if rows.peer_lines_refill_failed(self.db, scanned):
+                return
+            tips = history.existing_commits(self.ws.repo, scanned)  # a pruned reflog's are gone
             with ScanScratch(os.path.dirname(self.db.path)) as scratch:
                 new_tips = self._gather(scratch, tips, [], every=True)
-                self._record_lines(scratch, new_tips, [], lambda blobs: rows.origins_of(self.db, blobs))
-            rows.add_peer_lines(self.db, [], filled=True)
+                self._record_lines(scratch, new_tips, [], lambda blobs: rows.origins_of(self.db, blobs),
+                                   replace=True)
         except HistoryDamagedError as exc:
+            with contextlib.suppress(VaultMemError):
+                rows.note_peer_lines_refill_failed(self.db, scanned)
             self.ws.repo.answer_from_what_is_there(exc)
         except VaultMemError:
-            pass  # a busy or full sidecar, git cannot say now: the next scan fills them
+            pass  # a busy or full sidecar, git cannot say now: the old rows stand, the next scan fills them
 
     def _gather(self, scratch: ScanScratch, tips: list[str], seen: list[str], *,
                 every: bool = False) -> dict[str, list[str]]:
