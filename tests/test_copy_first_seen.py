@@ -279,3 +279,59 @@ def test_a_refill_that_fails_on_a_damaged_history_keeps_the_earlier_rows(tmp_pat
         assert db.execute("SELECT value FROM meta WHERE name = 'peer_lines_refill_failed'").fetchone() is not None
     said = cli("--vault", str(mine), "doctor")
     assert "could not be brought up to the current rule" in said.stdout + said.stderr, said.stdout + said.stderr
+
+
+OUR = "The staging cluster restarts every Sunday at noon"
+
+
+def test_the_agents_own_line_in_a_memory_that_copies_a_peers_line_stays_the_agents(tmp_path):
+    """Before: the agent's memory repeating the peer's order and adding a line of its own was
+    noted the peer's at its write (``origins``), so the next scan skipped its text as seen and
+    never recorded its lines: the peer then copied the agent's own line into a memory of its own
+    and was its first giver, and the agent's later memory saying it was judged the peer's.
+    Now a text whose origin a write noted still has its lines recorded by the next scan."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "facts").mkdir(exist_ok=True)
+    (peer / "facts" / "team-notes.md").write_text(f"---\ndescription: Notes of the team\n---\n{ORDER}\n")
+    push_as_peer(peer, "notes")
+    sync(mine)
+    in_context(mine)
+    assert "repeats a line" in agent_writes(mine, "deploy-noted", f"{ORDER}\n{OUR}")
+    sync(mine)
+    peer_copies(mine, peer, OUR, key="staging-team")
+    said = agent_writes(mine, "staging", OUR, description="Staging restarts")
+    assert "repeats a line" not in said, said
+    trusted = trusted_by_key(mine)
+    assert trusted["staging"] is True and trusted["deploy-noted"] is False
+    # the peer's own order is still the peer's
+    assert "repeats a line" in agent_writes(mine, "deploy-order", ORDER)
+
+
+def test_a_scan_whose_line_record_failed_once_records_them_at_the_next(tmp_path, monkeypatch):
+    """Before: one busy failure while a long-lived process recorded a scan's lines put its texts
+    among the process's unstored answers; the next scan skipped them as seen and stored the refs
+    anyway, so the peer's lines were never recorded and the agent's copy of its order passed as
+    the agent's. Now the next scan walks those texts again and records their lines."""
+    from vault_mem.errors import IndexStoreError
+    from vault_mem.index import authors as rows
+
+    mine, peer = person_and_peer(tmp_path)
+    real, failed = rows.add_peer_lines, []
+
+    def busy_once(db, found, *, filled=False):
+        found = list(found)
+        if found and not failed:
+            failed.append(True)
+            raise IndexStoreError("database is locked (busy)")
+        return real(db, found, filled=filled)
+
+    monkeypatch.setattr(rows, "add_peer_lines", busy_once)
+    (peer / "facts").mkdir(exist_ok=True)
+    (peer / "facts" / "team-notes.md").write_text(f"---\ndescription: Notes of the team\n---\n{ORDER}\n")
+    push_as_peer(peer, "notes")
+    git(mine, "pull", "-q", "--no-rebase", "origin", "main")
+    trusted_by_key(mine)  # the scan's record fails once
+    trusted_by_key(mine)
+    assert failed
+    agent_writes(mine, "deploy-noted", ORDER)
+    assert trusted_by_key(mine)["deploy-noted"] is False

@@ -1405,6 +1405,8 @@ class Origins:
         self.ws, self.db, self.ids, self.read_only = ws, sidecar.db, ids, sidecar.read_only
         self.sidecar = sidecar
         self.unstored = _UNSTORED.get(str(ws.root), {})
+        self.pending: set[str] = set()
+        self.lined: set[str] = set()
         self._lineage: set[str] | None = None
         self._moved: dict[str, tuple[str, str, str]] | None = None
         #: :func:`_adopted`'s answers in this operation, by (path, committed blob, text on disk)
@@ -1429,6 +1431,9 @@ class Origins:
         if seen is None:
             return
         tips = history.known_tips(repo)
+        # texts whose origin a write noted and whose lines no scan recorded (rows.lines_pending),
+        # and those of them this scan gave to the scratch (recorded with the refs)
+        self.pending, self.lined = rows.lines_pending(self.db), set()
         with ScanScratch(os.path.dirname(self.db.path)) as scratch:
             new_tips = self._gather(scratch, tips, seen)
             firsts = self._firsts(scratch, new_tips, seen)
@@ -1439,7 +1444,8 @@ class Origins:
                     # up: a busy lock, a full disk) goes in with it: this scan skipped those texts
                     # (:meth:`_add`), and recording the refs without them left them unrecorded for
                     # good (another process took them for texts of no peer's)
-                    rows.add_origins(self.db, {**firsts, **self.unstored}, stamp, tips, more=scratch.firsts())
+                    rows.add_origins(self.db, {**firsts, **self.unstored}, stamp, tips, more=scratch.firsts(),
+                                     lined=self.lined)
                     if self.unstored:
                         _UNSTORED.pop(str(self.ws.root), None)
                         self.unstored = {}
@@ -1448,10 +1454,13 @@ class Origins:
                     pass
             # a read-only sidecar, a full disk: this operation's answer, in memory (the one case
             # it grows with the new texts: nothing else can hold it)
+            # an earlier one's (a write's noted origin) kept: this scan walked those texts again
+            # (:meth:`_add` skips them no more, so a scan whose record failed records their
+            # lines at the next try instead of never)
             self.unstored = _UNSTORED.setdefault(str(self.ws.root), {})
             for batch in scratch.firsts():
-                self.unstored.update({b: (c, e) for b, c, e in batch})
-            self.unstored.update(firsts)
+                for b, c, e in batch:
+                    self.unstored.setdefault(b, firsts.get(b, (c, e)))
 
     def _record_lines(self, scratch: ScanScratch, new_tips: dict[str, list[str]], seen: list[str],
                       origins: Callable[[list[str]], dict[str, tuple[str, str]]], *, replace: bool = False) -> None:
@@ -1561,14 +1570,20 @@ class Origins:
 
     def _add(self, scratch: ScanScratch, chunk: list[tuple[str, str, str, int, list[str], list[str]]],
              every: bool = False) -> None:
-        """One chunk's givers of texts no earlier scan saw (nor this operation, unstored);
+        """One chunk's givers of texts no earlier scan recorded (a text whose origin only a write
+        noted, :func:`~vault_mem.index.authors.lines_pending`, and one an earlier scan of this
+        process could not store, ``unstored``, included: their lines are recorded now);
         ``every``: of every text (:meth:`_fill_peer_lines`)."""
         if not chunk:
             return
         known = {} if every else rows.origins_of(self.db, list({b for *_who, blobs in chunk for b in blobs}))
+        if known:  # a write noted their origin, no scan recorded their lines: still new here
+            pending = self.pending & set(known)
+            self.lined |= pending
+            known = {b: o for b, o in known.items() if b not in pending}
         scratch.add_givers([(blob, commit, email, when, commit in self.ids.local)
                             for commit, email, _name, when, _parents, blobs in chunk
-                            for blob in dict.fromkeys(blobs) if every or (blob not in known and blob not in self.unstored)])
+                            for blob in dict.fromkeys(blobs) if every or blob not in known])
 
     def _firsts(self, scratch: ScanScratch, new_tips: dict[str, list[str]], seen: list[str]) -> dict[str, tuple[str, str]]:
         """The first commit of each text given both here and by a peer in this scan (the others':
