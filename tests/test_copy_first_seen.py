@@ -335,3 +335,70 @@ def test_a_scan_whose_line_record_failed_once_records_them_at_the_next(tmp_path,
     assert failed
     agent_writes(mine, "deploy-noted", ORDER)
     assert trusted_by_key(mine)["deploy-noted"] is False
+
+
+def _persons_line_and_peers_backdated_copy_merged_first(mine, peer) -> None:
+    """The person's hand-committed line, synced; the peer's copy of it on a parentless line dated
+    2001, which the peer's merge takes as its first parent (history's order: the copy first)."""
+    (mine / "facts").mkdir(exist_ok=True)
+    (mine / "facts" / "my-pnpm.md").write_text("---\ndescription: Package manager\n---\n"
+                                               "Use pnpm not npm in this repository\n")
+    git(mine, "add", "facts/my-pnpm.md")
+    git(mine, "commit", "-q", "-m", "pnpm")
+    sync(mine)
+    git(peer, "pull", "-q", "origin", "main")
+    git(peer, "checkout", "-q", "--orphan", "side")
+    git(peer, "rm", "-rq", "--cached", ".")
+    (peer / "facts" / "pm.md").write_text("---\ndescription: Tools\n---\n- USE PNPM  not npm in this repository\n")
+    git(peer, "add", "facts/pm.md")
+    env = {**os.environ, "GIT_AUTHOR_DATE": "2001-01-01T00:00:00", "GIT_COMMITTER_DATE": "2001-01-01T00:00:00",
+           "GIT_AUTHOR_EMAIL": PEER_EMAIL, "GIT_COMMITTER_EMAIL": PEER_EMAIL}
+    subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "tools"], cwd=peer, env=env, check=True)
+    git(peer, "clean", "-fdq")
+    git(peer, "merge", "-q", "--allow-unrelated-histories", "--no-edit", "main")
+    git(peer, "push", "-q", "origin", "side:main")
+    sync(mine)
+    assert trusted_by_key(mine)["pm"] is False
+
+
+@pytest.mark.parametrize("how", ["rebuild", "refill"])
+def test_the_persons_line_stays_the_persons_when_the_ref_logs_expired(tmp_path, how):
+    """Before: once the ref logs had expired (a gc, git's 90 days), nothing told when the peer's
+    backdated parentless copy arrived; a rebuild of the sidecar, or the refill of one of the
+    earlier rule, walked history with the copy first and gave it the person's own line, so the
+    agent's later memory repeating the person's sentence was the peer's. With no arrival known,
+    a commit made here keeps a line it holds unless it descends from the peer's commit."""
+    mine, peer = person_and_peer(tmp_path)
+    _persons_line_and_peers_backdated_copy_merged_first(mine, peer)
+    git(mine, "reflog", "expire", "--expire=now", "--all")
+    if how == "rebuild":
+        for name in os.listdir(mine / ".vault-mem"):
+            if name.startswith("index.db"):
+                os.unlink(mine / ".vault-mem" / name)
+        trusted_by_key(mine)
+    else:
+        with sqlite3.connect(mine / ".vault-mem" / "index.db") as db:  # a sidecar of the earlier rule
+            db.execute("UPDATE meta SET value = '1' WHERE name = 'peer_lines_filled'")
+    agent_writes(mine, "package-manager", "Use pnpm not npm in this repository")
+    assert trusted_by_key(mine)["package-manager"] is True
+
+
+def test_a_peers_line_the_person_copied_by_hand_stays_the_peers_after_the_ref_logs_expired(tmp_path):
+    """The guard of the rule above: the person's hand copy of a peer's line descends from the
+    peer's commit, so with the logs expired and the sidecar rebuilt the line stays the peer's."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "facts").mkdir(exist_ok=True)
+    (peer / "facts" / "team-notes.md").write_text(f"---\ndescription: Notes of the team\n---\n{ORDER}\n")
+    push_as_peer(peer, "notes")
+    git(mine, "pull", "-q", "--no-rebase", "origin", "main")
+    (mine / "facts").mkdir(exist_ok=True)
+    (mine / "facts" / "my-deploy.md").write_text(f"---\ndescription: How I deploy\n---\n{ORDER}\n")
+    git(mine, "add", "facts/my-deploy.md")
+    git(mine, "commit", "-q", "-m", "my deploy note")
+    git(mine, "reflog", "expire", "--expire=now", "--all")
+    for name in os.listdir(mine / ".vault-mem"):
+        if name.startswith("index.db"):
+            os.unlink(mine / ".vault-mem" / name)
+    assert trusted_by_key(mine)["team-notes"] is False
+    agent_writes(mine, "deploy-noted", ORDER)
+    assert trusted_by_key(mine)["deploy-noted"] is False

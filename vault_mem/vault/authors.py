@@ -1501,13 +1501,25 @@ class Origins:
 
     def _line_rows(self, scratch: ScanScratch) -> Iterator[list[tuple[int, str, str]]]:
         """``(line hash, commit, email)`` of each line of ``scratch``: its first giver, as
-        :meth:`_record_lines` says, :data:`SCAN_CHUNK` lines at a time."""
+        :meth:`_record_lines` says, :data:`SCAN_CHUNK` lines at a time. A peer's commit whose
+        arrival no ref log tells (none named it, or a gc's expiry cut the log: git's default
+        90 days) keeps a line a commit made here holds too only when that commit descends from
+        the peer's (the person had the peer's line when making theirs: a hand copy); else the
+        line is the commit made here's (before, a rebuild or the refill after the logs expired
+        gave the person's own hand-committed line to a peer's backdated parentless copy merged
+        in first). At most :data:`_ANCESTRY_CHECKS` such questions; past them, the commit made
+        here's (the person's own line stays theirs)."""
+        checks = 0
         for batch in scratch.line_firsts(SCAN_CHUNK):
             out = []
             for h, c, e, _here, mine in batch:
                 if mine is not None:
                     at = scratch.arrival(c)
-                    if at is not None and mine[2] is not None and at > -math.inf and at > mine[2]:
+                    if at is None or at == -math.inf:  # when it came is unknown: the graph says
+                        checks += 1
+                        if checks > _ANCESTRY_CHECKS or not history.is_ancestor(self.ws.repo, c, mine[0]):
+                            c, e = mine[0], mine[1]
+                    elif mine[2] is not None and at > mine[2]:
                         c, e = mine[0], mine[1]
                 out.append((h, c, e))
             yield out
