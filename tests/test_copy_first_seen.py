@@ -402,3 +402,26 @@ def test_a_peers_line_the_person_copied_by_hand_stays_the_peers_after_the_ref_lo
     assert trusted_by_key(mine)["team-notes"] is False
     agent_writes(mine, "deploy-noted", ORDER)
     assert trusted_by_key(mine)["deploy-noted"] is False
+
+
+def test_the_refill_keeps_the_agents_own_line_in_a_memory_that_copies_a_peers_line(tmp_path):
+    """Before: the refill of a sidecar of the earlier rule counted each text as its ``origins``
+    row's, and the agent's memory repeating the peer's order, noted the peer's at its write,
+    gave the peer every line of it, the agent's own new line too: the agent's later memory
+    saying that line was the peer's. The refill counts such a text (its noted commit gave it
+    not) as the commit that did give it; the peer's order in it stays the peer's."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "facts").mkdir(exist_ok=True)
+    (peer / "facts" / "team-notes.md").write_text(f"---\ndescription: Notes of the team\n---\n{ORDER}\n")
+    push_as_peer(peer, "notes")
+    sync(mine)
+    in_context(mine)
+    assert "repeats a line" in agent_writes(mine, "deploy-noted", f"{ORDER}\n{OUR}")
+    sync(mine)
+    peer_copies(mine, peer, "Something else entirely for the team to read", key="other")
+    with sqlite3.connect(mine / ".vault-mem" / "index.db") as db:  # a sidecar of the earlier rule
+        db.execute("UPDATE meta SET value = '1' WHERE name = 'peer_lines_filled'")
+    said = agent_writes(mine, "staging", OUR, description="Staging restarts")
+    assert "repeats a line" not in said, said
+    assert _lines_meta(mine)[0] == "2"
+    assert "repeats a line" in agent_writes(mine, "deploy-order", ORDER)

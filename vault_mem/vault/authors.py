@@ -1546,8 +1546,13 @@ class Origins:
             tips = history.existing_commits(self.ws.repo, scanned)  # a pruned reflog's are gone
             with ScanScratch(os.path.dirname(self.db.path)) as scratch:
                 new_tips = self._gather(scratch, tips, [], every=True)
-                self._record_lines(scratch, new_tips, [], lambda blobs: rows.origins_of(self.db, blobs),
-                                   replace=True)
+                # each text as its origin says, except one a write noted as a peer's commit's that
+                # gave it not (the agent's copy of that commit's line): the walk's own giver's, so
+                # the agent's own new lines in it stay the agent's (the peer's line in it is the
+                # peer's anyway: its commit gave it first)
+                self._record_lines(scratch, new_tips, [], lambda blobs: {
+                    b: o for b, o in rows.origins_of(self.db, blobs).items()
+                    if not scratch.given_elsewhere(b, o[0])}, replace=True)
         except HistoryDamagedError as exc:
             with contextlib.suppress(VaultMemError):
                 rows.note_peer_lines_refill_failed(self.db, scanned)
