@@ -229,3 +229,199 @@ def test_the_agents_copy_of_a_peers_line_stays_the_peers_after_the_sidecar_is_re
         if name.startswith("index.db"):
             os.unlink(mine / ".vault-mem" / name)
     assert trusted_by_key(mine)["deploy-noted"] is False
+
+
+# -- the refill of a sidecar of the earlier rule: all or nothing (mendfirst) -----------------------
+def _pack_loose(mine, tmp_path) -> None:
+    """Every object of ``mine`` loose (its packs unpacked), so one can be taken out."""
+    for pack in list((mine / ".git" / "objects" / "pack").glob("*.pack")):
+        moved = tmp_path / pack.name
+        pack.rename(moved)
+        pack.with_suffix(".idx").unlink()
+        with open(moved, "rb") as fh:
+            subprocess.run(["git", "unpack-objects", "-q"], cwd=mine, stdin=fh, check=True)
+
+
+def _lines_meta(mine) -> tuple[str | None, int]:
+    with sqlite3.connect(mine / ".vault-mem" / "index.db") as db:
+        row = db.execute("SELECT value FROM meta WHERE name = 'peer_lines_filled'").fetchone()
+        return (row and row[0]), db.execute("SELECT count(*) FROM peer_lines").fetchone()[0]
+
+
+def test_a_refill_that_fails_on_a_damaged_history_keeps_the_earlier_rows(tmp_path):
+    """Before: the refill of a sidecar of the earlier rule cleared ``peer_lines`` in a commit of
+    its own, then walked all history; an old tree object missing stopped the walk, the table
+    stayed empty and unmarked, every command cleared it and walked again, and the agent's copy
+    of the peer's order passed as the agent's (the write's lookup found no row). Now the old
+    rows stand (the swap is one transaction) and the failed walk is not repeated for the same
+    tips: the copy is the peer's."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "facts").mkdir(exist_ok=True)
+    (peer / "facts" / "old.md").write_text("---\ndescription: Old\n---\nAn old note of the team that changes later\n")
+    push_as_peer(peer, "old")
+    (peer / "facts" / "old.md").write_text("---\ndescription: Old\n---\nThe newer note of the team replacing it\n")
+    push_as_peer(peer, "old2")
+    peer_copies(mine, peer, ORDER)
+    first = git(mine, "log", "--format=%H", "--reverse", "--", "facts/old.md").split()[0]
+    gone = git(mine, "rev-parse", f"{first}:facts").strip()
+    _pack_loose(mine, tmp_path)
+    (mine / ".git" / "objects" / gone[:2] / gone[2:]).unlink()
+    with sqlite3.connect(mine / ".vault-mem" / "index.db") as db:  # a sidecar of the earlier rule
+        db.execute("UPDATE meta SET value = '1' WHERE name = 'peer_lines_filled'")
+    rows_before = _lines_meta(mine)[1]
+    assert rows_before > 0
+    agent_writes(mine, "deploy-noted", ORDER)
+    assert _lines_meta(mine) == ("1", rows_before)  # the refill failed: the old rows, the old marker
+    assert trusted_by_key(mine)["deploy-noted"] is False
+    agent_writes(mine, "deploy-noted-again", ORDER)
+    assert trusted_by_key(mine)["deploy-noted-again"] is False
+    with sqlite3.connect(mine / ".vault-mem" / "index.db") as db:  # noted for these tips: not walked again
+        assert db.execute("SELECT value FROM meta WHERE name = 'peer_lines_refill_failed'").fetchone() is not None
+    said = cli("--vault", str(mine), "doctor")
+    assert "could not be brought up to the current rule" in said.stdout + said.stderr, said.stdout + said.stderr
+
+
+OUR = "The staging cluster restarts every Sunday at noon"
+
+
+def test_the_agents_own_line_in_a_memory_that_copies_a_peers_line_stays_the_agents(tmp_path):
+    """Before: the agent's memory repeating the peer's order and adding a line of its own was
+    noted the peer's at its write (``origins``), so the next scan skipped its text as seen and
+    never recorded its lines: the peer then copied the agent's own line into a memory of its own
+    and was its first giver, and the agent's later memory saying it was judged the peer's.
+    Now a text whose origin a write noted still has its lines recorded by the next scan."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "facts").mkdir(exist_ok=True)
+    (peer / "facts" / "team-notes.md").write_text(f"---\ndescription: Notes of the team\n---\n{ORDER}\n")
+    push_as_peer(peer, "notes")
+    sync(mine)
+    in_context(mine)
+    assert "repeats a line" in agent_writes(mine, "deploy-noted", f"{ORDER}\n{OUR}")
+    sync(mine)
+    peer_copies(mine, peer, OUR, key="staging-team")
+    said = agent_writes(mine, "staging", OUR, description="Staging restarts")
+    assert "repeats a line" not in said, said
+    trusted = trusted_by_key(mine)
+    assert trusted["staging"] is True and trusted["deploy-noted"] is False
+    # the peer's own order is still the peer's
+    assert "repeats a line" in agent_writes(mine, "deploy-order", ORDER)
+
+
+def test_a_scan_whose_line_record_failed_once_records_them_at_the_next(tmp_path, monkeypatch):
+    """Before: one busy failure while a long-lived process recorded a scan's lines put its texts
+    among the process's unstored answers; the next scan skipped them as seen and stored the refs
+    anyway, so the peer's lines were never recorded and the agent's copy of its order passed as
+    the agent's. Now the next scan walks those texts again and records their lines."""
+    from vault_mem.errors import IndexStoreError
+    from vault_mem.index import authors as rows
+
+    mine, peer = person_and_peer(tmp_path)
+    real, failed = rows.add_peer_lines, []
+
+    def busy_once(db, found, *, filled=False):
+        found = list(found)
+        if found and not failed:
+            failed.append(True)
+            raise IndexStoreError("database is locked (busy)")
+        return real(db, found, filled=filled)
+
+    monkeypatch.setattr(rows, "add_peer_lines", busy_once)
+    (peer / "facts").mkdir(exist_ok=True)
+    (peer / "facts" / "team-notes.md").write_text(f"---\ndescription: Notes of the team\n---\n{ORDER}\n")
+    push_as_peer(peer, "notes")
+    git(mine, "pull", "-q", "--no-rebase", "origin", "main")
+    trusted_by_key(mine)  # the scan's record fails once
+    trusted_by_key(mine)
+    assert failed
+    agent_writes(mine, "deploy-noted", ORDER)
+    assert trusted_by_key(mine)["deploy-noted"] is False
+
+
+def _persons_line_and_peers_backdated_copy_merged_first(mine, peer) -> None:
+    """The person's hand-committed line, synced; the peer's copy of it on a parentless line dated
+    2001, which the peer's merge takes as its first parent (history's order: the copy first)."""
+    (mine / "facts").mkdir(exist_ok=True)
+    (mine / "facts" / "my-pnpm.md").write_text("---\ndescription: Package manager\n---\n"
+                                               "Use pnpm not npm in this repository\n")
+    git(mine, "add", "facts/my-pnpm.md")
+    git(mine, "commit", "-q", "-m", "pnpm")
+    sync(mine)
+    git(peer, "pull", "-q", "origin", "main")
+    git(peer, "checkout", "-q", "--orphan", "side")
+    git(peer, "rm", "-rq", "--cached", ".")
+    (peer / "facts" / "pm.md").write_text("---\ndescription: Tools\n---\n- USE PNPM  not npm in this repository\n")
+    git(peer, "add", "facts/pm.md")
+    env = {**os.environ, "GIT_AUTHOR_DATE": "2001-01-01T00:00:00", "GIT_COMMITTER_DATE": "2001-01-01T00:00:00",
+           "GIT_AUTHOR_EMAIL": PEER_EMAIL, "GIT_COMMITTER_EMAIL": PEER_EMAIL}
+    subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "tools"], cwd=peer, env=env, check=True)
+    git(peer, "clean", "-fdq")
+    git(peer, "merge", "-q", "--allow-unrelated-histories", "--no-edit", "main")
+    git(peer, "push", "-q", "origin", "side:main")
+    sync(mine)
+    assert trusted_by_key(mine)["pm"] is False
+
+
+@pytest.mark.parametrize("how", ["rebuild", "refill"])
+def test_the_persons_line_stays_the_persons_when_the_ref_logs_expired(tmp_path, how):
+    """Before: once the ref logs had expired (a gc, git's 90 days), nothing told when the peer's
+    backdated parentless copy arrived; a rebuild of the sidecar, or the refill of one of the
+    earlier rule, walked history with the copy first and gave it the person's own line, so the
+    agent's later memory repeating the person's sentence was the peer's. With no arrival known,
+    a commit made here keeps a line it holds unless it descends from the peer's commit."""
+    mine, peer = person_and_peer(tmp_path)
+    _persons_line_and_peers_backdated_copy_merged_first(mine, peer)
+    git(mine, "reflog", "expire", "--expire=now", "--all")
+    if how == "rebuild":
+        for name in os.listdir(mine / ".vault-mem"):
+            if name.startswith("index.db"):
+                os.unlink(mine / ".vault-mem" / name)
+        trusted_by_key(mine)
+    else:
+        with sqlite3.connect(mine / ".vault-mem" / "index.db") as db:  # a sidecar of the earlier rule
+            db.execute("UPDATE meta SET value = '1' WHERE name = 'peer_lines_filled'")
+    agent_writes(mine, "package-manager", "Use pnpm not npm in this repository")
+    assert trusted_by_key(mine)["package-manager"] is True
+
+
+def test_a_peers_line_the_person_copied_by_hand_stays_the_peers_after_the_ref_logs_expired(tmp_path):
+    """The guard of the rule above: the person's hand copy of a peer's line descends from the
+    peer's commit, so with the logs expired and the sidecar rebuilt the line stays the peer's."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "facts").mkdir(exist_ok=True)
+    (peer / "facts" / "team-notes.md").write_text(f"---\ndescription: Notes of the team\n---\n{ORDER}\n")
+    push_as_peer(peer, "notes")
+    git(mine, "pull", "-q", "--no-rebase", "origin", "main")
+    (mine / "facts").mkdir(exist_ok=True)
+    (mine / "facts" / "my-deploy.md").write_text(f"---\ndescription: How I deploy\n---\n{ORDER}\n")
+    git(mine, "add", "facts/my-deploy.md")
+    git(mine, "commit", "-q", "-m", "my deploy note")
+    git(mine, "reflog", "expire", "--expire=now", "--all")
+    for name in os.listdir(mine / ".vault-mem"):
+        if name.startswith("index.db"):
+            os.unlink(mine / ".vault-mem" / name)
+    assert trusted_by_key(mine)["team-notes"] is False
+    agent_writes(mine, "deploy-noted", ORDER)
+    assert trusted_by_key(mine)["deploy-noted"] is False
+
+
+def test_the_refill_keeps_the_agents_own_line_in_a_memory_that_copies_a_peers_line(tmp_path):
+    """Before: the refill of a sidecar of the earlier rule counted each text as its ``origins``
+    row's, and the agent's memory repeating the peer's order, noted the peer's at its write,
+    gave the peer every line of it, the agent's own new line too: the agent's later memory
+    saying that line was the peer's. The refill counts such a text (its noted commit gave it
+    not) as the commit that did give it; the peer's order in it stays the peer's."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "facts").mkdir(exist_ok=True)
+    (peer / "facts" / "team-notes.md").write_text(f"---\ndescription: Notes of the team\n---\n{ORDER}\n")
+    push_as_peer(peer, "notes")
+    sync(mine)
+    in_context(mine)
+    assert "repeats a line" in agent_writes(mine, "deploy-noted", f"{ORDER}\n{OUR}")
+    sync(mine)
+    peer_copies(mine, peer, "Something else entirely for the team to read", key="other")
+    with sqlite3.connect(mine / ".vault-mem" / "index.db") as db:  # a sidecar of the earlier rule
+        db.execute("UPDATE meta SET value = '1' WHERE name = 'peer_lines_filled'")
+    said = agent_writes(mine, "staging", OUR, description="Staging restarts")
+    assert "repeats a line" not in said, said
+    assert _lines_meta(mine)[0] == "2"
+    assert "repeats a line" in agent_writes(mine, "deploy-order", ORDER)

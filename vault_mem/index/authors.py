@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from vault_mem.index.db import Database
 
-__all__ = ["HEAD_META", "LINEAGE", "PEER_LINES_FILLED", "add_origins", "add_peer_lines", "clear_peer_lines", "has_peer_lines", "origins_tips", "note_origins", "peer_lines_filled", "peer_lines_of", "all_authors", "author_pairs", "authors_of", "foreign_changes", "foreign_paths", "judged_from",
+__all__ = ["HEAD_META", "LINEAGE", "PEER_LINES_FILLED", "add_origins", "add_peer_lines", "lines_pending", "note_peer_lines_refill_failed", "peer_lines_refill_failed", "replace_peer_lines", "has_peer_lines", "origins_tips", "note_origins", "peer_lines_filled", "peer_lines_of", "all_authors", "author_pairs", "authors_of", "foreign_changes", "foreign_paths", "judged_from",
            "judge_log_head", "judge_log_since", "paths_holding", "unapproved_rows",
            "adoption_states", "keep_adoption_states", "keep_path_histories", "deleted_here", "lineage_paths", "lineage_rows", "moved_from", "origins_of", "origins_state", "path_histories", "paths_by", "replace", "stored_head", "update"]
 
@@ -250,11 +250,16 @@ def origins_of(db: Database, blobs: list[str]) -> dict[str, tuple[str, str]]:
 
 
 def add_origins(db: Database, found: dict[str, tuple[str, str]], stamp: str, tips: list[str],
-                more: Iterable[list[tuple[str, str, str]]] = ()) -> None:
+                more: Iterable[list[tuple[str, str, str]]] = (), lined: Iterable[str] = ()) -> None:
     """Record ``found`` (``{blob: (commit, email)}``; a blob with a row keeps it: first seen
     wins), then ``more`` (batches of ``(blob, commit, email)``, read as they come: a scan's
-    answer need not be held whole), and the refs they were scanned up to: one transaction."""
+    answer need not be held whole), and the refs they were scanned up to: one transaction.
+    ``lined``: texts of :func:`lines_pending` whose lines the scan recorded."""
     with db.write(give_up=True):  # a read's record: given up when busy (Database.write)
+        done = set(lined)
+        if done:
+            left = lines_pending(db) - done
+            db.set_meta(LINES_PENDING, json.dumps(sorted(left)) if left else None)
         db.executemany("INSERT OR IGNORE INTO origins(blob, commit_id, email) VALUES (?, ?, ?)",
                        [(b, c, e) for b, (c, e) in found.items()])
         for batch in more:
@@ -285,11 +290,41 @@ def origins_tips(db: Database) -> list[str]:
     return [t for t in tips if isinstance(t, str)] if isinstance(tips, list) else []
 
 
-def clear_peer_lines(db: Database) -> None:
-    """Forget every ``peer_lines`` row and that they were filled (filled again by the scan)."""
+#: the ``meta`` row naming the ``origins`` tips (JSON) whose refill of ``peer_lines`` failed on a
+#: damaged history (a missing object): not tried again until the scanned tips change, the rows
+#: before it kept meanwhile (:func:`peer_lines_refill_failed`)
+PEER_LINES_REFILL_FAILED = "peer_lines_refill_failed"
+
+
+def replace_peer_lines(db: Database, batches: Iterable[list[tuple[int, str, str]]]) -> None:
+    """Put ``batches`` (``(line hash, commit, email)``) in place of every ``peer_lines`` row and
+    mark them filled by :data:`PEER_LINES_RULE`: one transaction, so a failure part way (a busy
+    lock, a full disk, git failing while the batches are read) leaves the rows and the marker
+    as they were, and no other process's lookup ever sees the table emptied (first23's refill
+    cleared it in a commit of its own first: a failed refill left it empty, and every command
+    cleared it and walked all history again)."""
     with db.uncounted(), db.write(give_up=True):
         db.execute("DELETE FROM peer_lines")
-        db.set_meta(PEER_LINES_FILLED, None)
+        for batch in batches:
+            db.executemany("INSERT OR IGNORE INTO peer_lines(hash, commit_id, email) VALUES (?, ?, ?)", batch)
+        db.set_meta(PEER_LINES_FILLED, PEER_LINES_RULE)
+        db.set_meta(PEER_LINES_REFILL_FAILED, None)
+
+
+def note_peer_lines_refill_failed(db: Database, tips: list[str]) -> None:
+    """The refill of ``peer_lines`` up to ``tips`` failed on a damaged history: not tried again
+    until the scanned tips change (the rows of the earlier rule stand meanwhile)."""
+    with db.uncounted(), db.write(give_up=True):
+        db.set_meta(PEER_LINES_REFILL_FAILED, json.dumps(sorted(tips)))
+
+
+def peer_lines_refill_failed(db: Database, tips: list[str] | None = None) -> bool:
+    """Whether the refill of ``peer_lines`` failed on a damaged history (for ``tips``, when given:
+    the scanned tips it failed at)."""
+    kept = db.get_meta(PEER_LINES_REFILL_FAILED)
+    if not kept:
+        return False
+    return tips is None or kept == json.dumps(sorted(tips))
 
 
 def _has_peer_lines_table(db: Database) -> bool:
@@ -322,10 +357,25 @@ def peer_lines_of(db: Database, hashes: Iterable[int]) -> list[tuple[str, str]]:
 
 def note_origins(db: Database, found: dict[str, tuple[str, str]]) -> None:
     """Record ``found`` (``{blob: (commit, email)}``) as where each text was first seen, ahead of
-    any scan (a blob with a row keeps it): an agent's write that repeats a peer's line."""
+    any scan (a blob with a row keeps it): an agent's write that repeats a peer's line. Their
+    lines are not recorded yet (:func:`lines_pending`): the next scan records them though the
+    texts have an origin (before, it skipped them as seen, and the agent's own new lines in such
+    a memory were never recorded: a peer's later copy of one made it the peer's)."""
     with db.write():
         db.executemany("INSERT OR IGNORE INTO origins(blob, commit_id, email) VALUES (?, ?, ?)",
                        [(b, c, e) for b, (c, e) in found.items()])
+        db.set_meta(LINES_PENDING, json.dumps(sorted(lines_pending(db) | set(found))))
+
+
+#: the ``meta`` row listing the texts (JSON) whose origin a write noted (:func:`note_origins`)
+#: and whose lines no scan has recorded yet
+LINES_PENDING = "origins_lines_pending"
+
+
+def lines_pending(db: Database) -> set[str]:
+    """The texts whose origin a write noted and whose lines no scan recorded yet."""
+    kept = _kept(db, LINES_PENDING)
+    return {b for b in kept if isinstance(b, str)} if isinstance(kept, list) else set()
 
 
 def foreign_paths(db: Database, only: Iterable[str] | None = None) -> dict[str, tuple[str, str, str, str]]:

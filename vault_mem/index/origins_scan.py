@@ -142,6 +142,14 @@ class ScanScratch:
         while batch := cur.fetchmany(256):
             yield from ((str(c), str(e), int(w)) for c, e, w in batch)
 
+    def given_elsewhere(self, blob: str, commit: str) -> bool:
+        """Whether ``commit`` is among the scan's commits but gave no path ``blob``: a text whose
+        origin names it was noted so by a write (an agent's copy of that commit's line), not
+        given by it."""
+        if self._do("SELECT 1 FROM givers WHERE blob = ? AND commit_id = ? LIMIT 1", (blob, commit)).fetchone():
+            return False
+        return self._do("SELECT 1 FROM givers WHERE commit_id = ? LIMIT 1", (commit,)).fetchone() is not None
+
     def firsts(self, batch: int = 1000) -> Iterator[list[tuple[str, str, str]]]:
         """``(blob, commit, email)`` of each text's first giver in the scan's order, ``batch`` at a time."""
         # SQLite takes the bare columns of an aggregate query with one min() from the row that

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from vault_mem.config import config_home_notice
 from vault_mem.errors import VaultMemError
+from vault_mem.index import authors as author_rows
 from vault_mem.index.sidecar import Problem, Progress
 from vault_mem.ops.review import quarantined
 from vault_mem.store.attributes import replace_older_driver
@@ -88,6 +89,22 @@ def _replay_notice(vault: Vault) -> str | None:
             "your unstaged edits)")
 
 
+def _copy_rule_notice(vault: Vault) -> str | None:
+    """The copy rule's lines (``peer_lines``) still of the earlier rule: their refill failed on a
+    damaged history (:meth:`vault_mem.vault.authors.Origins._fill_peer_lines`), tried again once
+    the refs change."""
+    try:
+        failed = author_rows.peer_lines_refill_failed(vault.sidecar.db)
+    except Exception:  # noqa: BLE001 - a sidecar without the table or unreadable: nothing to say here
+        return None
+    if not failed:
+        return None
+    return ("the record of who said each memory line first could not be brought up to the current rule: "
+            "an old commit's object is missing from git's history. The earlier record stands (a line a "
+            "peer repeated from this vault may count as the peer's); repair the history (see the history "
+            "line above) or delete .vault-mem/index.db to rebuild it from the history that remains")
+
+
 def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
     """Bring the sidecar up to the files, then check the vault (see the module docstring)."""
     vault.reconcile(progress=progress)
@@ -123,7 +140,7 @@ def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
     remote = vault.config.sync_remote_name()
     elsewhere = other_lines(repo, vault.prefix, remote)
     warnings = [w for w in (hooks_note, config_note, home_note, vault.ws.exposure(), index_format_notice(vault.repo),
-                            vault.sidecar.vectors.refused_notice(), _replay_notice(vault),
+                            vault.sidecar.vectors.refused_notice(), _replay_notice(vault), _copy_rule_notice(vault),
                             replaced_upstream(repo, remote, vault.root), elsewhere and elsewhere.text) if w]
     return Diagnosis(differences=diffs, problems=problems, quarantined=held, blockers=blockers, history=history,
                      index_md_current=index_ok, ignored_folders=ignored, warnings=warnings,

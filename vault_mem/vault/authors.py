@@ -36,6 +36,7 @@ author; only signed commits would tell them apart.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -1404,6 +1405,8 @@ class Origins:
         self.ws, self.db, self.ids, self.read_only = ws, sidecar.db, ids, sidecar.read_only
         self.sidecar = sidecar
         self.unstored = _UNSTORED.get(str(ws.root), {})
+        self.pending: set[str] = set()
+        self.lined: set[str] = set()
         self._lineage: set[str] | None = None
         self._moved: dict[str, tuple[str, str, str]] | None = None
         #: :func:`_adopted`'s answers in this operation, by (path, committed blob, text on disk)
@@ -1428,6 +1431,9 @@ class Origins:
         if seen is None:
             return
         tips = history.known_tips(repo)
+        # texts whose origin a write noted and whose lines no scan recorded (rows.lines_pending),
+        # and those of them this scan gave to the scratch (recorded with the refs)
+        self.pending, self.lined = rows.lines_pending(self.db), set()
         with ScanScratch(os.path.dirname(self.db.path)) as scratch:
             new_tips = self._gather(scratch, tips, seen)
             firsts = self._firsts(scratch, new_tips, seen)
@@ -1438,7 +1444,8 @@ class Origins:
                     # up: a busy lock, a full disk) goes in with it: this scan skipped those texts
                     # (:meth:`_add`), and recording the refs without them left them unrecorded for
                     # good (another process took them for texts of no peer's)
-                    rows.add_origins(self.db, {**firsts, **self.unstored}, stamp, tips, more=scratch.firsts())
+                    rows.add_origins(self.db, {**firsts, **self.unstored}, stamp, tips, more=scratch.firsts(),
+                                     lined=self.lined)
                     if self.unstored:
                         _UNSTORED.pop(str(self.ws.root), None)
                         self.unstored = {}
@@ -1447,13 +1454,16 @@ class Origins:
                     pass
             # a read-only sidecar, a full disk: this operation's answer, in memory (the one case
             # it grows with the new texts: nothing else can hold it)
+            # an earlier one's (a write's noted origin) kept: this scan walked those texts again
+            # (:meth:`_add` skips them no more, so a scan whose record failed records their
+            # lines at the next try instead of never)
             self.unstored = _UNSTORED.setdefault(str(self.ws.root), {})
             for batch in scratch.firsts():
-                self.unstored.update({b: (c, e) for b, c, e in batch})
-            self.unstored.update(firsts)
+                for b, c, e in batch:
+                    self.unstored.setdefault(b, firsts.get(b, (c, e)))
 
     def _record_lines(self, scratch: ScanScratch, new_tips: dict[str, list[str]], seen: list[str],
-                      origins: Callable[[list[str]], dict[str, tuple[str, str]]]) -> None:
+                      origins: Callable[[list[str]], dict[str, tuple[str, str]]], *, replace: bool = False) -> None:
         """Put each counted line (:func:`_repeat_hashes`) of the scan's texts in ``peer_lines``
         with its first giver, for :func:`keep_peers_lines` to look an agent's write up in. A line
         a row names already keeps it (an earlier scan saw it first). Within the scan, the first
@@ -1483,37 +1493,72 @@ class Origins:
                     scratch.add_lines(list(found.values()))
         if scratch.lines_both():  # asked before the lines are read: no statement open meanwhile
             self._arrivals(scratch, new_tips, seen)
+        if replace:  # the refill: every row at once, or none (rows.replace_peer_lines)
+            rows.replace_peer_lines(self.db, self._line_rows(scratch))
+            return
+        for out in self._line_rows(scratch):
+            rows.add_peer_lines(self.db, out)
+
+    def _line_rows(self, scratch: ScanScratch) -> Iterator[list[tuple[int, str, str]]]:
+        """``(line hash, commit, email)`` of each line of ``scratch``: its first giver, as
+        :meth:`_record_lines` says, :data:`SCAN_CHUNK` lines at a time. A peer's commit whose
+        arrival no ref log tells (none named it, or a gc's expiry cut the log: git's default
+        90 days) keeps a line a commit made here holds too only when that commit descends from
+        the peer's (the person had the peer's line when making theirs: a hand copy); else the
+        line is the commit made here's (before, a rebuild or the refill after the logs expired
+        gave the person's own hand-committed line to a peer's backdated parentless copy merged
+        in first). At most :data:`_ANCESTRY_CHECKS` such questions; past them, the commit made
+        here's (the person's own line stays theirs)."""
+        checks = 0
         for batch in scratch.line_firsts(SCAN_CHUNK):
             out = []
             for h, c, e, _here, mine in batch:
                 if mine is not None:
                     at = scratch.arrival(c)
-                    if at is not None and mine[2] is not None and at > -math.inf and at > mine[2]:
+                    if at is None or at == -math.inf:  # when it came is unknown: the graph says
+                        checks += 1
+                        if checks > _ANCESTRY_CHECKS or not history.is_ancestor(self.ws.repo, c, mine[0]):
+                            c, e = mine[0], mine[1]
+                    elif mine[2] is not None and at > mine[2]:
                         c, e = mine[0], mine[1]
                 out.append((h, c, e))
-            rows.add_peer_lines(self.db, out)
+            yield out
 
     def _fill_peer_lines(self) -> None:
         """A sidecar made before ``peer_lines`` existed, or filled by the earlier rule (a peer's
         text's lines, whoever said them first): every line of the history the ``origins`` rows
         were scanned up to, worked out again as :meth:`_record_lines` does (each text as its
         ``origins`` row says, the rest as the walk finds), once; a sidecar never scanned has
-        nothing to fill (its first scan records them)."""
+        nothing to fill (its first scan records them).
+        All or nothing (:func:`~vault_mem.index.authors.replace_peer_lines`): the walk first, then
+        the old rows swapped for the new in one transaction, so a failure (a busy lock, git
+        failing) leaves the old rows and the marker, and the next command tries again. A damaged
+        history (an object missing) is noted for the tips it failed at and not walked again until
+        they change (every command walked all of it again before, to fail the same way); the
+        rows of the earlier rule stand meanwhile and ``doctor`` says so."""
+        scanned = rows.origins_tips(self.db)
         try:
-            tips = rows.origins_tips(self.db)
-            if not tips:
+            if not scanned:
                 rows.add_peer_lines(self.db, [], filled=True)
                 return
-            rows.clear_peer_lines(self.db)
-            tips = history.existing_commits(self.ws.repo, tips)  # a pruned reflog's are gone
+            if rows.peer_lines_refill_failed(self.db, scanned):
+                return
+            tips = history.existing_commits(self.ws.repo, scanned)  # a pruned reflog's are gone
             with ScanScratch(os.path.dirname(self.db.path)) as scratch:
                 new_tips = self._gather(scratch, tips, [], every=True)
-                self._record_lines(scratch, new_tips, [], lambda blobs: rows.origins_of(self.db, blobs))
-            rows.add_peer_lines(self.db, [], filled=True)
+                # each text as its origin says, except one a write noted as a peer's commit's that
+                # gave it not (the agent's copy of that commit's line): the walk's own giver's, so
+                # the agent's own new lines in it stay the agent's (the peer's line in it is the
+                # peer's anyway: its commit gave it first)
+                self._record_lines(scratch, new_tips, [], lambda blobs: {
+                    b: o for b, o in rows.origins_of(self.db, blobs).items()
+                    if not scratch.given_elsewhere(b, o[0])}, replace=True)
         except HistoryDamagedError as exc:
+            with contextlib.suppress(VaultMemError):
+                rows.note_peer_lines_refill_failed(self.db, scanned)
             self.ws.repo.answer_from_what_is_there(exc)
         except VaultMemError:
-            pass  # a busy or full sidecar, git cannot say now: the next scan fills them
+            pass  # a busy or full sidecar, git cannot say now: the old rows stand, the next scan fills them
 
     def _gather(self, scratch: ScanScratch, tips: list[str], seen: list[str], *,
                 every: bool = False) -> dict[str, list[str]]:
@@ -1542,14 +1587,20 @@ class Origins:
 
     def _add(self, scratch: ScanScratch, chunk: list[tuple[str, str, str, int, list[str], list[str]]],
              every: bool = False) -> None:
-        """One chunk's givers of texts no earlier scan saw (nor this operation, unstored);
+        """One chunk's givers of texts no earlier scan recorded (a text whose origin only a write
+        noted, :func:`~vault_mem.index.authors.lines_pending`, and one an earlier scan of this
+        process could not store, ``unstored``, included: their lines are recorded now);
         ``every``: of every text (:meth:`_fill_peer_lines`)."""
         if not chunk:
             return
         known = {} if every else rows.origins_of(self.db, list({b for *_who, blobs in chunk for b in blobs}))
+        if known:  # a write noted their origin, no scan recorded their lines: still new here
+            pending = self.pending & set(known)
+            self.lined |= pending
+            known = {b: o for b, o in known.items() if b not in pending}
         scratch.add_givers([(blob, commit, email, when, commit in self.ids.local)
                             for commit, email, _name, when, _parents, blobs in chunk
-                            for blob in dict.fromkeys(blobs) if every or (blob not in known and blob not in self.unstored)])
+                            for blob in dict.fromkeys(blobs) if every or blob not in known])
 
     def _firsts(self, scratch: ScanScratch, new_tips: dict[str, list[str]], seen: list[str]) -> dict[str, tuple[str, str]]:
         """The first commit of each text given both here and by a peer in this scan (the others':
