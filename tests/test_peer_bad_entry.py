@@ -19,6 +19,8 @@ import sys
 import time
 import unicodedata
 
+import pytest
+
 from conftest import PEER_EMAIL, cli, git, person_and_peer, push_as_peer
 
 from vault_mem import Vault
@@ -255,3 +257,67 @@ def test_a_sync_killed_after_its_taking_out_commit_before_head_moved_leaves_noth
     assert not os.path.lexists(mine / "facts" / "link.md") and (mine / "facts" / "build-day.md").exists()
     assert _in_head(mine, "facts/review-rule.md") and not _in_head(mine, "facts/link.md")
     assert git(mine, "status", "--porcelain") == ""
+
+
+def _bad_file(mine, path, kind: str, text: str = "") -> None:
+    """A symlink or a file over the vault's size limit at ``path`` in the peer's clone."""
+    if os.path.lexists(path):
+        path.unlink()
+    if kind == "link":
+        os.symlink("/etc/passwd", path)
+    else:
+        with Vault(mine) as v:
+            limit = v.config.max_file_bytes
+        path.write_text(PEER_FILE + text + "x" * limit)
+
+
+@pytest.mark.parametrize("kind", ["link", "huge"])
+@pytest.mark.parametrize("local_edit", [False, True])
+def test_a_bad_entry_under_a_key_edited_here_in_another_folder_is_never_written(tmp_path, kind, local_edit):
+    """The plan read the remote tip with the taken-out entry in it: with a local commit editing
+    the key, the peer's link or over-limit file in another type folder was written to disk as an
+    untracked regular file (the link's target, the peer's text)."""
+    mine, peer = person_and_peer(tmp_path)
+    if local_edit:
+        r = cli("--vault", str(mine), "remember", "editor-choice", "-d", "Uses Vim as the main editor", "-t", "preference")
+        assert r.returncode == 0, r.stderr
+    (peer / "facts").mkdir(exist_ok=True)
+    _bad_file(mine, peer / "facts" / "editor-choice.md", kind)
+    (peer / "facts" / "build-day.md").write_text(OTHER)
+    push_as_peer(peer, "same key elsewhere")
+    r = cli("sync", str(mine), "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["conflicts"] == []
+    assert git(mine, "status", "--porcelain") == ""
+    assert not os.path.lexists(mine / "facts" / "editor-choice.md")
+    assert not _in_head(mine, "facts/editor-choice.md")
+    assert ("Vim" if local_edit else "Helix") in (mine / "preferences" / "editor-choice.md").read_text()
+    assert not list((mine / "preferences").glob("*conflict*")) and not list((mine / "facts").glob("*conflict*"))
+
+
+@pytest.mark.parametrize("kind", ["link", "huge"])
+@pytest.mark.parametrize("typed", [False, True])
+def test_a_bad_entry_over_a_key_edited_here_is_no_conflict(tmp_path, kind, typed):
+    """A peer's link or over-limit file in place of the person's memory while the person has an
+    unpushed edit of it: a spurious conflict copy, a conflict reported, the key left with no file."""
+    mine, peer = person_and_peer(tmp_path)
+    r = cli("--vault", str(mine), "remember", "editor-choice", "-d", "Uses Vim as the main editor",
+            *(["-t", "preference"] if typed else []))
+    assert r.returncode == 0, r.stderr
+    _bad_file(mine, peer / "preferences" / "editor-choice.md", kind, "SECRETPEERTEXT\n")
+    (peer / "facts").mkdir(exist_ok=True)
+    (peer / "facts" / "build-day.md").write_text(OTHER)
+    push_as_peer(peer, "bad over person's")
+    r = cli("sync", str(mine), "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["conflicts"] == []
+    where = "preferences" if typed else "facts"  # untyped, the edit moved it to facts/ (type fact)
+    assert "Vim" in (mine / where / "editor-choice.md").read_text()
+    assert "Vim" in git(mine, "show", f"HEAD:{where}/editor-choice.md")
+    assert not typed or not os.path.lexists(mine / "facts" / "editor-choice.md")
+    assert git(mine, "status", "--porcelain") == ""
+    for folder in ("preferences", "facts"):
+        assert not list((mine / folder).glob("*conflict*"))
+    found = subprocess.run(["grep", "-rl", "SECRETPEERTEXT", ".", "--exclude-dir=.git"], cwd=mine,
+                           capture_output=True, text=True).stdout
+    assert found == ""

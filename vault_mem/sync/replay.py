@@ -116,16 +116,42 @@ class Replay:
         #: ``{top-level path: (mode, id)}`` this side held where the remote's commits hold an entry
         #: taken out (check_incoming): what the sync's own commit puts back (_take_out)
         self.ours: dict[str, tuple[str, str]] = {}
+        #: ``{top-level path: why}`` of the remote's entries taken out (check_incoming)
+        self.removed: dict[str, str] = {}
 
     def changed(self, a: str, b: str) -> list[str]:
         return [p[len(self.prefix):] for p in changed_paths(self.repo, a, b, self.prefix or ".")]
 
-    def blob(self, commit: str, rel: str) -> str | None:
+    def blob(self, commit: str, rel: str, void: str | None = None) -> str | None:
+        """The blob id at ``rel`` in ``commit``; in the remote's tip, as the tip will be after the
+        sync's take-out (:meth:`_taken_out_at`): what this side held there, else none. Every
+        read of the remote tip goes through here, so nothing taken out is planned, copied or
+        written (a peer's symlink or over-limit file under a key this side edits was written to
+        disk as a regular file; one over the person's edited file made a conflict). ``void``:
+        the commit a taken-out path reads from instead (the plan asks what the remote changed,
+        and a change taken out is none: the base's; the replay then gives this side's)."""
+        if commit == self.remote_tip and (cut := self._taken_out_at(self.prefix + rel)) is not None:
+            if void is not None:
+                return self.repo.blob_at(void, self.prefix + rel)
+            return self.repo.blob_at(self.local, self.prefix + rel) if cut in self.ours else None
         return self.repo.blob_at(commit, self.prefix + rel)
 
-    def key_state(self, commit: str, key: str) -> tuple[str, str] | None:
+    def _taken_out_at(self, top: str) -> str | None:
+        """The path check_incoming took out that is ``top`` or one of its folders, else None."""
+        if not self.removed:
+            return None
+        if top in self.removed:
+            return top
+        cut = top.rfind("/")
+        while cut > 0:
+            if top[:cut] in self.removed:
+                return top[:cut]
+            cut = top.rfind("/", 0, cut)
+        return None
+
+    def key_state(self, commit: str, key: str, void: str | None = None) -> tuple[str, str] | None:
         for folder in TYPE_FOLDERS.values():
-            oid = self.blob(commit, f"{folder}/{key}.md")
+            oid = self.blob(commit, f"{folder}/{key}.md", void)
             if oid:
                 return f"{folder}/{key}.md", oid
         return None
@@ -134,11 +160,13 @@ class Replay:
         """Modes per key (``copy`` for the contested ones) and per plain path (``skip``), and the
         conflict copy names. ``ours``: every path a local commit touched (not just the net
         change: a local edit-then-undo must not be replayed over the remote's edit)."""
-        theirs = set(self.changed(self.base, self.remote_tip))
+        # the remote's changes, each one taken out void (read as the base held it): the replay of
+        # this side's commits over it gives what the take-out puts back, this side's
+        theirs = {rel for rel in self.changed(self.base, self.remote_tip) if self._taken_out_at(self.prefix + rel) is None}
         modes: dict[str, str] = {}
         copies: dict[str, str] = {}
         for key in sorted({k for p in ours if (k := memory_key(p))}):
-            b, mine, other = (self.key_state(c, key) for c in (self.base, self.local, self.remote_tip))
+            b, mine, other = (self.key_state(c, key, self.base) for c in (self.base, self.local, self.remote_tip))
             if other == b or mine == other:
                 continue
             if other is None and mine is not None and mine != b:
@@ -321,8 +349,8 @@ class Replay:
 
     def run(self) -> str:
         per_commit = [(c, p, self.changed(p, c)) for c, p in self.commits]
-        modes, copies, plain = self.plan({r for *_, ch in per_commit for r in ch})
         incoming = self.changed(self.local, self.remote_tip)  # what the remote's commits changed
+        # decided before the plan: the plan reads the remote tip as it will be after the take-out
         removed = self.check_incoming(incoming)
         # an entry taken out is never written, checked against the disk, journaled or indexed:
         # nothing of it reaches the work tree (a symlink never on disk, a submodule never fetched)
@@ -336,6 +364,8 @@ class Replay:
                      and (entry := tree_entry(self.repo, self.local, top))}
         folders = tuple(top[len(self.prefix):] + "/" for top, (mode, _) in self.ours.items() if mode == "040000")
         gone = {top[len(self.prefix):] for top in removed} | {rel for rel in incoming if rel.startswith(folders)}
+        self.removed = removed
+        modes, copies, plain = self.plan({r for *_, ch in per_commit for r in ch})
         self.check_git_files(gone)
         incoming = [rel for rel in incoming if rel not in gone]
         aside = self.collisions(incoming)
@@ -541,7 +571,7 @@ class Replay:
         """The remote tip's blob at ``rel``, one of the paths its commits changed: from
         check_incoming's listing (a name it spelled otherwise is looked up)."""
         top = self.prefix + rel
-        if top in self.entries:
+        if top in self.entries and self._taken_out_at(top) is None:
             entry = self.entries[top]
             return entry[1] if entry is not None else None
         return self.blob(self.remote_tip, rel)
