@@ -22,6 +22,7 @@ import unicodedata
 import pytest
 
 from conftest import PEER_EMAIL, cli, git, person_and_peer, push_as_peer
+from test_sync_processes import logged_git  # noqa: F401 (a fixture)
 
 from vault_mem import Vault
 
@@ -321,3 +322,31 @@ def test_a_bad_entry_over_a_key_edited_here_is_no_conflict(tmp_path, kind, typed
     found = subprocess.run(["grep", "-rl", "SECRETPEERTEXT", ".", "--exclude-dir=.git"], cwd=mine,
                            capture_output=True, text=True).stdout
     assert found == ""
+
+
+def test_many_bad_entries_deep_in_folders_cost_no_git_process_each_and_a_bounded_report(tmp_path, logged_git):  # noqa: F811
+    """Taking out N entries D folders deep started two git processes per folder (N*D: 2,000
+    links ten deep took 55 s), and the report named every one (10,000 printed 1.5 MB). Now the
+    trees are edited in process and the report names the first 50 and counts the rest."""
+    n, depth = 120, 5
+    mine, peer = person_and_peer(tmp_path)
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=peer, input=b"/etc/passwd",
+                          capture_output=True, check=True).stdout.decode().strip()
+    lines = "".join(f"120000 {blob}\tn/" + "/".join(f"d{i}x{k}" for k in range(depth)) + "/l.md\n"
+                    for i in range(n))
+    subprocess.run(["git", "update-index", "--index-info"], cwd=peer, input=lines.encode(), check=True)
+    (peer / "facts" / "build-day.md").write_text(OTHER)
+    _peer_git(peer, "add", "facts/build-day.md")
+    _peer_git(peer, "commit", "-q", "--no-verify", "-m", "many links")
+    _peer_git(peer, "push", "-q", "origin", "main")
+    logged_git.unlink(missing_ok=True)
+    r = cli("sync", str(mine), "--json")
+    assert r.returncode == 0, r.stderr
+    starts = logged_git.read_text().splitlines()
+    assert len(starts) < 60, starts  # 22 here; it was 627 (two per folder on the paths)
+    report = json.loads(r.stdout)
+    assert len(report["removed"]) == 50 and report["removed_more"] == n - 50
+    assert git(mine, "ls-tree", "-r", "--name-only", "HEAD", "n") == ""
+    assert _in_head(mine, "facts/build-day.md") and (mine / "facts" / "build-day.md").exists()
+    assert not (mine / "n").exists()
+    assert git(mine, "status", "--porcelain") == ""
