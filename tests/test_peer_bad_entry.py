@@ -350,3 +350,31 @@ def test_many_bad_entries_deep_in_folders_cost_no_git_process_each_and_a_bounded
     assert _in_head(mine, "facts/build-day.md") and (mine / "facts" / "build-day.md").exists()
     assert not (mine / "n").exists()
     assert git(mine, "status", "--porcelain") == ""
+
+
+def test_of_two_arriving_case_twins_the_one_held_first_in_history_stays(tmp_path):
+    """Of two twins that both arrive (this clone holds neither), the one that was in the
+    history first stays: by path order a second clone took out the person's docs/notes.md for
+    a peer's later docs/Notes.md."""
+    mine, peer = person_and_peer(tmp_path)
+    other = _second_clone(tmp_path)
+    (mine / "docs").mkdir(exist_ok=True)
+    (mine / "docs" / "notes.md").write_text(OTHER)
+    git(mine, "add", "docs/notes.md")
+    git(mine, "commit", "-q", "-m", "person's notes")
+    git(mine, "push", "-q", "origin", "main")
+    _peer_git(peer, "pull", "-q", "--rebase", "origin", "main")
+    (peer / "docs").mkdir(exist_ok=True)
+    (peer / "docs" / "Notes.md").write_text(PEER_FILE)
+    push_as_peer(peer, "twin")
+    from vault_mem.store.gitfiles import approve_incoming, pending_git_files
+    r = cli("sync", str(other), "--json")
+    assert r.returncode != 0 and "not approved" in r.stderr  # a file vault-mem does not read
+    with Vault(other) as v:  # the person approves the one that stays
+        approve_incoming(v.ws.root, [f for _, f in pending_git_files(v.ws.root, v.ws.repo, v.ws.prefix)])
+    r = cli("sync", str(other), "--json")
+    assert r.returncode == 0, r.stderr
+    assert [d["path"] for d in json.loads(r.stdout)["removed"]] == ["docs/Notes.md"]
+    git(mine, "fetch", "-q", "origin")
+    assert git(mine, "ls-tree", "-r", "--name-only", "origin/main", "docs/").split() == ["docs/notes.md"]
+    assert (other / "docs" / "notes.md").read_text() == OTHER

@@ -41,6 +41,7 @@ from vault_mem.store.history import (
     LEAVES,
     MAX_INCOMING_PATHS,
     edit_tree_entries,
+    holding_order,
     blob_sizes,
     case_twins,
     changed_count,
@@ -230,13 +231,26 @@ class Replay:
             if why:
                 bad[top] = why
         # the names that differ only in case or normalisation (one file on macOS and Windows):
-        # the name this side holds keeps its place, then the remote's unchanged ones, then its
-        # memory files, then the rest, by path; each later twin is taken out
+        # the name this side holds keeps its place, then the remote's unchanged ones, then of
+        # the arriving ones the one the remote's history held first (holding_order, the one
+        # rule's "held first": by path, a second clone took out the person's docs/notes.md for
+        # a peer's later docs/Notes.md), then its memory files, then the rest, by path; each
+        # later twin is taken out
         arriving = [top for top, e in entries.items() if e and top not in bad]
         held = set(tree_entries(self.repo, self.remote_tip, self.prefix or ".")) - set(entries)
-        first = sorted(arriving, key=lambda top: (self.repo.blob_at(self.local, top) is None,
-                                                  memory_key(top[len(self.prefix):]) is None, top))
-        for top, other in case_twins(first, held):
+        rank: dict[str, int] = {}
+
+        def order(top: str) -> tuple:
+            return (self.repo.blob_at(self.local, top) is None, rank.get(top, 1 << 62),
+                    memory_key(top[len(self.prefix):]) is None, top)
+
+        twins = list(case_twins(sorted(arriving, key=order), held))
+        # asked of history only where two arriving names are twins (rare): one git log
+        both = sorted({name for pair in twins for name in pair if name in entries})
+        if len(both) > 1:
+            rank = holding_order(self.repo, self.remote_tip, [both])
+            twins = list(case_twins(sorted(arriving, key=order), held))
+        for top, other in twins:
             bad[top] = (f"a name that differs from '{shown(other[len(self.prefix):])}' only in case or "
                         "normalisation (one file on macOS and Windows)")
         bad.update(self.check_limits({top: e[1] for top, e in entries.items()
