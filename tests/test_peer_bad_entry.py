@@ -19,7 +19,10 @@ import sys
 import time
 import unicodedata
 
+import pytest
+
 from conftest import PEER_EMAIL, cli, git, person_and_peer, push_as_peer
+from test_sync_processes import logged_git  # noqa: F401 (a fixture)
 
 from vault_mem import Vault
 
@@ -255,3 +258,123 @@ def test_a_sync_killed_after_its_taking_out_commit_before_head_moved_leaves_noth
     assert not os.path.lexists(mine / "facts" / "link.md") and (mine / "facts" / "build-day.md").exists()
     assert _in_head(mine, "facts/review-rule.md") and not _in_head(mine, "facts/link.md")
     assert git(mine, "status", "--porcelain") == ""
+
+
+def _bad_file(mine, path, kind: str, text: str = "") -> None:
+    """A symlink or a file over the vault's size limit at ``path`` in the peer's clone."""
+    if os.path.lexists(path):
+        path.unlink()
+    if kind == "link":
+        os.symlink("/etc/passwd", path)
+    else:
+        with Vault(mine) as v:
+            limit = v.config.max_file_bytes
+        path.write_text(PEER_FILE + text + "x" * limit)
+
+
+@pytest.mark.parametrize("kind", ["link", "huge"])
+@pytest.mark.parametrize("local_edit", [False, True])
+def test_a_bad_entry_under_a_key_edited_here_in_another_folder_is_never_written(tmp_path, kind, local_edit):
+    """The plan read the remote tip with the taken-out entry in it: with a local commit editing
+    the key, the peer's link or over-limit file in another type folder was written to disk as an
+    untracked regular file (the link's target, the peer's text)."""
+    mine, peer = person_and_peer(tmp_path)
+    if local_edit:
+        r = cli("--vault", str(mine), "remember", "editor-choice", "-d", "Uses Vim as the main editor", "-t", "preference")
+        assert r.returncode == 0, r.stderr
+    (peer / "facts").mkdir(exist_ok=True)
+    _bad_file(mine, peer / "facts" / "editor-choice.md", kind)
+    (peer / "facts" / "build-day.md").write_text(OTHER)
+    push_as_peer(peer, "same key elsewhere")
+    r = cli("sync", str(mine), "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["conflicts"] == []
+    assert git(mine, "status", "--porcelain") == ""
+    assert not os.path.lexists(mine / "facts" / "editor-choice.md")
+    assert not _in_head(mine, "facts/editor-choice.md")
+    assert ("Vim" if local_edit else "Helix") in (mine / "preferences" / "editor-choice.md").read_text()
+    assert not list((mine / "preferences").glob("*conflict*")) and not list((mine / "facts").glob("*conflict*"))
+
+
+@pytest.mark.parametrize("kind", ["link", "huge"])
+@pytest.mark.parametrize("typed", [False, True])
+def test_a_bad_entry_over_a_key_edited_here_is_no_conflict(tmp_path, kind, typed):
+    """A peer's link or over-limit file in place of the person's memory while the person has an
+    unpushed edit of it: a spurious conflict copy, a conflict reported, the key left with no file."""
+    mine, peer = person_and_peer(tmp_path)
+    r = cli("--vault", str(mine), "remember", "editor-choice", "-d", "Uses Vim as the main editor",
+            *(["-t", "preference"] if typed else []))
+    assert r.returncode == 0, r.stderr
+    _bad_file(mine, peer / "preferences" / "editor-choice.md", kind, "SECRETPEERTEXT\n")
+    (peer / "facts").mkdir(exist_ok=True)
+    (peer / "facts" / "build-day.md").write_text(OTHER)
+    push_as_peer(peer, "bad over person's")
+    r = cli("sync", str(mine), "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["conflicts"] == []
+    where = "preferences" if typed else "facts"  # untyped, the edit moved it to facts/ (type fact)
+    assert "Vim" in (mine / where / "editor-choice.md").read_text()
+    assert "Vim" in git(mine, "show", f"HEAD:{where}/editor-choice.md")
+    assert not typed or not os.path.lexists(mine / "facts" / "editor-choice.md")
+    assert git(mine, "status", "--porcelain") == ""
+    for folder in ("preferences", "facts"):
+        assert not list((mine / folder).glob("*conflict*"))
+    found = subprocess.run(["grep", "-rl", "SECRETPEERTEXT", ".", "--exclude-dir=.git"], cwd=mine,
+                           capture_output=True, text=True).stdout
+    assert found == ""
+
+
+def test_many_bad_entries_deep_in_folders_cost_no_git_process_each_and_a_bounded_report(tmp_path, logged_git):  # noqa: F811
+    """Taking out N entries D folders deep started two git processes per folder (N*D: 2,000
+    links ten deep took 55 s), and the report named every one (10,000 printed 1.5 MB). Now the
+    trees are edited in process and the report names the first 50 and counts the rest."""
+    n, depth = 120, 5
+    mine, peer = person_and_peer(tmp_path)
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=peer, input=b"/etc/passwd",
+                          capture_output=True, check=True).stdout.decode().strip()
+    lines = "".join(f"120000 {blob}\tn/" + "/".join(f"d{i}x{k}" for k in range(depth)) + "/l.md\n"
+                    for i in range(n))
+    subprocess.run(["git", "update-index", "--index-info"], cwd=peer, input=lines.encode(), check=True)
+    (peer / "facts" / "build-day.md").write_text(OTHER)
+    _peer_git(peer, "add", "facts/build-day.md")
+    _peer_git(peer, "commit", "-q", "--no-verify", "-m", "many links")
+    _peer_git(peer, "push", "-q", "origin", "main")
+    logged_git.unlink(missing_ok=True)
+    r = cli("sync", str(mine), "--json")
+    assert r.returncode == 0, r.stderr
+    starts = logged_git.read_text().splitlines()
+    assert len(starts) < 60, starts  # 22 here; it was 627 (two per folder on the paths)
+    report = json.loads(r.stdout)
+    assert len(report["removed"]) == 50 and report["removed_more"] == n - 50
+    assert git(mine, "ls-tree", "-r", "--name-only", "HEAD", "n") == ""
+    assert _in_head(mine, "facts/build-day.md") and (mine / "facts" / "build-day.md").exists()
+    assert not (mine / "n").exists()
+    assert git(mine, "status", "--porcelain") == ""
+
+
+def test_of_two_arriving_case_twins_the_one_held_first_in_history_stays(tmp_path):
+    """Of two twins that both arrive (this clone holds neither), the one that was in the
+    history first stays: by path order a second clone took out the person's docs/notes.md for
+    a peer's later docs/Notes.md."""
+    mine, peer = person_and_peer(tmp_path)
+    other = _second_clone(tmp_path)
+    (mine / "docs").mkdir(exist_ok=True)
+    (mine / "docs" / "notes.md").write_text(OTHER)
+    git(mine, "add", "docs/notes.md")
+    git(mine, "commit", "-q", "-m", "person's notes")
+    git(mine, "push", "-q", "origin", "main")
+    _peer_git(peer, "pull", "-q", "--rebase", "origin", "main")
+    (peer / "docs").mkdir(exist_ok=True)
+    (peer / "docs" / "Notes.md").write_text(PEER_FILE)
+    push_as_peer(peer, "twin")
+    from vault_mem.store.gitfiles import approve_incoming, pending_git_files
+    r = cli("sync", str(other), "--json")
+    assert r.returncode != 0 and "not approved" in r.stderr  # a file vault-mem does not read
+    with Vault(other) as v:  # the person approves the one that stays
+        approve_incoming(v.ws.root, [f for _, f in pending_git_files(v.ws.root, v.ws.repo, v.ws.prefix)])
+    r = cli("sync", str(other), "--json")
+    assert r.returncode == 0, r.stderr
+    assert [d["path"] for d in json.loads(r.stdout)["removed"]] == ["docs/Notes.md"]
+    git(mine, "fetch", "-q", "origin")
+    assert git(mine, "ls-tree", "-r", "--name-only", "origin/main", "docs/").split() == ["docs/notes.md"]
+    assert (other / "docs" / "notes.md").read_text() == OTHER

@@ -41,6 +41,7 @@ from vault_mem.store.history import (
     LEAVES,
     MAX_INCOMING_PATHS,
     edit_tree_entries,
+    holding_order,
     blob_sizes,
     case_twins,
     changed_count,
@@ -116,16 +117,42 @@ class Replay:
         #: ``{top-level path: (mode, id)}`` this side held where the remote's commits hold an entry
         #: taken out (check_incoming): what the sync's own commit puts back (_take_out)
         self.ours: dict[str, tuple[str, str]] = {}
+        #: ``{top-level path: why}`` of the remote's entries taken out (check_incoming)
+        self.removed: dict[str, str] = {}
 
     def changed(self, a: str, b: str) -> list[str]:
         return [p[len(self.prefix):] for p in changed_paths(self.repo, a, b, self.prefix or ".")]
 
-    def blob(self, commit: str, rel: str) -> str | None:
+    def blob(self, commit: str, rel: str, void: str | None = None) -> str | None:
+        """The blob id at ``rel`` in ``commit``; in the remote's tip, as the tip will be after the
+        sync's take-out (:meth:`_taken_out_at`): what this side held there, else none. Every
+        read of the remote tip goes through here, so nothing taken out is planned, copied or
+        written (a peer's symlink or over-limit file under a key this side edits was written to
+        disk as a regular file; one over the person's edited file made a conflict). ``void``:
+        the commit a taken-out path reads from instead (the plan asks what the remote changed,
+        and a change taken out is none: the base's; the replay then gives this side's)."""
+        if commit == self.remote_tip and (cut := self._taken_out_at(self.prefix + rel)) is not None:
+            if void is not None:
+                return self.repo.blob_at(void, self.prefix + rel)
+            return self.repo.blob_at(self.local, self.prefix + rel) if cut in self.ours else None
         return self.repo.blob_at(commit, self.prefix + rel)
 
-    def key_state(self, commit: str, key: str) -> tuple[str, str] | None:
+    def _taken_out_at(self, top: str) -> str | None:
+        """The path check_incoming took out that is ``top`` or one of its folders, else None."""
+        if not self.removed:
+            return None
+        if top in self.removed:
+            return top
+        cut = top.rfind("/")
+        while cut > 0:
+            if top[:cut] in self.removed:
+                return top[:cut]
+            cut = top.rfind("/", 0, cut)
+        return None
+
+    def key_state(self, commit: str, key: str, void: str | None = None) -> tuple[str, str] | None:
         for folder in TYPE_FOLDERS.values():
-            oid = self.blob(commit, f"{folder}/{key}.md")
+            oid = self.blob(commit, f"{folder}/{key}.md", void)
             if oid:
                 return f"{folder}/{key}.md", oid
         return None
@@ -134,11 +161,13 @@ class Replay:
         """Modes per key (``copy`` for the contested ones) and per plain path (``skip``), and the
         conflict copy names. ``ours``: every path a local commit touched (not just the net
         change: a local edit-then-undo must not be replayed over the remote's edit)."""
-        theirs = set(self.changed(self.base, self.remote_tip))
+        # the remote's changes, each one taken out void (read as the base held it): the replay of
+        # this side's commits over it gives what the take-out puts back, this side's
+        theirs = {rel for rel in self.changed(self.base, self.remote_tip) if self._taken_out_at(self.prefix + rel) is None}
         modes: dict[str, str] = {}
         copies: dict[str, str] = {}
         for key in sorted({k for p in ours if (k := memory_key(p))}):
-            b, mine, other = (self.key_state(c, key) for c in (self.base, self.local, self.remote_tip))
+            b, mine, other = (self.key_state(c, key, self.base) for c in (self.base, self.local, self.remote_tip))
             if other == b or mine == other:
                 continue
             if other is None and mine is not None and mine != b:
@@ -202,13 +231,26 @@ class Replay:
             if why:
                 bad[top] = why
         # the names that differ only in case or normalisation (one file on macOS and Windows):
-        # the name this side holds keeps its place, then the remote's unchanged ones, then its
-        # memory files, then the rest, by path; each later twin is taken out
+        # the name this side holds keeps its place, then the remote's unchanged ones, then of
+        # the arriving ones the one the remote's history held first (holding_order, the one
+        # rule's "held first": by path, a second clone took out the person's docs/notes.md for
+        # a peer's later docs/Notes.md), then its memory files, then the rest, by path; each
+        # later twin is taken out
         arriving = [top for top, e in entries.items() if e and top not in bad]
         held = set(tree_entries(self.repo, self.remote_tip, self.prefix or ".")) - set(entries)
-        first = sorted(arriving, key=lambda top: (self.repo.blob_at(self.local, top) is None,
-                                                  memory_key(top[len(self.prefix):]) is None, top))
-        for top, other in case_twins(first, held):
+        rank: dict[str, int] = {}
+
+        def order(top: str) -> tuple:
+            return (self.repo.blob_at(self.local, top) is None, rank.get(top, 1 << 62),
+                    memory_key(top[len(self.prefix):]) is None, top)
+
+        twins = list(case_twins(sorted(arriving, key=order), held))
+        # asked of history only where two arriving names are twins (rare): one git log
+        both = sorted({name for pair in twins for name in pair if name in entries})
+        if len(both) > 1:
+            rank = holding_order(self.repo, self.remote_tip, [both])
+            twins = list(case_twins(sorted(arriving, key=order), held))
+        for top, other in twins:
             bad[top] = (f"a name that differs from '{shown(other[len(self.prefix):])}' only in case or "
                         "normalisation (one file on macOS and Windows)")
         bad.update(self.check_limits({top: e[1] for top, e in entries.items()
@@ -321,8 +363,8 @@ class Replay:
 
     def run(self) -> str:
         per_commit = [(c, p, self.changed(p, c)) for c, p in self.commits]
-        modes, copies, plain = self.plan({r for *_, ch in per_commit for r in ch})
         incoming = self.changed(self.local, self.remote_tip)  # what the remote's commits changed
+        # decided before the plan: the plan reads the remote tip as it will be after the take-out
         removed = self.check_incoming(incoming)
         # an entry taken out is never written, checked against the disk, journaled or indexed:
         # nothing of it reaches the work tree (a symlink never on disk, a submodule never fetched)
@@ -336,6 +378,8 @@ class Replay:
                      and (entry := tree_entry(self.repo, self.local, top))}
         folders = tuple(top[len(self.prefix):] + "/" for top, (mode, _) in self.ours.items() if mode == "040000")
         gone = {top[len(self.prefix):] for top in removed} | {rel for rel in incoming if rel.startswith(folders)}
+        self.removed = removed
+        modes, copies, plain = self.plan({r for *_, ch in per_commit for r in ch})
         self.check_git_files(gone)
         incoming = [rel for rel in incoming if rel not in gone]
         aside = self.collisions(incoming)
@@ -394,9 +438,12 @@ class Replay:
             return head
         repo, tip = self.repo, self.remote_tip
         held = [top for top in sorted(removed) if self.entries.get(top)]
-        for top in held:
-            self.report.removed.append({"path": top[len(self.prefix):], "why": removed[top], "commit": tip,
-                                        "show": f"git show {shell_word(tip[:10] + ':' + top)}"})
+        # named up to TAKEN_OUT_NAMED, the rest counted (as in the commit's message): a push of
+        # 10,000 such entries printed a report of 1.5 MB. Each attempt says it all again.
+        self.report.removed = [{"path": top[len(self.prefix):], "why": removed[top], "commit": tip,
+                                "show": f"git show {shell_word(tip[:10] + ':' + top)}"}
+                               for top in held[:TAKEN_OUT_NAMED]]
+        self.report.removed_more = max(0, len(held) - TAKEN_OUT_NAMED)
         # each put back as this side held it (a regular file, checked when it came), else removed
         changes = {top: self.ours.get(top) for top in removed}
         tree = edit_tree_entries(repo, repo.commit_tree(head), changes)
@@ -541,7 +588,7 @@ class Replay:
         """The remote tip's blob at ``rel``, one of the paths its commits changed: from
         check_incoming's listing (a name it spelled otherwise is looked up)."""
         top = self.prefix + rel
-        if top in self.entries:
+        if top in self.entries and self._taken_out_at(top) is None:
             entry = self.entries[top]
             return entry[1] if entry is not None else None
         return self.blob(self.remote_tip, rel)

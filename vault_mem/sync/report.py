@@ -37,6 +37,8 @@ class SyncReport:
     #: anything but a regular file, a file over the size limit), taken out by one commit of this
     #: sync that is pushed with the rest: path, why, commit (the remote's tip, which keeps it)
     removed: list[dict[str, Any]] = field(default_factory=list)
+    #: how many more were taken out than :attr:`removed` names (it names the first 50)
+    removed_more: int = 0
     #: this machine's trusted memories that the remote's commits by an author not approved here
     #: deleted or changed: path, what, by, commit, base (vault/authors.displaced_by_peers)
     displaced: list[dict[str, str]] = field(default_factory=list)
@@ -91,6 +93,9 @@ class SyncReport:
         for d in self.duplicates:
             parts.append(duplicate_line(d))
         parts += [removed_line(d) for d in self.removed]
+        if self.removed_more:
+            parts.append(f"{self.removed_more} more entries of the remote's commits were taken out likewise "
+                         "(`git show --stat` of this sync's commit that takes them out lists them all)")
         parts += self.displaced_lines()
         if self.set_aside is not None:
             parts.append(set_aside_line(self.remote, self.branch, self.set_aside))
