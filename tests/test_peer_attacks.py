@@ -201,17 +201,21 @@ def test_a_vault_toml_below_the_top_is_refused_in_sync_and_in_a_clone(tmp_path):
     """vault-mem opens the vault of the nearest vault.toml: a peer's ``facts/vault.toml`` made
     ``facts/`` a vault of its own for anything run there (the person's shell, an agent started in
     that folder): no memories, the session context naming ``facts/`` as the vault, writes landing
-    in ``facts/facts/`` where the real vault never looks, and the peer's settings to approve."""
+    in ``facts/facts/`` where the real vault never looks, and the peer's settings to approve.
+    Sync never writes it: it takes that entry out with one commit on top, pushed (aside23), so the
+    remote is repaired for every clone; a clone made before that still holds it and refuses it."""
     mine, peer = person_and_peer(tmp_path)
     (peer / "facts" / "vault.toml").write_text('[embedder]\nprovider = "none"\n')
     push_as_peer(peer, "nested settings")
-    head = git(mine, "rev-parse", "HEAD")
-    proc = cli("sync", "--vault", str(mine))
-    assert proc.returncode == 1 and "facts/vault.toml" in proc.stderr, proc.stderr
-    assert git(mine, "rev-parse", "HEAD") == head and not (mine / "facts" / "vault.toml").exists()
-
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(clone))
+    head = git(mine, "rev-parse", "HEAD")
+    proc = cli("sync", "--vault", str(mine))
+    assert proc.returncode == 0 and "'facts/vault.toml'" in proc.stdout and "taken out" in proc.stdout, proc.stdout
+    assert git(mine, "rev-parse", "HEAD") != head and not (mine / "facts" / "vault.toml").exists()
+    assert "facts/vault.toml" not in git(mine, "ls-tree", "-r", "--name-only", "HEAD")
+    assert "facts/vault.toml" not in git(mine, "ls-tree", "-r", "--name-only", "origin/main")
+
     for args in (["list"], ["recall", "editor"]):
         refused = cli(*args, "--vault", str(clone))
         assert refused.returncode == 1 and "facts/vault.toml" in refused.stderr and "a vault of its own" in \

@@ -107,7 +107,8 @@ def test_names_from_a_peer_are_shown_escaped_and_checked():
 
 def test_case_collisions_are_found_among_and_against_paths():
     assert history.case_collision(["facts/A.md", "facts/a.md"]) == ("facts/A.md", "facts/a.md")
-    assert history.case_collision(["Facts/x.md"], ["facts/y.md"]) == ("facts", "Facts")
+    # the path that would be lost, whole (sync takes that entry out), against the name it folds onto
+    assert history.case_collision(["Facts/x.md"], ["facts/y.md"]) == ("facts", "Facts/x.md")
     assert history.case_collision(["caf\u00e9.md"], ["cafe\u0301.md"]) is not None  # NFC vs NFD
     assert history.case_collision(["facts/a.md", "facts/b.md"], ["facts/a.md", "facts/c.md"]) is None
 
