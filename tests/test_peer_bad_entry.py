@@ -378,3 +378,23 @@ def test_of_two_arriving_case_twins_the_one_held_first_in_history_stays(tmp_path
     git(mine, "fetch", "-q", "origin")
     assert git(mine, "ls-tree", "-r", "--name-only", "origin/main", "docs/").split() == ["docs/notes.md"]
     assert (other / "docs" / "notes.md").read_text() == OTHER
+
+
+def test_a_credential_in_a_taken_out_name_never_reaches_the_syncs_own_commit_message(tmp_path):
+    """The take-out commit is this machine's (its agent's name, pushed to every clone): a peer's
+    entry named after a credential was written into that message as it was, past the secret gate
+    every other vault-mem commit message goes through. The name is masked in the message; the
+    report, printed here, still says where to look (``git show TIP:PATH``)."""
+    token = "ghp_Xk29dLmQpZ7Yt4aB3cD5eF7gH9iJ1kL3mN5p"
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "facts").mkdir(exist_ok=True)
+    os.symlink("/etc/passwd", peer / "facts" / f"{token}.md")
+    (peer / "facts" / "build-day.md").write_text(OTHER)
+    _peer_git(peer, "add", "-A")
+    _peer_git(peer, "commit", "-q", "--no-verify", "-m", "a link")
+    _peer_git(peer, "push", "-q", "origin", "main")
+
+    _synced(mine, f"facts/{token}.md")
+    message = git(mine, "log", "-1", "--format=%B")
+    assert "take out" in message and "removed]" in message, message
+    assert token not in message, message

@@ -446,13 +446,16 @@ class Replay:
         self.report.removed_more = max(0, len(held) - TAKEN_OUT_NAMED)
         # each put back as this side held it (a regular file, checked when it came), else removed
         changes = {top: self.ours.get(top) for top in removed}
-        tree = edit_tree_entries(repo, repo.commit_tree(head), changes)
+        head_tree = repo.commit_tree(head)
+        tree = edit_tree_entries(repo, head_tree, changes)
         if self.index is not None:  # INDEX.md as the sync wrote it into the work tree
             tree = edit_tree_entries(repo, tree, {self.prefix + INDEX_FILE:
                                                   ("100644", repo.write_object("blob", self.index))})
-        if tree == repo.commit_tree(head):
+        if tree == head_tree:
             return head
-        lines = [f"- {quoted(top[len(self.prefix):])}: {removed[top]}" for top in held[:TAKEN_OUT_NAMED]]
+        # the peer chose these names: each line masked as every vault-mem commit message is
+        # gated (this commit is in this machine's agent's name, pushed to every clone)
+        lines = [mask_secrets(f"- {quoted(top[len(self.prefix):])}: {removed[top]}") for top in held[:TAKEN_OUT_NAMED]]
         if len(held) > TAKEN_OUT_NAMED:
             lines.append(f"- and {len(held) - TAKEN_OUT_NAMED} more (`git show --stat HEAD` where this commit is HEAD)")
         message = (f"sync: take out {len(held)} entr{'y' if len(held) == 1 else 'ies'} of the remote's commits "
