@@ -112,3 +112,27 @@ def test_a_sync_walks_what_the_remotes_commits_change_once(tmp_path: Path) -> No
         GitObjects.read_object = real  # type: ignore[method-assign]
     assert report.received == 1, report
     assert reads[tip_tree] == 1, reads[tip_tree]
+
+
+def test_editing_a_tree_keeps_a_folder_stored_with_a_zero_padded_mode(tmp_path):
+    """A tree may store a folder's mode as ``040000`` (old tools wrote it; a peer can): the sync's
+    take-out edit (``history.edit_tree_entries``) parsed trees itself and took that entry for a
+    file, so removing one entry under it dropped the whole folder, the person's files in it too.
+    It reads trees with the history's one parser now (``store.tree.iter_tree``)."""
+    root = tmp_path / "r"
+    root.mkdir()
+    git(root, "init", "-q")
+    repo = GitRepo(root)
+
+    def blob(text: str) -> str:
+        return repo.write_object("blob", text.encode())
+
+    def raw_tree(entries: list[tuple[bytes, bytes, str]]) -> str:
+        data = b"".join(mode + b" " + name + b"\x00" + bytes.fromhex(oid) for mode, name, oid in entries)
+        return repo.write_object("tree", data)
+
+    facts = raw_tree([(b"100644", b"keep.md", blob("mine")), (b"100644", b"link.md", blob("theirs"))])
+    top = raw_tree([(b"040000", b"facts", facts)])
+    edited = history.edit_tree_entries(repo, top, {"facts/link.md": None})
+    listed = git(root, "ls-tree", "-r", "--name-only", edited).split()
+    assert listed == ["facts/keep.md"], listed

@@ -1712,13 +1712,13 @@ def edit_tree_entries(repo: GitRepo, tree: str, changes: dict[str, tuple[str, st
 
 def _edit_entries(repo: GitRepo, tree: str | None, changes: dict[tuple[bytes, ...], tuple[str, str] | None]
                   ) -> str | None:
-    entries: dict[bytes, tuple[bytes, bytes]] = {}  # name: (mode as stored, raw id)
+    # name: (mode as git writes it, raw id), read by the history's one tree parser: its own
+    # parse here took a folder stored as ``040000`` for a file (one removal under it dropped the
+    # whole folder) and knew only SHA-1's ids
+    entries: dict[bytes, tuple[bytes, bytes]] = {}
     if tree is not None:
-        data, at = repo.read_object(tree)[1], 0
-        while at < len(data):
-            space, nul = data.index(b" ", at), data.index(b"\x00", at)
-            entries[data[space + 1:nul]] = (data[at:space], data[nul + 1:nul + 21])
-            at = nul + 21
+        entries = {name: (mode.encode(), bytes.fromhex(oid))
+                   for name, mode, oid in iter_tree(repo.read_object(tree)[1], len(tree) // 2)}
     nested: dict[bytes, dict[tuple[bytes, ...], tuple[str, str] | None]] = {}
     for parts, change in changes.items():
         if len(parts) > 1:
