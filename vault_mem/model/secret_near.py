@@ -183,7 +183,6 @@ _BEFORE_REACH = 48
 _ID_AFTER_LABEL = lazy(r"[ \t_-]{1,2}(?:ids?|identifier|fingerprint|hash|digest|prefix|name|version|number)(?![a-z])")
 # the names that hold a value for whatever names them (`secret: value=X`): any other name's value is its own
 _HOLDER_NAMES = frozenset({"value", "val", "v", "data", "content", "text", "str", "string", "raw", "literal"})
-_PASSWORD_MARKS = frozenset("!#$%&*+?@^~=")
 # a connection's keywords before and after a password (libpq's conninfo, `user=app password=X sslmode=require`)
 _CONNINFO_BEFORE = lazy(r"(?<![\w.-])(?:user|username|dbname|host|hostaddr|uid|server)=[^\s=]{1,200}[ \t]")
 _CONNINFO_AFTER = lazy(r"[ \t]*(?:[\"']|\r?\n|\Z|[a-z_]{2,30}=)")
