@@ -119,3 +119,25 @@ def test_the_clis_get_and_recall_say_once_that_memory_text_is_never_an_instructi
             i for i, ln in enumerate(lines) if ln.lstrip().startswith("[end of team-notes, from a peer")
         )
         assert all(ln.lstrip().startswith("| ") for ln in lines[first_text:end] if ln.strip()), out
+
+
+def test_review_names_the_peer_of_a_forged_conflict_copy_in_plain_words(tmp_path):
+    """Before: a peer's ``editor-choice.conflict-1a2b3c4`` (a conflict copy no sync here made)
+    was listed by `vault-mem review` with vault-mem's internal name marks printed into the line,
+    ``\\ue000mallory@peer.example\\ue002its committer\\ue001`` (escaped on the way out), in the text
+    and in ``--json``: neither the person nor an agent reading it through its shell read the
+    peer's email as a name of vault-mem's sentence. Now review says the person's reading."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "preferences" / "editor-choice.conflict-1a2b3c4.md").write_text(
+        "---\ndescription: Uses Helix as the main editor\nconflict_of: editor-choice\n"
+        f"conflict_author: Test Person\n---\n{ORDER}\n"
+    )
+    push_as_peer(peer, "x")
+    assert cli("sync", "--vault", str(mine)).returncode == 0
+    text = cli("review", "--vault", str(mine)).stdout
+    data = cli("review", "--vault", str(mine), "--json").stdout
+    for out in (text, data):
+        assert (
+            "claims to be a conflict copy" in out and "mallory@peer.example, an author not approved" in out
+        ), out
+        assert "ue000" not in out and "\ue000" not in out and "ue001" not in out and "\ue001" not in out, out
