@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
 from conftest import agent_hook, at_terminal, cli, git, person_and_peer, push_as_peer
 
 #: a peer's agent files: settings that run a command, instructions every session loads
@@ -18,28 +19,37 @@ PEERS_AGENT_FILES = {
 }
 
 
-def _plain_pull_of_agent_files(tmp_path):
+def _plain_pull_of_agent_files(tmp_path, how: str = "merge"):
     mine, peer = person_and_peer(tmp_path)
     for rel, text in PEERS_AGENT_FILES.items():
         (peer / rel).parent.mkdir(parents=True, exist_ok=True)
         (peer / rel).write_text(text)
     push_as_peer(peer, "handy settings")
+    if how == "rebase":  # a commit of the person's own, replayed onto the peer's: no post-merge runs
+        (mine / "facts").mkdir(exist_ok=True)
+        (mine / "facts" / "mine-local.md").write_text("---\ndescription: A note of my own\n---\nMine.\n")
+        git(mine, "add", "facts/mine-local.md")
+        git(mine, "commit", "-q", "-m", "a note of mine")
     pull = subprocess.run(
-        ["git", "pull", "--no-rebase", "origin", "main"], cwd=mine, capture_output=True, text=True
+        ["git", "pull", "--rebase" if how == "rebase" else "--no-rebase", "origin", "main"],
+        cwd=mine,
+        capture_output=True,
+        text=True,
     )
     assert pull.returncode == 0, pull.stderr
     assert "'CLAUDE.md'" in pull.stderr  # the hook's one-time lines, as before
     return mine, peer
 
 
-def test_a_peers_agent_files_taken_by_a_plain_pull_are_named_until_the_person_looks(tmp_path):
+@pytest.mark.parametrize("how", ["merge", "rebase"])
+def test_a_peers_agent_files_taken_by_a_plain_pull_are_named_until_the_person_looks(tmp_path, how):
     """Before: after a plain ``git pull`` took a peer's ``.claude/settings.json`` and
     ``CLAUDE.md``, the post-merge hook named them once on the pull's standard error; every later
     vault-mem command and every agent session said nothing, while the files stayed and each
     Claude Code session in the vault loaded them. Now the hook keeps them in the vault's state:
     each command names them, the session context counts them (never their text nor their names,
     a peer's), and `vault-mem trust` shows and approves them; then they are said no more."""
-    mine, _ = _plain_pull_of_agent_files(tmp_path)
+    mine, _ = _plain_pull_of_agent_files(tmp_path, how)
     listed = cli("list", "--vault", str(mine))
     assert listed.returncode == 0
     said = [ln for ln in listed.stderr.splitlines() if "a plain `git pull` took 2 file(s)" in ln]
