@@ -59,12 +59,17 @@ def test_a_peers_agent_files_taken_by_a_plain_pull_are_named_until_the_person_lo
     assert "Not approved on this machine: 2 file(s)" in context, context
     assert "curl" not in context and "CLAUDE.md" not in context and "pwned" not in context
 
+    doctor = cli("doctor", "--vault", str(mine))
+    assert doctor.returncode == 1 and "a plain `git pull` took 2 file(s)" in doctor.stdout, doctor.stdout
+    assert "a plain `git pull` took" not in doctor.stderr  # said once, as doctor's finding
+
     trust = at_terminal("trust", "--all", "--vault", str(mine))
     assert trust.returncode == 0, trust.stdout + trust.stderr
     assert "CLAUDE.md" in trust.stdout and "approved for" in trust.stdout, trust.stdout
     listed = cli("list", "--vault", str(mine))
     assert "a plain `git pull` took" not in listed.stderr, listed.stderr
     assert "Not approved on this machine" not in agent_hook(mine, "session-start")
+    assert cli("doctor", "--vault", str(mine)).returncode == 0
 
 
 def test_a_peers_agent_file_the_person_takes_out_is_named_no_more(tmp_path):

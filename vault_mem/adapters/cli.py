@@ -649,6 +649,7 @@ def cmd_doctor(args) -> int:
               f"and no sync; find the rule with `git check-ignore -v --no-index {folder}new-memory.md {folder}*.md` and remove it"
               for folder in ignored]
     lines += [history] if history else []
+    lines += [for_person(found.unapproved_note)] if found.unapproved_note else []
     warned = [f"warning: {w}" for w in warnings]
     data["platform"], weaker = _platform_report()
     warned = [_mechanisms_line(data["platform"]), *warned, *weaker]
