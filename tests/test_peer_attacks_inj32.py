@@ -9,7 +9,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from conftest import agent_hook, at_terminal, cli, git, person_and_peer, push_as_peer
+from conftest import agent_hook, at_terminal, cli, git, mcp_server_in, person_and_peer, push_as_peer
 
 #: a peer's agent files: settings that run a command, instructions every session loads
 PEERS_AGENT_FILES = {
@@ -156,3 +156,27 @@ def test_review_names_the_peer_of_a_forged_conflict_copy_in_plain_words(tmp_path
             "claims to be a conflict copy" in out and "mallory@peer.example, an author not approved" in out
         ), out
         assert "ue000" not in out and "\ue000" not in out and "ue001" not in out and "\ue001" not in out, out
+
+
+def test_the_mcp_servers_instructions_say_a_plain_pulls_agent_files_wait_for_the_person(tmp_path):
+    """An agent without vault-mem's session hook reads the MCP server's instructions at the
+    start of its session: after a plain pull took a peer's agent files, they said nothing of
+    them. Now they say it in fixed words (never the files' names or text), until the person
+    approves them."""
+    import anyio
+    from mcp import Client
+
+    mine, _ = _plain_pull_of_agent_files(tmp_path)
+    said: list[str] = []
+
+    async def session() -> None:
+        async with Client(mcp_server_in(mine), read_timeout_seconds=60) as client:
+            said.append(client.instructions or "")
+            said.append((await client.read_resource("vault://index")).contents[0].text)
+
+    anyio.run(session)
+    instructions, index = said
+    assert "Not approved on this machine: files in this vault" in instructions, instructions
+    assert "Not approved on this machine: 2 file(s)" in index, index
+    for text in said:
+        assert "CLAUDE.md" not in text and "curl" not in text and "pwned" not in text
