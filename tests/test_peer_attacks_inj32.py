@@ -180,3 +180,17 @@ def test_the_mcp_servers_instructions_say_a_plain_pulls_agent_files_wait_for_the
     assert "Not approved on this machine: 2 file(s)" in index, index
     for text in said:
         assert "CLAUDE.md" not in text and "curl" not in text and "pwned" not in text
+
+
+def test_a_peers_agent_file_a_later_pull_takes_out_again_is_named_no_more(tmp_path):
+    """A peer's second push deletes the CLAUDE.md its first added, and the person pulls again:
+    nothing of it is left to look at, so nothing is named for it (the settings file still is)."""
+    mine, peer = _plain_pull_of_agent_files(tmp_path)
+    git(peer, "rm", "-q", "--", "CLAUDE.md")
+    push_as_peer(peer, "never mind")
+    subprocess.run(
+        ["git", "pull", "--no-rebase", "origin", "main"], cwd=mine, check=True, capture_output=True
+    )
+    listed = cli("list", "--vault", str(mine))
+    said = [ln for ln in listed.stderr.splitlines() if "a plain `git pull` took" in ln]
+    assert len(said) == 1 and "1 file(s)" in said[0] and "CLAUDE.md" not in said[0], listed.stderr

@@ -384,19 +384,31 @@ def _write_pulled(root: Path, state_dir: Path, files: list[IncomingGitFile]) -> 
         pass  # a read-only state folder: the hook's own lines said it once, as before
 
 
-def record_pulled(root: Path, state_dir: Path, files: list[IncomingGitFile]) -> None:
-    """Keep ``files`` (what :func:`unapproved_git_files` found a plain ``git pull`` brought) in the
-    vault's state, beside those kept before, so that every vault-mem command and the agent's
-    session context name them until the person has looked (:func:`pulled_unapproved`): a hook's
-    lines on a pull's standard error were said once and gone, while the peer's settings, hooks
-    and instructions stayed in the folder every later agent session starts in."""
+def record_pulled(root: Path, repo: GitRepo, prefix: str, state_dir: Path, before: str,
+                  files: list[IncomingGitFile]) -> None:
+    """Keep ``files`` (what :func:`unapproved_git_files` found a plain ``git pull`` brought onto
+    ``before``, HEAD before it) in the vault's state, beside those kept before that ``before``
+    still held as they were brought, so that every vault-mem command and the agent's session
+    context name them until the person has looked (:func:`pulled_unapproved`): a hook's lines
+    on a pull's standard error were said once and gone, while the peer's settings, hooks and
+    instructions stayed in the folder every later agent session starts in. A file a later pull
+    puts back as it was before the first one is named no more."""
     if not files:
         return
-    kept = {f.path: f for f in _read_pulled(root, state_dir) or []}
+    approved = approved_git_files(root)
+    kept: dict[str, IncomingGitFile] = {}
+    for f in _read_pulled(root, state_dir) or []:
+        try:
+            if f.approval not in approved and repo.blob_at(before, prefix + f.path) == f.theirs:
+                kept[f.path] = f
+        except GitError:
+            kept[f.path] = f
     for f in files:
-        before = kept.get(f.path)
-        # the version before the first such pull stays the one a diff compares with
-        kept[f.path] = IncomingGitFile(f.path, f.theirs, before.ours if before else f.ours)
+        first = kept.get(f.path)
+        # the version before the first such pull stays the one a change is measured from
+        kept[f.path] = IncomingGitFile(f.path, f.theirs, first.ours if first else f.ours)
+        if kept[f.path].theirs == kept[f.path].ours:
+            del kept[f.path]
     _write_pulled(root, state_dir, sorted(kept.values(), key=lambda f: f.path))
 
 
@@ -404,20 +416,19 @@ def pulled_unapproved(root: Path, repo: GitRepo, prefix: str, state_dir: Path) -
     """The files a plain ``git pull`` brought (:func:`record_pulled`) that are still as it brought
     them at HEAD and still not approved here. One goes when the person approves that version
     (``vault-mem trust``, which lists these too), or commits another (put back, taken out, their
-    own edit): each a look the person took. Nothing recorded (every vault but one a pull brought
-    such files into): one failed ``open``, no git process."""
+    own edit): each a look the person took. Read only (the next :func:`record_pulled` drops
+    what is gone: a post-merge hook opens the vault after HEAD moved, and a rewrite here lost
+    the record of a file that pull changed again). Nothing recorded (every vault but one a pull
+    brought such files into): one failed ``open``, no git process."""
     recorded = _read_pulled(root, state_dir)
     if not recorded:
         return []
     head = repo.head()
     approved = approved_git_files(root)
     try:
-        left = [f for f in recorded if f.approval not in approved and repo.blob_at(head, prefix + f.path) == f.theirs]
+        return [f for f in recorded if f.approval not in approved and repo.blob_at(head, prefix + f.path) == f.theirs]
     except GitError:
         return recorded
-    if left != recorded:
-        _write_pulled(root, state_dir, left)
-    return left
 
 
 def pulled_notice(files: list[IncomingGitFile]) -> str:
