@@ -57,7 +57,7 @@ def test_what_is_wrong_is_found_and_the_command_prints_it(vault):
     assert found.index_md_current is False
     assert any("pre-commit" in w for w in found.warnings), found.warnings
     data = found.to_dict()
-    assert list(data) == ["ok", "history", "differences", "blockers", "ignored_folders", "problems",
+    assert list(data) == ["ok", "history", "differences", "blockers", "ignored_folders", "unapproved_files", "problems",
                           "quarantined", "index_md_current", "daemon_pid", "warnings"]
     r = cli("--vault", str(vault.root), "doctor", "--json")
     assert r.returncode == 1

@@ -47,7 +47,7 @@ from vault_mem.config import CONFIG_FILE, PERSONAL, VERSION, daemon_may_answer
 from vault_mem.store.finder import resolve_vault_root, resolve_vaults
 from vault_mem.errors import UsageError, VaultMemError, WriteOutcomeUnknownError, for_person
 from vault_mem.model.names import email_key, quoted, shell_word, shown, shown_email, shown_text
-from vault_mem.model.render import author_label
+from vault_mem.model.render import author_label, lines_notice
 from vault_mem.platform.threads import one_blas_thread
 
 if TYPE_CHECKING:
@@ -468,7 +468,7 @@ def _get_text(view: dict) -> str:
     # 40,000 characters pushed a line naming it after that past a pager's first screen, `head`, or
     # an agent's shell tool that keeps the start of a long output (atk23)
     lines = [f"{_peer_lead(view)}{view['key']} ({where}{view['type']}, {view['path']}) {when}{flags}",
-             _by(view.get("author"), view.get("trusted", True)), *_quoted(view["description"])]
+             _by(view.get("author"), view.get("trusted", True)), f"({lines_notice()})", *_quoted(view["description"])]
     for note in view.get("notes", []):
         lines.append(f"note: {note}")
     if view["body"].strip():
@@ -598,6 +598,8 @@ def cmd_recall(args) -> int:
                                                         reason=data["reason"], unembedded=data.get("unembedded", 0),
                                                         unchecked=bool(data.get("unchecked")))
              + (f" ({data['note']})" if data.get("note") else "")]
+    if data["hits"]:
+        lines.append(f"({lines_notice()})")
     for i, hit in enumerate(data["hits"], 1):
         flags = f" [{', '.join(hit['flags'])}]" if hit["flags"] else ""
         age = f", {hit['age_days']} days old" if hit["age_days"] is not None else ""
@@ -647,6 +649,7 @@ def cmd_doctor(args) -> int:
               f"and no sync; find the rule with `git check-ignore -v --no-index {folder}new-memory.md {folder}*.md` and remove it"
               for folder in ignored]
     lines += [history] if history else []
+    lines += [for_person(found.unapproved_note)] if found.unapproved_note else []
     warned = [f"warning: {w}" for w in warnings]
     data["platform"], weaker = _platform_report()
     warned = [_mechanisms_line(data["platform"]), *warned, *weaker]

@@ -20,6 +20,7 @@ from vault_mem.index import authors as author_rows
 from vault_mem.index.sidecar import Problem, Progress
 from vault_mem.ops.review import quarantined
 from vault_mem.store.attributes import replace_older_driver
+from vault_mem.store.gitfiles import pulled_notice, pulled_unapproved
 from vault_mem.store.hooks import missing_hooks_notice, unsafe_hooks_notice
 from vault_mem.store.locks import daemon_pid
 from vault_mem.store.upstream import other_lines, replaced_upstream
@@ -51,6 +52,10 @@ class Diagnosis:
     index_md_current: bool = True
     #: folders where git ignores new memory files (they would be in no commit and no sync)
     ignored_folders: list[str] = field(default_factory=list)
+    #: files a plain ``git pull`` took that agents, editors or git read, not approved here
+    #: (:func:`~vault_mem.store.gitfiles.pulled_unapproved`), and the sentence naming them
+    unapproved_files: list[str] = field(default_factory=list)
+    unapproved_note: str | None = None
     #: said, but the vault is still healthy
     warnings: list[str] = field(default_factory=list)
     daemon_pid: int | None = None
@@ -64,12 +69,13 @@ class Diagnosis:
     def ok(self) -> bool:
         """Whether the vault holds what its files say (warnings aside)."""
         return (not self.differences and self.index_md_current and not self.quarantined and not self.problems
-                and not self.blockers and not self.ignored_folders and not self.history)
+                and not self.blockers and not self.ignored_folders and not self.history and not self.unapproved_files)
 
     def to_dict(self) -> dict[str, Any]:
         """The ``--json`` object of ``vault-mem doctor``."""
         return {"ok": self.ok, "history": self.history, "differences": self.differences,
                 "blockers": self.blockers, "ignored_folders": self.ignored_folders,
+                "unapproved_files": self.unapproved_files,
                 "problems": [{"path": p.path, "reason": p.reason} for p in self.problems],
                 "quarantined": self.quarantined, "index_md_current": self.index_md_current,
                 "daemon_pid": self.daemon_pid, "warnings": self.warnings}
@@ -130,7 +136,11 @@ def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
     config_note = vault.ws.config_note
     # and a relative XDG_CONFIG_HOME, ignored: this person's approvals and settings are elsewhere
     home_note = config_home_notice()
-    for said in (hooks_note, config_note, home_note):
+    # and a peer's agent settings, instructions or git rules a plain `git pull` took, not approved
+    # (every command names them; doctor fails on them, said here once: inj32)
+    pulled = pulled_unapproved(vault.root, repo, vault.prefix, vault.state_dir)
+    pulled_note = pulled_notice(pulled) if pulled else None
+    for said in (hooks_note, config_note, home_note, pulled_note):
         if said in vault.notices:
             vault.notices.remove(said)
     # and git's index in a format other programs that read the vault cannot read (its fix said)
@@ -144,4 +154,5 @@ def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
                             replaced_upstream(repo, remote, vault.root), elsewhere and elsewhere.text) if w]
     return Diagnosis(differences=diffs, problems=problems, quarantined=held, blockers=blockers, history=history,
                      index_md_current=index_ok, ignored_folders=ignored, warnings=warnings,
+                     unapproved_files=[f.path for f in pulled], unapproved_note=pulled_note,
                      daemon_pid=daemon_pid(vault.state_dir))

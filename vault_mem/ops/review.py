@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from vault_mem.config import FOLDER_TYPES, TYPE_FOLDERS, is_state_dir_name
-from vault_mem.errors import UsageError, VaultMemError
+from vault_mem.errors import UsageError, VaultMemError, for_person
 from vault_mem.index import dupes as dupes_mod
 from vault_mem.index import queries
 from vault_mem.index.search import age_and_flags
@@ -99,7 +99,9 @@ def review(vault: Vault, *, today: dt.date | None = None, type: str | None = Non
     vault.reconcile()
     items: list[dict[str, Any]] = []
     for c in list_conflicts(vault, vault.authors):
-        items.append({"flag": "conflict", "key": c["key"], "detail": c["detail"], "flags": ["conflict"],
+        # the sentence names a peer's email marked for its reader (resolve's refusal says it to an
+        # agent by its kind): review prints it, so the person's reading, never the marks (inj32)
+        items.append({"flag": "conflict", "key": c["key"], "detail": for_person(c["detail"]), "flags": ["conflict"],
                       "type": None, "path": c.get("path"), "other_path": c.get("other_path"),
                       "date": None, "age_days": None})
     held = quarantined(vault)

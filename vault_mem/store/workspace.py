@@ -58,6 +58,8 @@ from vault_mem.store.gitfiles import (
     ignore_files_signature,
     ignored_memory_folders,
     ignored_present_memories,
+    pulled_notice,
+    pulled_unapproved,
     type_folder_stamps,
 )
 from vault_mem.store.gitindex import index_file_signature
@@ -280,6 +282,9 @@ class Workspace:
                 f"git ignores new memory files in {', '.join(ignored)} of {root} (a .gitignore or exclude "
                 "rule): they would be in no commit and no sync while `git status` looks clean; find the "
                 f"rule with `git check-ignore -v --no-index {ignored[0]}new-memory.md {ignored[0]}*.md` and remove it")
+        pulled = pulled_unapproved(root, self.repo, self.prefix, self.state_dir)
+        if pulled:  # a plain `git pull` took a peer's agent files: said until the person looks (inj32)
+            self.notices.append(pulled_notice(pulled))
         #: the checks every write makes (key, format, size, secrets, lint)
         self.policy = WritePolicy(max_body_bytes=self.config.max_body_bytes,
                                   max_file_bytes=self.config.max_file_bytes)
