@@ -928,7 +928,8 @@ def cmd_trust(args) -> int:
     outside the vault asks whether its folder may be a vault of this machine."""
     from vault_mem.adapters import trust_items  # lazy: start-up time (module docstring)
     from vault_mem.config import setting_values  # lazy, as the rest
-    from vault_mem.store.gitfiles import approve_incoming, git_file_text, pending_git_files
+    from vault_mem.store.gitfiles import approve_incoming, git_file_text, held_unapproved, pending_git_files
+    from vault_mem.vault.create import template_blobs
 
     folders = [p for p in args.paths if os.path.isdir(p)]
     names = [p for p in args.paths if not os.path.isdir(p)]
@@ -952,6 +953,10 @@ def cmd_trust(args) -> int:
     vault.take_notices()  # the pending notices: this command says them in full below
     s = ws.settings
     files = pending_git_files(ws.root, ws.repo, ws.prefix, s.config.sync_remote)
+    # and HEAD's own that no one approved or committed here (a fresh clone's: no sync asked)
+    listed = {(f.path, f.approval) for _, f in files}
+    files += [("HEAD", f) for f in held_unapproved(ws.root, ws.repo, ws.prefix, template_blobs())
+              if (f.path, f.approval) not in listed]
     shown_texts = trust_items.git_files_shown(ws.repo, [f for _, f in files])
     items = trust_items.pending_items(ws, s, files, shown_texts)
     data: dict[str, Any] = {
