@@ -191,10 +191,11 @@ def _attempts(vault: Vault, name: str, url: str, branch: str, rbranch: str, trac
             if remote_tip is not None:  # the branch is on the remote: a plain `git pull` works now
                 report.upstream_set = not had_upstream and ensure_upstream(repo, branch, name, rbranch)
             return report
-        # every commit this push publishes, the sync's own too, through the one check
-        if head != before:
-            base = merge_base(repo, before, remote_tip) if before and remote_tip else None
-            check_outgoing(vault, remote_tip, head, name, base=base or remote_tip)
+        # every commit this push publishes, the sync's own too, through the one check; but the
+        # INDEX.md commit alone on the remote's tip, which carries nothing the check refuses (a
+        # fixed message, INDEX.md rendered from the index, which holds no quarantined file)
+        if head != before and not indexed:
+            check_outgoing(vault, remote_tip, head, name, before=before or remote_tip)
         # the INDEX.md commit on the remote's tip is the one commit to push: git is not asked
         count = 1 if indexed else count_commits(repo, head, remote_tip)
         try:
@@ -431,25 +432,33 @@ def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport,
 
 
 def check_outgoing(vault: Vault, remote_tip: str | None, local: str | None, name: str = DEFAULT_REMOTE,
-                   *, base: str | None = None) -> None:
+                   *, before: str | None = None) -> None:
     """Refuse to publish a commit holding a credential: one made past the pre-commit hook
     (``--no-verify``), in a memory file or in its message. The one home of the check on what a
     sync pushes: asked of the local commits before the integration (a refusal then changes
-    nothing), and again (``integrated``) of every commit between the remote's tip and the new
+    nothing), and again (``before`` given) of every commit between the remote's tip and the new
     HEAD right before the push, so the commits the sync makes itself (the replayed ones, their
     conflict copies, the take-out commit that puts back this side's files, the INDEX.md commit)
-    are seen as they go out (``base``: the merge base the sync integrated from, given then). A
-    file whose credentials are all ones the remote holds in that file already, at its tip or at
-    ``base`` (a peer published them; it is quarantined here: the take-out commit puts back this
-    side's file as the base held it) is not held against this machine's commits
+    are seen as they go out (``before``: HEAD before the integration, given then; ``local`` is
+    the new HEAD, on the remote's tip). A file whose credentials are all ones the remote holds in
+    that file already, at its tip or where ``before`` left it (their merge base: a peer published
+    them; it is quarantined here, and the take-out commit puts back this side's file as the base
+    held it) is not held against this machine's commits
     (:func:`~vault_mem.model.policy.published_already`: the same values, not any credential)."""
     if local is None or local == remote_tip:
         return
     repo, prefix, policy = vault.repo, vault.prefix, vault.ws.policy
-    if remote_tip is not None and merge_base(repo, local, remote_tip) == local:
+    if before is None and remote_tip is not None and merge_base(repo, local, remote_tip) == local:
         return  # the remote holds every local commit: nothing of this side is published
-    after = ("nothing was pushed; the remote's commits are integrated here, yours on them" if base
+    after = ("nothing was pushed; the remote's commits are integrated here, yours on them" if before
              else "nothing was pushed or changed")
+    published: list[str] = []  # the remote's commits a file is compared with: asked once a file holds a credential
+
+    def remotes() -> list[str]:
+        if not published and remote_tip:
+            base = merge_base(repo, before, remote_tip) if before and before != remote_tip else None
+            published.extend(c for c in (remote_tip, base) if c)
+        return published
 
     seen: set[str] = set()
     for commit, tops in paths_by_commit(repo, remote_tip, local, prefix or "."):
@@ -470,7 +479,7 @@ def check_outgoing(vault: Vault, remote_tip: str | None, local: str | None, name
             found = policy.file_secrets(rel, data)
             if not found:
                 continue
-            public = {repo.blob_at(c, top) for c in (remote_tip, base) if c} - {None}
+            public = {repo.blob_at(c, top) for c in remotes()} - {None}
             if any(published_already(rel, data, repo.read_object(p)[1]) for p in sorted(public)):
                 continue  # the remote has these very credentials in this file already: a peer's
             raise SyncError("unsafe", f"the local commit {commit[:10]} would publish {rel}, which holds "
