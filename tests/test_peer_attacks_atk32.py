@@ -189,7 +189,8 @@ def test_a_peers_agent_files_taken_without_a_hook_are_named_by_doctor_and_trust(
     if how == "fresh-clone":
         root = tmp_path / "fresh"
         git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(root))
-        assert cli("init", str(root)).returncode == 0
+        init = cli("init", str(root))  # what a fresh clone needs: it says so there too
+        assert init.returncode == 0 and "'.claude/settings.json'" in init.stderr, init.stderr
     else:
         root = mine
         git(root, "fetch", "-q", "origin")

@@ -206,6 +206,7 @@ def cmd_init(args) -> int:
 
     target = args.path or args.vault or "."
     if (Path(target) / CONFIG_FILE).is_file():  # an existing vault, or a fresh clone of one
+        from vault_mem.ops.doctor import held_notice  # lazy: start-up time (module docstring)
         from vault_mem.store.upstream import other_lines  # lazy: start-up time (module docstring)
         from vault_mem.vault.create import ensure_gitignore  # lazy: start-up time (module docstring)
 
@@ -217,7 +218,8 @@ def cmd_init(args) -> int:
         closed = vault.ws.make_private()
         # a clone checks out the branch the remote's HEAD names: anyone's push (atk24)
         elsewhere = other_lines(vault.repo, vault.prefix, vault.config.sync_remote_name())
-        warnings = [elsewhere.text] if elsewhere else []
+        # and a peer's agent, editor or git files the clone took unasked (no hooks ran yet)
+        warnings = [w for w in (elsewhere and elsewhere.text, held_notice(vault)) if w]
         for w in warnings:  # as every command says a warning: on stderr, the JSON's "warnings"
             warn(f"warning: {w}")
         lines = [f"{vault.root} is already a vault" + ("" if changed or added or closed else "; nothing changed")]

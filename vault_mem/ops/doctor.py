@@ -107,14 +107,15 @@ def _copy_rule_notice(vault: Vault) -> str | None:
             "line above) or delete .vault-mem/index.db to rebuild it from the history that remains")
 
 
-#: how many of HEAD's unapproved files :func:`_held_notice` names one by one
+#: how many of HEAD's unapproved files :func:`held_notice` names one by one
 HELD_NAMED = 5
 
 
-def _held_notice(vault: Vault) -> str | None:
+def held_notice(vault: Vault) -> str | None:
     """The files HEAD holds that take approval in a version no one approved or committed here
     (:func:`~vault_mem.store.gitfiles.held_unapproved`: a fresh clone's, a `git reset --hard`'s):
-    an agent, editor or shell started in the vault may run or read them."""
+    an agent, editor or shell started in the vault may run or read them. Said by `doctor` and by
+    `vault-mem init` on a fresh clone, where they arrive."""
     from vault_mem.vault.create import template_blobs  # lazy: only doctor reads the template
 
     try:
@@ -169,7 +170,7 @@ def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
     warnings = [w for w in (hooks_note, config_note, home_note, vault.ws.exposure(), index_format_notice(vault.repo),
                             vault.sidecar.vectors.refused_notice(), _replay_notice(vault), _copy_rule_notice(vault),
                             replaced_upstream(repo, remote, vault.root), elsewhere and elsewhere.text,
-                            _held_notice(vault)) if w]
+                            held_notice(vault)) if w]
     return Diagnosis(differences=diffs, problems=problems, quarantined=held, blockers=blockers, history=history,
                      index_md_current=index_ok, ignored_folders=ignored, warnings=warnings,
                      daemon_pid=daemon_pid(vault.state_dir))
