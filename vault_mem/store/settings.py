@@ -106,7 +106,8 @@ def settings_in_force(root: Path, repo: GitRepo, prefix: str, raw: bytes | None,
             how = f"`git checkout -- {CONFIG_FILE}` restores the committed one"
         elif last.startswith("commit "):
             how = (f"`git checkout {last.split()[1]}~1 -- {CONFIG_FILE}` brings back the version before "
-                   f"{last}, which deleted it; commit it")
+                   f"{last}, which deleted it (a version not approved here then waits for `vault-mem trust`); "
+                   "commit it")
         else:
             how = "write one (template_vault/vault.toml holds the defaults) and commit it"
         out.notices.append(f"{root / CONFIG_FILE} is missing; {said}. Put it back: {how}")
