@@ -3,12 +3,14 @@
     python bench/bench_sync.py                               # 0, 1, 1,000 and 19,000 incoming files
     python bench/bench_sync.py --sizes 0,1,1000 --rounds 3
     python bench/bench_sync.py --old /tmp/old                # against another checkout, interleaved
+    python bench/bench_sync.py --sizes 1 --local 200         # with 200 local commits to replay
     git archive main | tar -x -C /tmp/old                    # (how to make that checkout)
 
 Per size N, per round, and per checkout in turn (the old one first when ``--old`` is given, so
 the machine's load weighs on both alike): a fresh vault (``vault-mem init``) published to a bare
 remote, a peer's clone that pushes one commit of N new memory files (``git fast-import``; N = 0:
-nothing to take), then ``python -m vault_mem sync`` in the vault, timed as a child process
+nothing to take; ``--local K``: and K local commits of one memory each in the vault, which the
+sync replays on the peer's and checks again before its push), then ``python -m vault_mem sync`` in the vault, timed as a child process
 (``os.wait4``: user + system CPU of it and the git processes it waited for, their peak RSS) with
 a ``git`` on PATH that logs each start before it runs the real git: the count is the git
 processes vault-mem started (not those git starts for itself). The keyword-only index
@@ -60,7 +62,20 @@ def peer_commit(peer: Path, n: int, env: dict[str, str]) -> None:
     run(["git", "push", "-q", "origin", "main"], peer, env)
 
 
-def setup(tmp: Path, code: Path, n: int, env: dict[str, str]) -> Path:
+def local_commits(vault: Path, k: int, env: dict[str, str]) -> None:
+    """``k`` commits on the vault's main, one new memory file each, checked out."""
+    parts = []
+    for i in range(k):
+        data = memory(i).replace(b"peer", b"local")
+        # the first on the branch's tip; the rest each on the one before (fast-import's own tip)
+        parts.append(b"commit refs/heads/main\ncommitter Bench <bench@example.com> %d +0000\ndata 6\nlocal\n"
+                     b"%sM 100644 inline facts/local-%06d.md\ndata %d\n%s\n"
+                     % (1767225600 + i, b"" if i else b"from refs/heads/main^0\n", i, len(data), data))
+    run(["git", "fast-import", "--quiet", "--force"], vault, env, input=b"".join(parts))
+    run(["git", "reset", "-q", "--hard", "main"], vault, env)
+
+
+def setup(tmp: Path, code: Path, n: int, env: dict[str, str], local: int = 0) -> Path:
     bare, vault, peer = tmp / "remote.git", tmp / "vault", tmp / "peer"
     run(["git", "init", "-q", "--bare", str(bare)], tmp, env)
     run([sys.executable, "-m", "vault_mem", "init", str(vault)], tmp, {**env, "PYTHONPATH": str(code)})
@@ -69,16 +84,18 @@ def setup(tmp: Path, code: Path, n: int, env: dict[str, str]) -> Path:
     run(["git", "clone", "-q", str(bare), str(peer)], tmp, env)
     if n:
         peer_commit(peer, n, env)
+    if local:
+        local_commits(vault, local, env)
     return vault
 
 
-def measure(code: Path, n: int, base_env: dict[str, str], real_git: str) -> dict[str, float]:
+def measure(code: Path, n: int, base_env: dict[str, str], real_git: str, local: int = 0) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="bench-sync-") as t:
         tmp = Path(t)
         env = {**base_env, "HOME": str(tmp), "XDG_CONFIG_HOME": str(tmp / "xdg")}
         (tmp / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n[user]\n\tname = Bench\n"
                                         "\temail = bench@example.com\n")
-        vault = setup(tmp, code, n, env)
+        vault = setup(tmp, code, n, env, local)
         shim, log = tmp / "shim", tmp / "git.log"
         shim.mkdir()
         (shim / "git").write_text(SHIM.format(log=log, git=real_git))
@@ -107,6 +124,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="0,1,1000,19000", help="incoming files per sync, comma-separated")
     ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--local", type=int, default=0, help="local commits (one memory each) the sync replays")
     ap.add_argument("--old", type=Path, help="another checkout (e.g. `git archive main`) to run alternately")
     args = ap.parse_args()
     real_git = shutil.which("git")
@@ -123,7 +141,7 @@ def main() -> None:
     for n in (int(s) for s in args.sizes.split(",")):
         for _ in range(args.rounds):
             for label, code in codes:
-                r = measure(code, n, env, real_git)
+                r = measure(code, n, env, real_git, args.local)
                 results.setdefault((label, n), []).append(r)
                 print(f"{label:<5} {n:>6} {r['cpu']:>7.2f} {r['wall']:>7.2f} {r['git']:>4} {r['rss_mb']:>7.0f}",
                       flush=True)

@@ -267,6 +267,28 @@ def file_secrets(rel: str, data: bytes, memory: Memory | None = None) -> list[tu
     return out
 
 
+def published_already(rel: str, data: bytes, public: bytes) -> bool:
+    """Whether every suspected credential of the memory file ``rel`` holding ``data`` is one that
+    ``public`` (the remote's version of that file, a peer's, holding a credential itself) holds
+    already: the same value, found in ``public``'s text. Only then is a local commit of ``data``
+    no publication of this machine's (a person's hand merge that keeps the peer's file); a peer
+    holding *a* credential in a file never lets another value out (atk32: a made-up token in
+    the peer's copy let the sync publish the person's real one). Where the finding has no span
+    of its own (a credential split across fields), only the public bytes themselves count."""
+    if data == public:
+        return True
+    if not file_secrets(rel, public):
+        return False
+    from vault_mem.model.secrets import find_secrets  # lazy: see _LAZY
+
+    text, theirs = data.decode("utf-8", "replace"), public.decode("utf-8", "replace")
+    spans = [text[f.start:f.end] for f in find_secrets(text)]
+    found = file_secrets(rel, data)
+    if not spans or len(spans) < len({(label, kind) for label, kind, _ in found if label != "key"}):
+        return False  # findings no span covers (split across fields): not told apart by value
+    return all(span in theirs for span in spans)
+
+
 def describe_secrets(found: list[tuple[str, str, int | None]]) -> str:
     """``what looks like an AWS access key (body, line 7); ...`` for :func:`file_secrets`'s
     findings: the kinds and where they are, never a value."""

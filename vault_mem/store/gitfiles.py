@@ -34,6 +34,7 @@ from vault_mem.store.git import GitRepo
 from vault_mem.store.history import MAX_INCOMING_PATHS, blob_sizes, changed_count, changed_paths, merge_base
 from vault_mem.store.files import PRIVATE_FILE, atomic_write, read_own
 from vault_mem.store.trust import approve_git_files, approved_git_files, seal, unseal
+from vault_mem.store.provenance import recorded
 from vault_mem.store.upstream import synced_branch
 from vault_mem.store.worktree import config_values
 
@@ -140,6 +141,61 @@ def unapproved_git_files(root: Path, repo: GitRepo, prefix: str, local: str,
         return []
     approved = approved_git_files(root)
     return [f for f in found if f.approval not in approved]
+
+
+def held_unapproved(root: Path, repo: GitRepo, prefix: str, template: dict[str, str]) -> list[IncomingGitFile]:
+    """The files HEAD holds that take approval (:func:`needs_approval`: an agent's settings or
+    hooks, an instruction file, a ``.gitattributes``) in a version this machine neither approved
+    nor committed, nor vault-mem's own template gives (``template``: ``{vault-relative path: blob
+    id}``), each as an :class:`IncomingGitFile` that HEAD adds. A sync stops on such a file and a
+    plain ``git pull`` names it in its hook, but a fresh clone (no hooks yet), a `git reset --hard
+    origin/main` (git runs no hook) or `git checkout REV -- PATH` took a peer's
+    ``.claude/settings.json`` into the work tree without a word, and `doctor` and `trust` said
+    nothing was pending (atk32): the next agent started in the vault ran the peer's hooks. Named
+    by `doctor`, approved (or taken out) with `vault-mem trust`. One ``git ls-tree``, and one
+    ``git log`` for the files found."""
+    head = repo.head()
+    if head is None:
+        return []
+    out = repo.run("--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", head, "--", prefix or ".",
+                   binary=True, cwd=repo.toplevel)
+    approved: set[str] | None = None
+    found: list[IncomingGitFile] = []
+    for rec in out.split(b"\x00"):
+        meta, sep, name = rec.partition(b"\t")
+        if not sep:
+            continue
+        rel = name.decode("utf-8", "surrogateescape")[len(prefix):]
+        oid = meta.decode("ascii", "replace").rsplit(" ", 1)[-1]
+        if not needs_approval(rel) or template.get(rel) == oid:
+            continue
+        approved = approved_git_files(root) if approved is None else approved
+        f = IncomingGitFile(rel, oid, None)
+        if f.approval not in approved:
+            found.append(f)
+    if not found:
+        return []
+    here = recorded(repo.common_dir)[1]
+    last = _last_changes(repo, head, [prefix + f.path for f in found])
+    return [f for f in found if last.get(prefix + f.path) not in here]
+
+
+def _last_changes(repo: GitRepo, head: str, tops: list[str]) -> dict[str, str]:
+    """``{top-level path: the last commit of head's history that changed it}`` for ``tops``
+    (literally): one ``git log`` per 2,000 paths, newest first, each path's first commit kept. A
+    name git prints quoted or cut (a newline in it) is not found: the safe side (not made here)."""
+    last: dict[str, str] = {}
+    for i in range(0, len(tops), 2000):
+        chunk = tops[i:i + 2000]
+        out = repo.run("--literal-pathspecs", "-c", "core.quotePath=false", "log", "--no-renames",
+                       "--format=\x01%H", "--name-only", head, "--", *chunk, cwd=repo.toplevel)
+        commit = ""
+        for line in out.split("\n"):
+            if line.startswith("\x01"):
+                commit = line[1:]
+            elif line and commit:
+                last.setdefault(line, commit)
+    return last
 
 
 def synced_refs(repo: GitRepo, remote: str | None) -> list[str]:

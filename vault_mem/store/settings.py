@@ -106,7 +106,8 @@ def settings_in_force(root: Path, repo: GitRepo, prefix: str, raw: bytes | None,
             how = f"`git checkout -- {CONFIG_FILE}` restores the committed one"
         elif last.startswith("commit "):
             how = (f"`git checkout {last.split()[1]}~1 -- {CONFIG_FILE}` brings back the version before "
-                   f"{last}, which deleted it; commit it")
+                   f"{last}, which deleted it (a version not approved here then waits for `vault-mem trust`); "
+                   "commit it")
         else:
             how = "write one (template_vault/vault.toml holds the defaults) and commit it"
         out.notices.append(f"{root / CONFIG_FILE} is missing; {said}. Put it back: {how}")
@@ -278,14 +279,23 @@ def _put_back_here(repo: GitRepo, prefix: str, blob: str, committed: str | None,
     :func:`_git_writing` tells). A peer's commit putting back an old approved file (the person had replaced
     it, and the peer undoes that) is a change like any other: it waits for `vault-mem trust`
     (issue 23, attack24: "a revert needs no second approval" let any peer undo the person's
-    settings by pushing the bytes of a file approved once)."""
+    settings by pushing the bytes of a file approved once). Either way never bytes a commit not
+    made here ever held (:func:`seen_elsewhere`): a person's `git checkout PEER~1 -- vault.toml`
+    (what the "vault.toml is missing" notice advised when a peer deleted it after putting back
+    an old file), committed or not, is the peer's file written by the person's hand (atk32)."""
     if committed == blob:
         try:
             last = last_commit(repo, [prefix + CONFIG_FILE])
         except GitError:
             return False
-        return last is not None and last in recorded(repo.common_dir)[1]
-    return not _git_writing(repo, state_dir)
+        if last is None or last not in recorded(repo.common_dir)[1]:
+            return False
+    elif _git_writing(repo, state_dir):
+        return False
+    try:
+        return not seen_elsewhere(repo, blob, prefix)
+    except GitError:
+        return False
 
 
 def _git_writing(repo: GitRepo, state_dir: Path) -> bool:

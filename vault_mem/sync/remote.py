@@ -57,7 +57,7 @@ from vault_mem.config import DEFAULT_REMOTE
 from vault_mem.errors import IdentityError, SyncError, VaultMemError
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.names import shell_word, shown
-from vault_mem.model.policy import describe_secrets
+from vault_mem.model.policy import describe_secrets, published_already
 from vault_mem.store.attributes import protect
 from vault_mem.store.git import damage_in, damaged_history_message
 from vault_mem.store.history import (
@@ -191,6 +191,11 @@ def _attempts(vault: Vault, name: str, url: str, branch: str, rbranch: str, trac
             if remote_tip is not None:  # the branch is on the remote: a plain `git pull` works now
                 report.upstream_set = not had_upstream and ensure_upstream(repo, branch, name, rbranch)
             return report
+        # every commit this push publishes, the sync's own too, through the one check; but the
+        # INDEX.md commit alone on the remote's tip, which carries nothing the check refuses (a
+        # fixed message, INDEX.md rendered from the index, which holds no quarantined file)
+        if head != before and not indexed:
+            check_outgoing(vault, remote_tip, head, name, before=before or remote_tip)
         # the INDEX.md commit on the remote's tip is the one commit to push: git is not asked
         count = 1 if indexed else count_commits(repo, head, remote_tip)
         try:
@@ -426,16 +431,34 @@ def _integrate(vault: Vault, remote_tip: str | None, report: SyncReport,
     return replay.run(), replay.index
 
 
-def check_outgoing(vault: Vault, remote_tip: str | None, local: str | None, name: str = DEFAULT_REMOTE) -> None:
-    """Refuse to publish a local commit holding a credential: one made past the pre-commit hook
-    (``--no-verify``), in a memory file or in its message. The sync would replay it into new
-    commits and push it to every clone. A file the remote's tip holds a credential in already
-    (a peer published it; it is quarantined here) is not held against this machine's commits."""
+def check_outgoing(vault: Vault, remote_tip: str | None, local: str | None, name: str = DEFAULT_REMOTE,
+                   *, before: str | None = None) -> None:
+    """Refuse to publish a commit holding a credential: one made past the pre-commit hook
+    (``--no-verify``), in a memory file or in its message. The one home of the check on what a
+    sync pushes: asked of the local commits before the integration (a refusal then changes
+    nothing), and again (``before`` given) of every commit between the remote's tip and the new
+    HEAD right before the push, so the commits the sync makes itself (the replayed ones, their
+    conflict copies, the take-out commit that puts back this side's files, the INDEX.md commit)
+    are seen as they go out (``before``: HEAD before the integration, given then; ``local`` is
+    the new HEAD, on the remote's tip). A file whose credentials are all ones the remote holds in
+    that file already, at its tip or where ``before`` left it (their merge base: a peer published
+    them; it is quarantined here, and the take-out commit puts back this side's file as the base
+    held it) is not held against this machine's commits
+    (:func:`~vault_mem.model.policy.published_already`: the same values, not any credential)."""
     if local is None or local == remote_tip:
         return
     repo, prefix, policy = vault.repo, vault.prefix, vault.ws.policy
-    if remote_tip is not None and merge_base(repo, local, remote_tip) == local:
+    if before is None and remote_tip is not None and merge_base(repo, local, remote_tip) == local:
         return  # the remote holds every local commit: nothing of this side is published
+    after = ("nothing was pushed; the remote's commits are integrated here, yours on them" if before
+             else "nothing was pushed or changed")
+    published: list[str] = []  # the remote's commits a file is compared with: asked once a file holds a credential
+
+    def remotes() -> list[str]:
+        if not published and remote_tip:
+            base = merge_base(repo, before, remote_tip) if before and before != remote_tip else None
+            published.extend(c for c in (remote_tip, base) if c)
+        return published
 
     seen: set[str] = set()
     for commit, tops in paths_by_commit(repo, remote_tip, local, prefix or "."):
@@ -445,24 +468,25 @@ def check_outgoing(vault: Vault, remote_tip: str | None, local: str | None, name
         except VaultMemError as exc:
             raise SyncError("unsafe", f"the local commit {commit[:10]} would be published by this sync, and "
                             f"{str(exc).removeprefix('refused: ').split('. ')[0]}. Reword it first "
-                            f"(`git rebase -i {name}/<branch>`), then sync again; nothing was pushed or changed") from None
+                            f"(`git rebase -i {name}/<branch>`), then sync again; {after}") from None
         for top in tops:
             rel = top[len(prefix):]
             blob = repo.blob_at(commit, top) if top.startswith(prefix) and is_memory_path(rel) else None
             if blob is None or blob in seen:
                 continue
             seen.add(blob)
-            found = policy.file_secrets(rel, repo.read_object(blob)[1])
+            data = repo.read_object(blob)[1]
+            found = policy.file_secrets(rel, data)
             if not found:
                 continue
-            public = repo.blob_at(remote_tip, top) if remote_tip else None
-            if public is not None and policy.file_secrets(rel, repo.read_object(public)[1]):
-                continue  # the remote has a credential in this file already: a peer's, not ours to stop
+            public = {repo.blob_at(c, top) for c in remotes()} - {None}
+            if any(published_already(rel, data, repo.read_object(p)[1]) for p in sorted(public)):
+                continue  # the remote has these very credentials in this file already: a peer's
             raise SyncError("unsafe", f"the local commit {commit[:10]} would publish {rel}, which holds "
                             f"{describe_secrets(found)}. "
                             f"Take it out of the local history first (`git rebase -i {name}/<branch>` to edit "
                             f"that commit, or `git filter-repo --path {top} --invert-paths`), then sync "
-                            "again; nothing was pushed or changed")
+                            f"again; {after}")
 
 
 def _outside(repo, prefix: str, a: str | None, b: str) -> list[str]:

@@ -31,6 +31,20 @@ def _template_dir() -> Path:
     raise VaultMemError("vault-mem's template_vault is missing from the installation; reinstall vault-mem")
 
 
+def template_blobs() -> dict[str, str]:
+    """``{vault-relative path: blob id}`` of the files ``vault-mem init`` writes from
+    template_vault/ (its ``dot-NAME`` files as ``.NAME``): a clone's copy of one is vault-mem's,
+    whoever committed it (:func:`vault_mem.store.gitfiles.held_unapproved`)."""
+    template = _template_dir()
+    out: dict[str, str] = {}
+    for path in sorted(template.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            rel = path.relative_to(template)
+            name = ("." + rel.name[4:]) if rel.name.startswith("dot-") else rel.name
+            out[(rel.parent / name).as_posix().removeprefix("./")] = GitRepo.blob_id(path.read_bytes())
+    return out
+
+
 def create_files(path: str | Path) -> tuple[Path, list[Path]]:
     """Make ``path`` a vault on disk: ``git init`` unless it is inside a repository already, then
     the template's files (none that exists is overwritten). Returns the root and the files made."""
