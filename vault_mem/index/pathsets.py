@@ -53,13 +53,14 @@ class PathTable(Collection[str]):
             conn.execute("BEGIN")
             try:
                 conn.execute(f"CREATE TEMP TABLE {self.name}(path TEXT PRIMARY KEY) WITHOUT ROWID")
-                # ``kept(db, how many paths)``: the same paths as a SELECT the sidecar holds (the
-                # kept judgement's, checked in this transaction), or None: bound as JSON
+                # ``kept(db, how many paths)``: a ``files`` row's path is none of them, as a
+                # condition on the rows the sidecar holds (the kept judgement's, checked in this
+                # transaction), or None: the paths bound as JSON
                 source = kept(db, len(self._paths)) if kept is not None else None
                 if source is not None:
                     #: how many rows it keeps in (the table's size)
                     self.kept = conn.execute(f"INSERT INTO temp.{self.name}(path) SELECT path FROM main.files "
-                                             f"WHERE path NOT IN ({source})").rowcount
+                                             f"WHERE {source}").rowcount
                 else:
                     self.kept = conn.execute(f"INSERT INTO temp.{self.name}(path) SELECT path FROM main.files "
                                              "WHERE path NOT IN (SELECT value FROM json_each(?))",
