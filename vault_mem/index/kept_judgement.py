@@ -27,7 +27,7 @@ from vault_mem.errors import IndexStoreError
 if TYPE_CHECKING:
     from vault_mem.index.db import Database
 
-__all__ = ["BUSY_ATTEMPTS", "Kept", "drop_judgement", "kept_judgement", "keep_judgement"]
+__all__ = ["BUSY_ATTEMPTS", "Kept", "drop_judgement", "kept_judgement", "kept_peers_sql", "keep_judgement"]
 
 #: ``keep_judgement(wait=True)``: how many times a busy sidecar is waited for (each up to its
 #: busy timeout, 15 s) before the row is given up
@@ -53,6 +53,25 @@ def kept_judgement(db: Database) -> tuple[str, str, list[Kept]] | None:
     except database_error():
         return None
     return row[0], row[1], found
+
+
+def kept_peers_sql(db: Database, token: str | None, count: int) -> str | None:
+    """A condition on ``main.files``' rows: its path is none of the kept judgement's peers' (its
+    rows judged not the person's), when the row's token is ``token`` and it holds ``count`` such
+    rows, as of the caller's transaction (read in it, and the condition used in it: another
+    writer's row cannot land between); else None. Each path looked up by the table's key
+    (``NOT EXISTS``: ~50 ms at 100k, against ~100 for ``NOT IN`` a list of the subquery's). A judgement held in a process whose row is ``token`` holds exactly
+    these paths (:func:`keep_judgement` writes a row's paths and its token together), so a read
+    can take them from the sidecar instead of binding ~100k paths (issue 29)."""
+    if token is None:
+        return None
+    row = db.execute("SELECT token FROM kept_judgement WHERE id = 1").fetchone()
+    if row is None or row[0] != token:
+        return None
+    if db.execute("SELECT count(*) FROM kept_judgement_paths WHERE standing IS NOT NULL").fetchone()[0] != count:
+        return None
+    return ("NOT EXISTS (SELECT 1 FROM main.kept_judgement_paths k WHERE k.path = main.files.path "
+            "AND k.standing IS NOT NULL)")
 
 
 def drop_judgement(db: Database) -> None:

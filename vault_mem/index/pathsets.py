@@ -17,7 +17,7 @@ the same either way (``tests/test_peer_paths_table.py`` compares the answers).
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 
 __all__ = ["PathTable", "left_out_sql"]
 
@@ -37,7 +37,7 @@ class PathTable(Collection[str]):
 
     _made = 0
 
-    def __init__(self, db, paths: Iterable[str]) -> None:
+    def __init__(self, db, paths: Iterable[str], kept: Callable[[object, int], str | None] | None = None) -> None:
         PathTable._made += 1
         self.name = f"kept_in_{PathTable._made}"
         self._paths = frozenset(paths)
@@ -53,10 +53,18 @@ class PathTable(Collection[str]):
             conn.execute("BEGIN")
             try:
                 conn.execute(f"CREATE TEMP TABLE {self.name}(path TEXT PRIMARY KEY) WITHOUT ROWID")
-                #: how many rows it keeps in (the table's size)
-                self.kept = conn.execute(f"INSERT INTO temp.{self.name}(path) SELECT path FROM main.files "
-                                         "WHERE path NOT IN (SELECT value FROM json_each(?))",
-                                         (json.dumps(sorted(self._paths)),)).rowcount
+                # ``kept(db, how many paths)``: a ``files`` row's path is none of them, as a
+                # condition on the rows the sidecar holds (the kept judgement's, checked in this
+                # transaction), or None: the paths bound as JSON
+                source = kept(db, len(self._paths)) if kept is not None else None
+                if source is not None:
+                    #: how many rows it keeps in (the table's size)
+                    self.kept = conn.execute(f"INSERT INTO temp.{self.name}(path) SELECT path FROM main.files "
+                                             f"WHERE {source}").rowcount
+                else:
+                    self.kept = conn.execute(f"INSERT INTO temp.{self.name}(path) SELECT path FROM main.files "
+                                             "WHERE path NOT IN (SELECT value FROM json_each(?))",
+                                             (json.dumps(sorted(self._paths)),)).rowcount
                 version = self._data_version()  # in the snapshot the rows were read from
             except BaseException:
                 conn.execute("ROLLBACK")

@@ -123,7 +123,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from vault_mem.config import VERSION
 from vault_mem.errors import VaultMemError
 from vault_mem.index import authors as rows
-from vault_mem.index.kept_judgement import Kept, drop_judgement, keep_judgement, kept_judgement
+from vault_mem.index.kept_judgement import Kept, drop_judgement, keep_judgement, kept_judgement, kept_peers_sql
 from vault_mem.index.pathsets import PathTable
 from vault_mem.model.render import Author
 from vault_mem.platform.logs import Logger
@@ -435,12 +435,16 @@ class KeptPeers:
         the sidecar: the kept table when ``peers`` is the kept judgement (filled now when it has
         none yet, on the connection the judgement was made on), else sorted. A table filled
         after the judgement holds the complement of ``peers`` among the rows as they are then,
-        which is what the sorted paths bound as JSON leave out (the reference form)."""
+        which is what the sorted paths bound as JSON leave out (the reference form). Filled from
+        the sidecar's kept row when that row is still this judgement's (its token, and as many
+        peers: :func:`~vault_mem.index.kept_judgement.kept_peers_sql`), with no path bound: at
+        100k peers' memories, sorting, binding and parsing the list was most of the fill."""
         if peers is self._peers and self._key is not None and peers:
             sidecar, base = self._sidecar, self._base
             if (self._table is None and sidecar is not None and base is not None
                     and sidecar.db.conn is base.conn and not base.conn.in_transaction):
-                self._table = PathTable(sidecar.db, peers)
+                token = base.token  # its row in the sidecar: the table filled from the rows there
+                self._table = PathTable(sidecar.db, peers, kept=lambda db, n: kept_peers_sql(db, token, n))
             if self._table is not None:
                 return self._table
         return tuple(sorted(peers))
