@@ -112,44 +112,31 @@ TEAMMATES_EDITOR = ("---\ndescription: Which text editor do I use? The main text
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("agent", ["codex", "gemini"])
-def test_a_teammates_pinned_text_reaches_no_codex_nor_gemini_request_unasked(project, tmp_path, agent):
-    """Codex's SessionStart and UserPromptSubmit hooks and Gemini CLI's SessionStart and
-    BeforeAgent hooks run the same `vault-mem hook` as Claude Code's, with their own event
-    shapes (Gemini prepends the session context to the prompt it hands BeforeAgent): a teammate's
-    pinned memory (``source: user``), pulled with plain git and worded as the very question asked,
-    reaches no model request of either CLI, while the person's own memory does."""
+def test_a_teammates_pinned_text_reaches_no_gemini_request_unasked(project, tmp_path):
+    """Gemini CLI's SessionStart and BeforeAgent hooks run the same `vault-mem hook` as Claude
+    Code's, with their own event shapes (Gemini prepends the session context to the prompt it
+    hands BeforeAgent): a teammate's pinned memory (``source: user``), pulled with plain git and
+    worded as the very question asked, reaches no model request, while the person's own memory
+    does. Codex's hooks: tests/test_connect.py, on the Codex session its other tests read."""
     from agent_clis import agent_cli, connect_cli
     from agent_standin import MessagesStandIn, request_text, text
 
-    exe = agent_cli(agent)
+    exe = agent_cli("gemini")
     proj, home = project
     teammate_pushes(proj, tmp_path, {"memory/preferences/main-editor.md": TEAMMATES_EDITOR})
     assert trusted_by_key(proj / "memory")["main-editor"] is False  # arrived, a teammate's
     env = {**os.environ, "HOME": str(home), "VAULT_MEM_EMBEDDER": "local"}
     env.pop("VAULT_MEM_VAULT", None)
     asked = "which text editor do I use?"
-    if agent == "codex":
-        config = home / ".codex" / "config.toml"
-        config.parent.mkdir()
-        with MessagesStandIn(lambda body: text("You use Helix."), api="responses") as model:
-            config.write_text('model = "stand-in"\nmodel_provider = "standin"\n\n[model_providers.standin]\n'
-                              f'name = "stand-in"\nbase_url = "{model.url}/v1"\nwire_api = "responses"\n'
-                              'env_key = "STANDIN_API_KEY"\n')
-            connect_cli(proj, home, agent="codex")
-            r = subprocess.run([exe, "exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", asked],
-                               cwd=proj, env={**env, "STANDIN_API_KEY": "stand-in"}, capture_output=True, text=True,
-                               timeout=180, stdin=subprocess.DEVNULL, check=False)
-    else:
-        settings = home / ".gemini" / "settings.json"
-        settings.parent.mkdir()
-        settings.write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
-        connect_cli(proj, home, agent="gemini")
-        with MessagesStandIn(lambda body: text("You use Helix."), api="gemini") as model:
-            r = subprocess.run([exe, "-m", "gemini-2.5-pro", "-p", asked], cwd=proj, capture_output=True, text=True,
-                               env={**env, "GEMINI_API_KEY": "stand-in", "GOOGLE_GEMINI_BASE_URL": model.url,
-                                    "GEMINI_CLI_TRUST_WORKSPACE": "true"},
-                               timeout=240, stdin=subprocess.DEVNULL, check=False)
+    settings = home / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
+    connect_cli(proj, home, agent="gemini")
+    with MessagesStandIn(lambda body: text("You use Helix."), api="gemini") as model:
+        r = subprocess.run([exe, "-m", "gemini-2.5-pro", "-p", asked], cwd=proj, capture_output=True, text=True,
+                           env={**env, "GEMINI_API_KEY": "stand-in", "GOOGLE_GEMINI_BASE_URL": model.url,
+                                "GEMINI_CLI_TRUST_WORKSPACE": "true"},
+                           timeout=240, stdin=subprocess.DEVNULL, check=False)
     assert r.returncode == 0, (r.stdout, r.stderr)
     sent = "\n".join(request_text(b) for b in model.requests)
     assert "Long-term memory" in sent and "Uses Helix" in sent  # the hooks ran: the person's memory is there
