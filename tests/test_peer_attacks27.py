@@ -211,6 +211,18 @@ def test_the_agents_copy_of_a_line_with_hidden_characters_as_it_was_shown_stays_
     assert trusted_by_key(mine)["deploy-noted"] is False
 
 
+def test_a_line_str_isprintable_passes_holds_no_character_the_lines_words_drop():
+    """The premise of :func:`~vault_mem.vault.authors._repeat_hashes`' fast path (it looks at a
+    line character by character only where ``str.isprintable`` refuses it): no printable
+    character is of a category it drops, in this Python's Unicode database."""
+    import unicodedata
+
+    from vault_mem.vault.authors import _HIDDEN
+
+    printable = (chr(c) for c in range(sys.maxunicode + 1) if chr(c).isprintable())
+    assert [hex(ord(ch)) for ch in printable if unicodedata.category(ch) in _HIDDEN] == []
+
+
 # -- what recording a peer's lines holds in memory (rev4) ------------------------------------
 #: a fresh process's sync of the vault and its first read (the scan of what the sync brought);
 #: prints the most memory Python held at once, in MB, and
