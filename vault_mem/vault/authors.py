@@ -583,11 +583,14 @@ def _repeat_hashes(data: bytes | None) -> set[int]:
         # hidden characters (zero-width, bidi), and the escapes an agent is shown for them
         # (model/names.visible): a copy of what the agent read matches the line it was read from
         # (a line ``str.isprintable`` passes holds none of them: it refuses every category of
-        # :data:`_HIDDEN`; the character by character look was most of a large sync's CPU)
-        line = _SHOWN_ESCAPE.sub("", line)
-        if not line.isprintable():
-            line = "".join(ch for ch in line if unicodedata.category(ch) not in _HIDDEN)
-        line = " ".join(line.split())
+        # :data:`_HIDDEN`; a line without a backslash holds no escape, and one with neither is
+        # as :func:`_lines` spaced it: the character by character look was most of a large
+        # sync's CPU)
+        if "\\" in line or not line.isprintable():
+            line = _SHOWN_ESCAPE.sub("", line)
+            if not line.isprintable():
+                line = "".join(ch for ch in line if unicodedata.category(ch) not in _HIDDEN)
+            line = " ".join(line.split())
         words = _PLACING.sub("", line, count=1).strip("\"'` ").casefold()
         if len(words) >= REPEAT_MIN_CHARS and len(_WORD.findall(words)) >= REPEAT_MIN_WORDS:
             out.add(int.from_bytes(hashlib.blake2b(words.encode("utf-8", "surrogatepass"), digest_size=8).digest(),
