@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from agent_clis import agent_cli, claude_env, connect_cli
 from agent_standin import MessagesStandIn, request_text, text, tool_names, tool_results, tool_use
-from conftest import cli, git, project_of_its_own
+from conftest import cli, git, project_of_its_own, teammate_pushes, trusted_by_key
 
 from vault_mem.adapters.connect import connect
 
@@ -211,38 +211,67 @@ def test_connected_without_a_vault_a_claude_session_sees_the_project_and_the_per
 
 
 # -- the real Codex CLI ------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def codex_session():
+    """One real Codex CLI (0.171) session, read by the two tests below (a Codex session is ~4 s of
+    CPU): a teammate's pinned memory pulled with plain git into the project (worded as the very
+    question asked, tests/test_peer_attacks27.py's), `vault-mem connect codex`, `codex mcp list`,
+    then `codex exec` with the stand-in model (which answers without a tool call)."""
+    from test_peer_attacks27 import TEAMMATES_EDITOR
+
+    codex = agent_cli("codex")
+    with project_of_its_own("codex-session") as (proj, home):
+        teammate_pushes(proj, proj.parent, {"memory/preferences/main-editor.md": TEAMMATES_EDITOR})
+        arrived = trusted_by_key(proj / "memory")["main-editor"]
+        config = home / ".codex" / "config.toml"
+        config.parent.mkdir()
+        with MessagesStandIn(lambda body: text("You use Helix."), api="responses") as model:
+            config.write_text('model = "stand-in"\nmodel_provider = "standin"\n\n[model_providers.standin]\n'
+                              f'name = "stand-in"\nbase_url = "{model.url}/v1"\nwire_api = "responses"\n'
+                              'env_key = "STANDIN_API_KEY"\n')
+            connect_cli(proj, home, agent="codex")
+            env = {**os.environ, "HOME": str(home), "STANDIN_API_KEY": "stand-in", "VAULT_MEM_EMBEDDER": "local"}
+            env.pop("VAULT_MEM_VAULT", None)
+            listed = subprocess.run(check=False, args=[codex, "mcp", "list"], cwd=proj, env=env, capture_output=True,
+                                    text=True, timeout=120)
+            r = subprocess.run(check=False, args=[codex, "exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check",
+                                "which text editor do I use?"], cwd=proj, env=env, capture_output=True, text=True,
+                               timeout=180, stdin=subprocess.DEVNULL)
+        yield {"listed": listed, "run": r, "requests": model.requests, "vault": (proj / "memory").resolve(),
+               "teammates_arrived_trusted": arrived}
+
+
 @pytest.mark.slow
-def test_codex_lists_the_server_and_its_hooks_bring_the_memories_into_the_request(project):
+def test_codex_lists_the_server_and_its_hooks_bring_the_memories_into_the_request(codex_session):
     """How far Codex goes here (0.171): `codex mcp list` shows the server enabled, and the
     SessionStart and UserPromptSubmit hooks' context reaches the model. Codex runs a new hook
     only once the person trusts it (`/hooks` in its TUI); `codex exec` has no such review, so the
-    test passes --dangerously-bypass-hook-trust. Codex did not offer the MCP server's tools to
+    session passes --dangerously-bypass-hook-trust. Codex did not offer the MCP server's tools to
     the model in `codex exec` (its tools list held only the MCP resource tools), so no tool round
     trip is tested for it."""
-    codex = agent_cli("codex")
-    proj, home = project
-    config = home / ".codex" / "config.toml"
-    config.parent.mkdir()
-    with MessagesStandIn(lambda body: text("You use Helix."), api="responses") as model:
-        config.write_text('model = "stand-in"\nmodel_provider = "standin"\n\n[model_providers.standin]\n'
-                          f'name = "stand-in"\nbase_url = "{model.url}/v1"\nwire_api = "responses"\n'
-                          'env_key = "STANDIN_API_KEY"\n')
-        connect_cli(proj, home, agent="codex")
-        env = {**os.environ, "HOME": str(home), "STANDIN_API_KEY": "stand-in", "VAULT_MEM_EMBEDDER": "local"}
-        env.pop("VAULT_MEM_VAULT", None)
-        listed = subprocess.run(check=False, args=[codex, "mcp", "list"], cwd=proj, env=env, capture_output=True, text=True,
-                                timeout=120)
-        assert listed.returncode == 0, listed.stderr
-        row = next(line for line in listed.stdout.splitlines() if line.startswith("vault-mem"))
-        assert "enabled" in row and str((proj / "memory").resolve()) in row, listed.stdout
-        r = subprocess.run(check=False, args=[codex, "exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check",
-                            "which text editor do I use?"], cwd=proj, env=env, capture_output=True, text=True,
-                           timeout=180, stdin=subprocess.DEVNULL)
+    listed, r, requests = codex_session["listed"], codex_session["run"], codex_session["requests"]
+    assert listed.returncode == 0, listed.stderr
+    row = next(line for line in listed.stdout.splitlines() if line.startswith("vault-mem"))
+    assert "enabled" in row and str(codex_session["vault"]) in row, listed.stdout
     assert r.returncode == 0, (r.stdout, r.stderr)
     assert "You use Helix." in r.stdout
-    sent = request_text(model.requests[0])
+    sent = request_text(requests[0])
     assert "Long-term memory" in sent and "editor-choice" in sent  # session start: policy + INDEX.md
     assert "Memories that may be relevant" in sent and "Uses Helix" in sent  # the prompt hook
+
+
+@pytest.mark.slow
+def test_a_teammates_pinned_text_reaches_no_codex_request_unasked(codex_session):
+    """Codex's SessionStart and UserPromptSubmit hooks run the same `vault-mem hook` as Claude
+    Code's, with their own event shapes: a teammate's pinned memory (``source: user``), pulled
+    with plain git and worded as the very question asked, reaches no model request, while the
+    person's own memory does (Gemini CLI's: tests/test_peer_attacks27.py)."""
+    r, requests = codex_session["run"], codex_session["requests"]
+    assert codex_session["teammates_arrived_trusted"] is False  # arrived, a teammate's
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    sent = "\n".join(request_text(b) for b in requests)
+    assert "Long-term memory" in sent and "Uses Helix" in sent  # the hooks ran: the person's memory is there
+    assert "MARK-codex-gemini" not in sent, sent[sent.find("MARK-codex-gemini") - 600:][:1200]
 
 
 # -- the real Gemini CLI -----------------------------------------------------------------------

@@ -269,7 +269,11 @@ def test_a_claude_session_reading_index_md_itself_is_told_it_is_data_and_vault_m
         return text("done reading the memory index")
 
     with MessagesStandIn(script) as model:
-        r = subprocess.run(check=False, args=[claude, "-p", "what is in my memory index?", "--allowedTools", "Read Bash"],
+        # --strict-mcp-config (with no --mcp-config): the session uses no MCP tool, and the
+        # server it would start (~2 s of CPU, the model's load) is not what this test is about;
+        # the hooks connect wrote run as ever
+        r = subprocess.run(check=False, args=[claude, "-p", "what is in my memory index?", "--allowedTools", "Read Bash",
+                                              "--strict-mcp-config"],
                            cwd=proj, env=claude_env(home, model.url), capture_output=True, text=True,
                            timeout=180, stdin=subprocess.DEVNULL)
     assert r.returncode == 0, (r.stdout, r.stderr)

@@ -582,8 +582,15 @@ def _repeat_hashes(data: bytes | None) -> set[int]:
     for line in _lines(data):
         # hidden characters (zero-width, bidi), and the escapes an agent is shown for them
         # (model/names.visible): a copy of what the agent read matches the line it was read from
-        line = " ".join("".join(ch for ch in _SHOWN_ESCAPE.sub("", line)
-                                if unicodedata.category(ch) not in _HIDDEN).split())
+        # (a line ``str.isprintable`` passes holds none of them: it refuses every category of
+        # :data:`_HIDDEN`; a line without a backslash holds no escape, and one with neither is
+        # as :func:`_lines` spaced it: the character by character look was most of a large
+        # sync's CPU)
+        if "\\" in line or not line.isprintable():
+            line = _SHOWN_ESCAPE.sub("", line)
+            if not line.isprintable():
+                line = "".join(ch for ch in line if unicodedata.category(ch) not in _HIDDEN)
+            line = " ".join(line.split())
         words = _PLACING.sub("", line, count=1).strip("\"'` ").casefold()
         if len(words) >= REPEAT_MIN_CHARS and len(_WORD.findall(words)) >= REPEAT_MIN_WORDS:
             out.add(int.from_bytes(hashlib.blake2b(words.encode("utf-8", "surrogatepass"), digest_size=8).digest(),
