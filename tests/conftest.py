@@ -588,6 +588,28 @@ def git_reachable(cwd: Path, rev: str) -> set[str]:
     return set(git(cwd, "rev-list", rev).split())
 
 
+@pytest.fixture
+def logged_git(tmp_path, monkeypatch) -> Path:
+    """A ``git`` first on PATH that appends each start (its arguments) to the returned log and runs
+    the real git: the gits vault-mem starts (``platform.programs.program`` finds git on PATH at each
+    start), for the tests that count them (:func:`git_starts` reads the log)."""
+    real = shutil.which("git")
+    assert real is not None
+    shim, log = tmp_path / "shim", tmp_path / "git-starts.log"
+    shim.mkdir()
+    (shim / "git").write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    (shim / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim}:{os.environ['PATH']}")
+    return log
+
+
+def git_starts(log: Path) -> list[str]:
+    """The git starts :func:`logged_git` logged since the last call (the log emptied)."""
+    lines = log.read_text().splitlines() if log.exists() else []
+    log.unlink(missing_ok=True)
+    return lines
+
+
 #: the author of a peer's commits in the trust-boundary tests
 PEER_EMAIL = "mallory@peer.example"
 
