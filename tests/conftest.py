@@ -197,6 +197,13 @@ _TEMPLATES: dict[str | None, _TemplateVault] = {}
 def _template_vault_home(tmp_path_factory) -> Iterator[None]:
     global _FACTORY
     _FACTORY = tmp_path_factory
+    # hypothesis's folder (its example database, and the caches it writes even without one: the
+    # unicode tables, the constants it draws from the code) in pytest's temporary folder, removed
+    # with it, not .hypothesis/ in the checkout; a failing example is printed in the failure, and
+    # CI (hypothesis's "ci" profile) runs no database at all
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    set_hypothesis_home_dir(tmp_path_factory.getbasetemp() / "hypothesis")
     yield
     for template in _TEMPLATES.values():
         shutil.rmtree(template.root.parent, ignore_errors=True)
