@@ -374,6 +374,20 @@ def _persons_line_and_peers_backdated_copy_merged_first(mine, peer) -> None:
     assert trusted_by_key(mine)["pm"] is False
 
 
+def persons_line_and_peers_backdated_copy(tmp_path) -> tuple:
+    """:func:`person_and_peer`, then :func:`_persons_line_and_peers_backdated_copy_merged_first`:
+    ``(mine, peer)``. Made once per worker and copied (:func:`published_copy`) for the test's two
+    cases."""
+
+    def make(base):
+        mine, peer = person_and_peer(base)
+        _persons_line_and_peers_backdated_copy_merged_first(mine, peer)
+        return Vault(mine)
+
+    published_copy(tmp_path, "first-seen-backdated", make, vault="mine").close()
+    return tmp_path / "mine", tmp_path / "peer"
+
+
 @pytest.mark.parametrize("how", ["rebuild", "refill"])
 def test_the_persons_line_stays_the_persons_when_the_ref_logs_expired(tmp_path, how):
     """Before: once the ref logs had expired (a gc, git's 90 days), nothing told when the peer's
@@ -381,8 +395,7 @@ def test_the_persons_line_stays_the_persons_when_the_ref_logs_expired(tmp_path, 
     earlier rule, walked history with the copy first and gave it the person's own line, so the
     agent's later memory repeating the person's sentence was the peer's. With no arrival known,
     a commit made here keeps a line it holds unless it descends from the peer's commit."""
-    mine, peer = person_and_peer(tmp_path)
-    _persons_line_and_peers_backdated_copy_merged_first(mine, peer)
+    mine, peer = persons_line_and_peers_backdated_copy(tmp_path)
     git(mine, "reflog", "expire", "--expire=now", "--all")
     if how == "rebuild":
         for name in os.listdir(mine / ".vault-mem"):
