@@ -50,6 +50,19 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):
+    """hypothesis's folder in pytest's temporary folder (each xdist worker's own), removed with it,
+    not ``.hypothesis/`` in the checkout, which every run left there: its example database, and
+    what it writes with no database at all (the unicode tables; the constants it reads from the
+    tests' and vault-mem's code, which its plugin caches while the tests are collected, before any
+    fixture runs). A failing example is printed with its failure; CI (hypothesis's "ci" profile,
+    where a CI variable is set) keeps no database anyway."""
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    set_hypothesis_home_dir(config._tmp_path_factory.getbasetemp() / "hypothesis")
+
+
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item, call):
     """Each phase's report on the test (``item.rep_call``...), for fixtures that keep files when it failed."""
@@ -197,13 +210,6 @@ _TEMPLATES: dict[str | None, _TemplateVault] = {}
 def _template_vault_home(tmp_path_factory) -> Iterator[None]:
     global _FACTORY
     _FACTORY = tmp_path_factory
-    # hypothesis's folder (its example database, and the caches it writes even without one: the
-    # unicode tables, the constants it draws from the code) in pytest's temporary folder, removed
-    # with it, not .hypothesis/ in the checkout; a failing example is printed in the failure, and
-    # CI (hypothesis's "ci" profile) runs no database at all
-    from hypothesis.configuration import set_hypothesis_home_dir
-
-    set_hypothesis_home_dir(tmp_path_factory.getbasetemp() / "hypothesis")
     yield
     for template in _TEMPLATES.values():
         shutil.rmtree(template.root.parent, ignore_errors=True)
