@@ -52,15 +52,19 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
 
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config):
-    """hypothesis's folder in pytest's temporary folder (each xdist worker's own), removed with it,
-    not ``.hypothesis/`` in the checkout, which every run left there: its example database, and
-    what it writes with no database at all (the unicode tables; the constants it reads from the
-    tests' and vault-mem's code, which its plugin caches while the tests are collected, before any
-    fixture runs). A failing example is printed with its failure; CI (hypothesis's "ci" profile,
-    where a CI variable is set) keeps no database anyway."""
+    """hypothesis's folder in pytest's temporary folder, removed with it, not ``.hypothesis/`` in
+    the checkout, which every run left there: its example database, and what it writes with no
+    database at all (the unicode tables; the constants it reads from the tests' and vault-mem's
+    code, which its plugin caches while the tests are collected, before any fixture runs). A
+    failing example is printed with its failure; CI (hypothesis's "ci" profile, where a CI variable
+    is set) keeps no database anyway. One folder for the run, its xdist workers' too (each has a
+    folder of its own below the run's): the unicode tables cost ~2.4 s of CPU to make, once a
+    run, not once a worker (hypothesis writes each file whole under a temporary name)."""
     from hypothesis.configuration import set_hypothesis_home_dir
 
-    set_hypothesis_home_dir(config._tmp_path_factory.getbasetemp() / "hypothesis")
+    base = config._tmp_path_factory.getbasetemp()
+    run = base.parent if hasattr(config, "workerinput") else base  # a worker's: popen-gwN in the run's
+    set_hypothesis_home_dir(run / "hypothesis")
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
