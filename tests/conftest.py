@@ -50,6 +50,23 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):
+    """hypothesis's folder in pytest's temporary folder, removed with it, not ``.hypothesis/`` in
+    the checkout, which every run left there: its example database, and what it writes with no
+    database at all (the unicode tables; the constants it reads from the tests' and vault-mem's
+    code, which its plugin caches while the tests are collected, before any fixture runs). A
+    failing example is printed with its failure; CI (hypothesis's "ci" profile, where a CI variable
+    is set) keeps no database anyway. One folder for the run, its xdist workers' too (each has a
+    folder of its own below the run's): the unicode tables cost ~2.4 s of CPU to make, once a
+    run, not once a worker (hypothesis writes each file whole under a temporary name)."""
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    base = config._tmp_path_factory.getbasetemp()
+    run = base.parent if hasattr(config, "workerinput") else base  # a worker's: popen-gwN in the run's
+    set_hypothesis_home_dir(run / "hypothesis")
+
+
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item, call):
     """Each phase's report on the test (``item.rep_call``...), for fixtures that keep files when it failed."""
@@ -586,6 +603,28 @@ def git_reachable(cwd: Path, rev: str) -> set[str]:
     """Every commit reachable from ``rev``: ``git merge-base --is-ancestor C rev`` for a full
     commit name ``C`` is ``C in git_reachable(cwd, rev)``, one git process for all of them."""
     return set(git(cwd, "rev-list", rev).split())
+
+
+@pytest.fixture
+def logged_git(tmp_path, monkeypatch) -> Path:
+    """A ``git`` first on PATH that appends each start (its arguments) to the returned log and runs
+    the real git: the gits vault-mem starts (``platform.programs.program`` finds git on PATH at each
+    start), for the tests that count them (:func:`git_starts` reads the log)."""
+    real = shutil.which("git")
+    assert real is not None
+    shim, log = tmp_path / "shim", tmp_path / "git-starts.log"
+    shim.mkdir()
+    (shim / "git").write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    (shim / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim}:{os.environ['PATH']}")
+    return log
+
+
+def git_starts(log: Path) -> list[str]:
+    """The git starts :func:`logged_git` logged since the last call (the log emptied)."""
+    lines = log.read_text().splitlines() if log.exists() else []
+    log.unlink(missing_ok=True)
+    return lines
 
 
 #: the author of a peer's commits in the trust-boundary tests

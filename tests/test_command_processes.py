@@ -3,8 +3,8 @@ timings (issues 28 and 29: each git start is ~1-3 ms of CPU and an exec, paid by
 and by the suite thousands of times).
 
 Counted through a ``git`` first on PATH that logs each start and runs the real one (every git
-vault-mem starts is found on PATH at its start: ``platform.programs.program``), as in
-tests/test_sync_processes.py. The answers that stopped costing a process are checked against
+vault-mem starts is found on PATH at its start: ``platform.programs.program``): conftest.py's
+``logged_git``, as in tests/test_sync_processes.py. The answers that stopped costing a process are checked against
 git's own: an ancestry, a commit's files and the config read in process or from one reading give
 what git gives, for loose and packed objects alike. Real repositories, real git.
 """
@@ -17,7 +17,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import cli, git
+from conftest import cli, git, git_starts
 
 from vault_mem.platform import settle
 from vault_mem.store import history
@@ -43,29 +43,19 @@ PERSON_COMMIT = 15
 
 
 @pytest.fixture
-def logged_git(tmp_path, monkeypatch) -> Path:
-    """A ``git`` first on PATH that appends each start to the returned log and runs the real git;
-    also first in git's own folder of programs (``GIT_EXEC_PATH``, the rest of it linked), which
-    git puts first on its hooks' PATH: the gits a hook starts are logged too."""
+def logged_git_and_hooks(logged_git, monkeypatch) -> Path:
+    """conftest.py's ``logged_git``, its shim also first in git's own folder of programs
+    (``GIT_EXEC_PATH``, the rest of it linked), which git puts first on its hooks' PATH: the gits a
+    hook starts are logged too (and git's own, such as a commit's ``maintenance run --auto``)."""
     real = shutil.which("git")
     assert real is not None
-    shim, log = tmp_path / "shim", tmp_path / "git-starts.log"
-    shim.mkdir()
-    (shim / "git").write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{real}" "$@"\n')
-    (shim / "git").chmod(0o755)
+    shim = logged_git.parent / "shim"
     own = Path(subprocess.run([real, "--exec-path"], capture_output=True, text=True, check=True).stdout.strip())
     for program in own.iterdir():
         if program.name != "git":
             (shim / program.name).symlink_to(program)
-    monkeypatch.setenv("PATH", f"{shim}:{os.environ['PATH']}")
     monkeypatch.setenv("GIT_EXEC_PATH", str(shim))
-    return log
-
-
-def starts(log: Path) -> list[str]:
-    lines = log.read_text().splitlines() if log.exists() else []
-    log.unlink(missing_ok=True)
-    return lines
+    return logged_git
 
 
 def command(line: str) -> str:
@@ -83,15 +73,15 @@ def remember(root: Path, key: str, text: str) -> None:
     assert done.returncode == 0, done.stderr
 
 
-def test_a_remember_starts_a_few_git_processes(vault, logged_git):
+def test_a_remember_starts_a_few_git_processes(vault, logged_git_and_hooks):
     remember(vault.root, "first-note", "the staging database restarts at noon")
-    starts(logged_git)
+    git_starts(logged_git_and_hooks)
     remember(vault.root, "second-note", "deploys wait for the nightly backup")
-    found = starts(logged_git)
+    found = git_starts(logged_git_and_hooks)
     assert len(found) <= REMEMBER, "\n".join(found)
 
 
-def test_a_read_after_agent_writes_asks_git_no_ancestry_and_lists_no_tree(vault, logged_git):
+def test_a_read_after_agent_writes_asks_git_no_ancestry_and_lists_no_tree(vault, logged_git_and_hooks):
     """The authors kept in the sidecar are brought up to HEAD after agent writes: whether the
     commit they reflect is an ancestor, and the files HEAD holds where the writes changed them,
     are read from the writes' own loose objects (it was a rev-parse, a merge-base and an
@@ -100,31 +90,31 @@ def test_a_read_after_agent_writes_asks_git_no_ancestry_and_lists_no_tree(vault,
     assert cli("recall", "staging database", "--vault", str(vault.root)).returncode == 0
     remember(vault.root, "second-note", "deploys wait for the nightly backup")
     remember(vault.root, "third-note", "the cache is flushed on Mondays")
-    starts(logged_git)
+    git_starts(logged_git_and_hooks)
     done = cli("recall", "nightly backup", "--vault", str(vault.root))
     assert done.returncode == 0, done.stderr
-    found = starts(logged_git)
+    found = git_starts(logged_git_and_hooks)
     assert not [line for line in found if command(line).startswith(("merge-base", "ls-tree", "rev-parse -q --verify"))], found
     assert len(found) <= RECALL_AFTER_WRITES, "\n".join(found)
 
 
-def test_a_persons_commit_starts_few_git_processes_in_vault_mems_hooks(vault, logged_git):
+def test_a_persons_commit_starts_few_git_processes_in_vault_mems_hooks(vault, logged_git_and_hooks):
     root = vault.root
     (root / "facts" / "by-hand.md").write_text("---\ndescription: By hand\n---\nA note.\n")
     git(root, "add", "facts/by-hand.md")
-    starts(logged_git)
+    git_starts(logged_git_and_hooks)
     git(root, "commit", "-q", "-m", "by hand")
-    found = starts(logged_git)
+    found = git_starts(logged_git_and_hooks)
     assert len(found) <= PERSON_COMMIT, "\n".join(found)
     assert sum(command(line).startswith("rev-parse") for line in found) <= 4, "\n".join(found)
     common = root / ".git"
     assert git(root, "rev-parse", "HEAD").strip() in (common / "vault-mem" / "local-commits").read_text().split()
 
 
-def test_doctor_reads_git_config_once(vault, logged_git):
-    starts(logged_git)
+def test_doctor_reads_git_config_once(vault, logged_git_and_hooks):
+    git_starts(logged_git_and_hooks)
     cli("doctor", "--vault", str(vault.root))
-    found = starts(logged_git)
+    found = git_starts(logged_git_and_hooks)
     # one reading answers the command's questions for CONFIG_REUSE_S (2 s); a doctor slowed past
     # that by a loaded machine reads once more: the code before read four times
     assert sum(command(line).startswith("config") for line in found) <= 2, "\n".join(found)
@@ -229,15 +219,15 @@ def test_config_read_once_answers_as_git_config_get(vault):
 
 
 # -- git's discovery, once for a command's opens ---------------------------------------------------
-def test_opening_a_vault_again_in_one_process_asks_git_once(vault, logged_git, monkeypatch):
+def test_opening_a_vault_again_in_one_process_asks_git_once(vault, logged_git_and_hooks, monkeypatch):
     from vault_mem import Vault
     from vault_mem.store import gitfind
 
     monkeypatch.setattr(gitfind, "REUSE_S", 600.0)  # the opens' own pace on a loaded machine is not the point
-    starts(logged_git)
+    git_starts(logged_git_and_hooks)
     for _ in range(3):
         Vault(vault.root).close()
-    found = [line for line in starts(logged_git) if command(line).startswith("rev-parse --show-toplevel")]
+    found = [line for line in git_starts(logged_git_and_hooks) if command(line).startswith("rev-parse --show-toplevel")]
     assert len(found) == 1, found
 
 
@@ -405,7 +395,7 @@ def test_the_persons_identity_kept_in_an_included_file_follows_its_edit(vault, t
     assert "second-one@example.com" in person and "first@example.com" not in person, person
 
 
-def test_a_config_with_a_settled_include_is_read_once_for_a_commands_questions(tmp_path, logged_git, monkeypatch):
+def test_a_config_with_a_settled_include_is_read_once_for_a_commands_questions(tmp_path, logged_git_and_hooks, monkeypatch):
     """Review of the include stamping: a reading that named an include not stamped before it was
     never kept, so every command of a person whose ~/.gitconfig has an `includeIf` (a work email)
     started one more `git config`. A file named anew that had settled before the reading began
@@ -414,10 +404,10 @@ def test_a_config_with_a_settled_include_is_read_once_for_a_commands_questions(t
 
     monkeypatch.setattr(settle, "SETTLE_NS", 0)  # the include is written a moment before; settled here
     repo, extra = _included_identity(tmp_path)
-    starts(logged_git)
+    git_starts(logged_git_and_hooks)
     for name in ("user.email", "user.name", "core.bare", "user.email"):
         worktree.config_value(repo, name)
-    assert sum(command(line).startswith("config") for line in starts(logged_git)) == 1
+    assert sum(command(line).startswith("config") for line in git_starts(logged_git_and_hooks)) == 1
 
 
 def test_a_commands_check_for_config_in_the_vault_reads_no_unchanged_config_file(vault, tmp_path, monkeypatch):

@@ -22,7 +22,6 @@ import unicodedata
 import pytest
 
 from conftest import PEER_EMAIL, cli, git, person_and_peer, push_as_peer
-from test_sync_processes import logged_git  # noqa: F401 (a fixture)
 
 from vault_mem import Vault
 
@@ -324,7 +323,7 @@ def test_a_bad_entry_over_a_key_edited_here_is_no_conflict(tmp_path, kind, typed
     assert found == ""
 
 
-def test_many_bad_entries_deep_in_folders_cost_no_git_process_each_and_a_bounded_report(tmp_path, logged_git):  # noqa: F811
+def test_many_bad_entries_deep_in_folders_cost_no_git_process_each_and_a_bounded_report(tmp_path, logged_git):
     """Taking out N entries D folders deep started two git processes per folder (N*D: 2,000
     links ten deep took 55 s), and the report named every one (10,000 printed 1.5 MB). Now the
     trees are edited in process and the report names the first 50 and counts the rest."""

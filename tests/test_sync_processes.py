@@ -10,13 +10,11 @@ started by that path too). Real remote, real clones, real git.
 
 from __future__ import annotations
 
-import os
-import shutil
 import time
 from pathlib import Path
 
 import pytest
-from conftest import cli, git, new_vault
+from conftest import cli, git, git_starts, new_vault
 
 from vault_mem import Vault
 
@@ -44,25 +42,6 @@ INDEX_COMMIT = 5
 #: and where the committed view was never built (a fresh sidecar, the case of the 200-file test:
 #: its vault made no agent write), INDEX.md from HEAD's files needs HEAD's whole listing once
 NO_VIEW_YET = 1
-
-
-@pytest.fixture
-def logged_git(tmp_path, monkeypatch) -> Path:
-    """A ``git`` first on PATH that appends each start to the returned log and runs the real git."""
-    real = shutil.which("git")
-    assert real is not None
-    shim, log = tmp_path / "shim", tmp_path / "git-starts.log"
-    shim.mkdir()
-    (shim / "git").write_text(f'#!/bin/sh\necho "$1 $2 $3" >> "{log}"\nexec "{real}" "$@"\n')
-    (shim / "git").chmod(0o755)
-    monkeypatch.setenv("PATH", f"{shim}:{os.environ['PATH']}")
-    return log
-
-
-def starts(log: Path) -> list[str]:
-    lines = log.read_text().splitlines() if log.exists() else []
-    log.unlink(missing_ok=True)
-    return lines
 
 
 def peer_writes(peer: Vault, count: int) -> None:
@@ -97,7 +76,7 @@ def pair(tmp_path):
 def synced(mine: Vault, log: Path) -> list[str]:
     result = cli("sync", "--vault", str(mine.root))
     assert result.returncode == 0, result.stderr
-    return starts(log)
+    return git_starts(log)
 
 
 def test_a_sync_with_nothing_new_starts_few_git_processes(pair, logged_git):
@@ -112,7 +91,7 @@ def test_a_sync_that_takes_one_commit_starts_a_bounded_number_of_git_processes(p
     mine, peer = pair
     synced(mine, logged_git)
     peer_writes(peer, 1)
-    starts(logged_git)  # the peer's own
+    git_starts(logged_git)  # the peer's own
     found = synced(mine, logged_git)
     assert (mine.root / "facts" / "peer-note.md").exists()
     assert len(found) <= ONE_COMMIT, "\n".join(found)
@@ -120,10 +99,10 @@ def test_a_sync_that_takes_one_commit_starts_a_bounded_number_of_git_processes(p
     for kind in ("diff-tree", "merge-base", "rev-list", "rev-parse"):
         assert sum(line.startswith(kind) for line in found) <= 1, "\n".join(found)
     assert git(mine.root, "status", "--porcelain") == ""
-    starts(logged_git)
+    git_starts(logged_git)
     # the new HEAD's tree passed the sync's checks: the next command asks git nothing about it
     assert cli("list", "--vault", str(mine.root)).returncode == 0
-    after = starts(logged_git)
+    after = git_starts(logged_git)
     assert not any(line.startswith("diff-tree") for line in after), "\n".join(after)
 
 
@@ -131,7 +110,7 @@ def test_the_git_processes_of_a_sync_do_not_grow_with_the_files_it_takes(pair, l
     mine, peer = pair
     synced(mine, logged_git)
     peer_writes(peer, 200)
-    starts(logged_git)
+    git_starts(logged_git)
     found = synced(mine, logged_git)
     assert len(list((mine.root / "facts").glob("bulk-*.md"))) == 200
     # the commit is made without the hook: its INDEX.md commit costs what it costs
@@ -154,7 +133,7 @@ def test_a_sync_over_a_hookless_commit_starts_only_its_index_md_commits_own_proc
     git(peer.root, "add", "facts")
     git(peer.root, "commit", "-q", "--no-verify", "-m", "hookless note")
     git(peer.root, "push", "-q", "origin", "HEAD:main")
-    starts(logged_git)
+    git_starts(logged_git)
     found = synced(mine, logged_git)
     assert len(found) <= ONE_COMMIT + INDEX_COMMIT, "\n".join(found)
     for kind in ("diff-tree", "merge-base", "rev-list", "rev-parse"):
@@ -162,10 +141,10 @@ def test_a_sync_over_a_hookless_commit_starts_only_its_index_md_commits_own_proc
     assert git(mine.root, "status", "--porcelain") == ""
     assert git(mine.root, "log", "-1", "--format=%s").strip() == "index: regenerate INDEX.md"
     assert git(mine.root, "rev-parse", "HEAD").strip() == git(mine.root, "rev-parse", "origin/main").strip()
-    starts(logged_git)
+    git_starts(logged_git)
     # the INDEX.md commit passed the sync's checks: the next command asks git nothing about it
     assert cli("list", "--vault", str(mine.root)).returncode == 0
-    after = starts(logged_git)
+    after = git_starts(logged_git)
     assert not any(line.startswith("diff-tree") for line in after), "\n".join(after)
 
 
