@@ -67,7 +67,7 @@ from vault_mem.model.secret_judge import (
 )
 from vault_mem.model.secret_names import (
     ASSIGN_TAIL, COMPOUND, FOREIGN_PASSWORD_LABEL, NEXT_LINE, PASSWORD_KEYS, PROSE_TAIL, PROSE_WORDS, PUSH_WORDS,
-    SCRIPT_PASSWORD_END, Span, WIFI, WIFI_REACH, key_class, label_keywords, manager_label, public_name,
+    SCRIPT_PASSWORD_END, Span, WIFI, WIFI_REACH, key_class, label_keywords, manager_label, public_name, snmp_community,
 )
 from vault_mem.model.secret_near import (
     ASIDE, ASIDE_STOP, COMMA_LITERAL, FLOW_MEMBER, ID_WORDS, LOGIN_NOUN, NAME_EQUALS, SAID_LAST, SET_VARIABLE,
@@ -154,6 +154,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             continue
         name = text[start:kw.end()]
         cls = key_class(name)
+        if cls is None and snmp_community(name, low, start):
+            cls = "password"  # `community: X` in an SNMP poller's config: the v1/v2c password
         if cls == "password" and manager_label(low, start, kw.end()):
             cls = "network"  # "Proton Pass: X", "Google Password Manager: X": an item's name follows (key_class)
         if cls == "key" and start == kw.start() and (prose_key(text, start, "key", PASSWORD_KEYS)

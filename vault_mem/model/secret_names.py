@@ -29,7 +29,8 @@ __all__ = ["AND_PAIR", "APP_PASSWORD", "ASSIGN_TAIL", "assign_tail", "BARE_TOKEN
            "GRANTING_KEY_END", "KEY_QUALIFIERS", "NEXT_LINE", "OWNER", "PAIR", "PAIR_AFTER_WORD", "SPACE_PAIR", "USER_SHAPE",
            "PASSWORD_KEYS", "PROSE_TAIL", "PUSH_WORDS", "PROSE_WORDS", "PUBLIC_KEY_NAMES", "QUOTED_WORDS",
            "SCRIPT_PASSWORD_END", "SEP", "SHORT_ID", "STATE_SUFFIXES", "STATE_WORDS", "Span", "WIFI",
-           "WIFI_REACH", "WORD_RUN", "is_key_char", "is_sentence", "key_class", "label_keywords", "manager_label", "public_name"]
+           "WIFI_REACH", "WORD_RUN", "is_key_char", "is_sentence", "key_class", "label_keywords", "manager_label", "public_name",
+           "snmp_community"]
 
 Span = tuple[str, int, int]
 
@@ -74,6 +75,9 @@ _ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase|wrd|owrd)?|pwd|pw|(?<
                       r"|authtok|authident"
                       # SNMP's community string, its v1/v2c password ("the SNMP community string is X")
                       r"|(?:snmp[ _-]?)?community[ _-]?string|snmp[ _-]?community"
+                      # a bare `community` (snmp_exporter's `auths:`, Telegraf's, a poller's YAML): a
+                      # password only in a text about SNMP (see snmp_community)
+                      r"|community"
                       # the secret half of an AK/SK pair (Volcengine's `--sk`, Huawei's `HUAWEICLOUD_SDK_SK`)
                       r"|(?<![a-z0-9])sk"
                       # a session cookie by its name (`.AspNetCore.Cookies`, `sid`, Google's `__Secure-3PSID`)
@@ -342,6 +346,20 @@ _WHOSE_PASS = lazy(r"(?:^|[_.-])(?:admin|root|db|user|mail|smtp|imap|pop|ftp|sft
                    # (Java's and TLS stores': Tomcat's `keystorePass`, `truststorePass`, `pfxPass`)
                    r"|keystore|truststore|trust|pfx|p12|jks|cert|ssl|tls|signing|sudo|vpn)pass$|(?:^|[_.-])masterauth$")
 _COMMUNITY_END = lazy(r"community[ _-]?strings?$|snmp[ _-]?community$")
+# A setting named `community` alone (`community: X`, `ro_community = X`, `readCommunity`) is SNMP's
+# v1/v2c password where the text is about SNMP, and a forum's or a project's link elsewhere
+_COMMUNITY_NAME = lazy(r"(?:[a-z0-9]{0,12}[_.-]?)?community")
+_SNMP = lazy(r"(?<![a-z])snmp")
+SNMP_REACH = 600
+
+
+def snmp_community(name: str, low: str, start: int) -> bool:
+    """Is ``name`` (at ``start`` in ``low``, the text lowercased) a setting named for a community
+    where SNMP is named within :data:`SNMP_REACH` characters of it?
+    Judged then as a password a person chose (``community: public`` is SNMP's default, no secret)."""
+    if not _COMMUNITY_NAME.fullmatch(name.lower()):
+        return False
+    return _SNMP.search(low, max(0, start - SNMP_REACH), min(len(low), start + SNMP_REACH)) is not None
 _PSK_END = lazy(r"(?:^|[_.-])psk$")
 _SK_END = lazy(r"(?:^|[_.-])sk$")
 #: The words that make a token a device's address for push messages (FCM's registration token, APNs'

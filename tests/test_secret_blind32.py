@@ -1,0 +1,80 @@
+"""Classes blind32's corpus (``bench/secrets_corpus_blind32*.py``) found the gate missing, with
+examples of their own (not the corpus's), beside look-alikes of each that must still be stored.
+One table: (id, body, refused?).
+
+- SNMP's v1/v2c community is its password: a setting named ``community`` alone (snmp_exporter's
+  ``auths:``, Telegraf's ``[[inputs.snmp]]``, a poller's YAML) in a text about SNMP, and net-snmp's
+  ``com2sec NAME SOURCE COMMUNITY``; SNMP's defaults (``public``) and a forum's or a city's
+  community elsewhere are no secret.
+- A value handed over after the words that say what it signs in to or unlocks, a colon or an
+  arrow between ("to log in to the Jenkins UI: X", "for unlocking the drive -> X"): a drawn value
+  or a person's password counts; a URL, a name, a time or a commit's id there says how or when.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from secret_probe import Draw
+from vault_mem.errors import SecretError
+from vault_mem.model.policy import check_write
+
+_D = Draw(2026120632)
+_RNG = _D.rng
+_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def refused(body: str) -> bool:
+    try:
+        check_write(key="probe", description="notes", body=body, meta={})
+    except SecretError:
+        return True
+    return False
+
+
+def _token(n: int) -> str:
+    return "".join(_RNG.choice(_ALNUM) for _ in range(n))
+
+
+CASES = [
+    # SNMP communities by their place
+    (
+        "snmp-exporter-auths",
+        "# snmp_exporter generator.yml\nauths:\n  office_v2:\n    community: Vq3!hT8mZp2w\n    version: 2\n",
+        True,
+    ),
+    (
+        "telegraf-inputs-snmp",
+        '[[inputs.snmp]]\n  agents = ["udp://10.0.0.1:161"]\n  version = 2\n  community = "Lp4@wN9xQz7k"\n',
+        True,
+    ),
+    (
+        "snmpd-com2sec",
+        "# /etc/snmp/snmpd.conf\ncom2sec local 10.0.0.0/8 Hk2$rW7nBq5y\ngroup MyROGroup v2c local\n",
+        True,
+    ),
+    ("snmp-poller-camel", "SNMP poller settings: roCommunity: Jt6%pX2vLm8q, port 161", True),
+    ("snmp-default-public", "snmp:\n  version: 2c\n  community: public\n", False),
+    ("com2sec-default", "com2sec notConfigUser default public", False),
+    ("community-link-no-snmp", "Join the community: https://discord.gg/Xy7Pq2Lm and say hi", False),
+    ("community-name-no-snmp", "meetup:\n  community: Berlin-Python-Meetup\n  city: Berlin\n", False),
+    ("snmp-community-prose", "SNMP: the community edition of the poller is enough for us.", False),
+    # a value handed over for signing in or unlocking
+    ("for-logging-in-token", f"Marta sent this for logging in to the Jenkins UI: {_token(28)}", True),
+    ("to-unlock-arrow", "to unlock the backup drive -> Wq7#bN2kLx9p", True),
+    ("for-signing-in-portal", f"for signing in to the partner portal: {_token(32)}", True),
+    ("to-authenticate-colon", f"the CLI wants this to authenticate: {_token(40)}", True),
+    ("how-to-sign-in-url", "How to sign in: https://sso.corp.example/start", False),
+    ("to-log-in-user", "to log in: admin", False),
+    ("steps-for-login", "Steps for login: run `make login` then open http://localhost:3000", False),
+    ("to-authenticate-name", "to authenticate use: OAuth2DeviceFlow", False),
+    ("for-sign-in-time", "cut-over for sign in -> 2026-12-06T10:00:00Z", False),
+    ("commit-to-sign-in", "the commit to sign in faster: 9c1f2e3d4b5a69788796a5b4c3d2e1f009182736", False),
+    ("to-unlock-see", "to unlock: see the 1Password item 'backup drive'", False),
+    ("to-unlock-command", "to unlock the vault: vault operator unseal", False),
+]
+
+
+@pytest.mark.parametrize(("body", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_blind32_classes(body: str, expected: bool) -> None:
+    assert refused(body) is expected
