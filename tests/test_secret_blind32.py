@@ -9,6 +9,11 @@ One table: (id, body, refused?).
 - A value handed over after the words that say what it signs in to or unlocks, a colon or an
   arrow between ("to log in to the Jenkins UI: X", "for unlocking the drive -> X"): a drawn value
   or a person's password counts; a URL, a name, a time or a commit's id there says how or when.
+- A user's line then a value's line, or a label line then its value's line, both commented out or
+  quoted with the same mark (``# user: X`` then ``# <value>``, ``> login: X`` then ``> <value>``,
+  ``-- client secret:`` then ``-- <value>``): read as the lines without the mark. A mark on the
+  value's line alone is a note below, and a date or a time below a user's line is when, not a
+  password (that one refused on main too).
 """
 
 from __future__ import annotations
@@ -70,6 +75,21 @@ CASES = [
     ("to-authenticate-name", "to authenticate use: OAuth2DeviceFlow", False),
     ("for-sign-in-time", "cut-over for sign in -> 2026-12-06T10:00:00Z", False),
     ("commit-to-sign-in", "the commit to sign in faster: 9c1f2e3d4b5a69788796a5b4c3d2e1f009182736", False),
+    # a pair commented out or quoted, the same mark on both lines
+    ("hash-user-then-value", "# staging db\n# user: svc_reports\n# Tq8#vW2nLp5x\n", True),
+    ("slashes-user-then-value", "// user = build-bot\n// Zm4$kR9wXp2q", True),
+    ("quoted-login-then-value", "> login: marta.k\n> Hv7!pQ3mWz8n", True),
+    ("sql-comment-login", "-- login: report_ro\n-- Pq7@nM3kVx9w", True),
+    ("hash-label-then-value", f"# client secret for billing:\n# {_token(26)}", True),
+    ("semicolon-label-then-value", f"; api token for the mirror:\n; {_token(30)}", True),
+    ("hash-user-then-words", "# user: marta\n# see the wiki for setup", False),
+    ("hash-user-then-commit", "# user: deploy\n# a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0", False),
+    ("hash-user-then-time", "# user: deploy\n# 2026-12-06T10:00:00Z", False),
+    ("user-then-time", "user: deploy\n2026-12-06T10:00:00Z", False),
+    ("marks-differ", "# user: marta\n// Tq8#vW2nLp5x", False),
+    ("label-then-comment-note", "password:\n# TODO-rotate-2026", False),
+    ("hash-label-then-reference", "# token:\n# ${{ secrets.DEPLOY_TOKEN }}", False),
+    ("quoted-account-region", "> account: acme-prod\n> eu-west-1", False),
     ("to-unlock-see", "to unlock: see the 1Password item 'backup drive'", False),
     ("to-unlock-command", "to unlock the vault: vault operator unseal", False),
 ]

@@ -67,7 +67,8 @@ from vault_mem.model.secret_judge import (
 )
 from vault_mem.model.secret_names import (
     ASSIGN_TAIL, COMPOUND, FOREIGN_PASSWORD_LABEL, NEXT_LINE, PASSWORD_KEYS, PROSE_TAIL, PROSE_WORDS, PUSH_WORDS,
-    SCRIPT_PASSWORD_END, Span, WIFI, WIFI_REACH, key_class, label_keywords, manager_label, public_name, snmp_community,
+    SCRIPT_PASSWORD_END, Span, WIFI, WIFI_REACH, below_mark, key_class, label_keywords, manager_label, public_name,
+    snmp_community,
 )
 from vault_mem.model.secret_near import (
     ASIDE, ASIDE_STOP, COMMA_LITERAL, FLOW_MEMBER, ID_WORDS, LOGIN_NOUN, NAME_EQUALS, SAID_LAST, SET_VARIABLE,
@@ -263,6 +264,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
                 found = granted_uuid(prose)  # "the acme integration key is <uuid>"
         if not found and (cls != "key" or prose_key(text, start, cls)):
             below = NEXT_LINE.match(text, kw.end())
+            if below and not below_mark(text, kw.start(), below):
+                below = None  # (`password:` then a comment's `# <word>`: a note below, not the value)
             found = judged_value(text, below, cls, flag=True) if below else None
             if found and (text[found[1]:found[2]].endswith(":") or "\n" in text[kw.end():below.start("value")].strip(" \t:\r\n")):
                 found = None  # a YAML mapping (`password:` then `secretKeyRef:`), or prose lines

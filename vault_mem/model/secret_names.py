@@ -30,7 +30,7 @@ __all__ = ["AND_PAIR", "APP_PASSWORD", "ASSIGN_TAIL", "assign_tail", "BARE_TOKEN
            "PASSWORD_KEYS", "PROSE_TAIL", "PUSH_WORDS", "PROSE_WORDS", "PUBLIC_KEY_NAMES", "QUOTED_WORDS",
            "SCRIPT_PASSWORD_END", "SEP", "SHORT_ID", "STATE_SUFFIXES", "STATE_WORDS", "Span", "WIFI",
            "WIFI_REACH", "WORD_RUN", "is_key_char", "is_sentence", "key_class", "label_keywords", "manager_label", "public_name",
-           "snmp_community"]
+           "snmp_community", "COMMENT_MARK", "below_mark"]
 
 Span = tuple[str, int, int]
 
@@ -217,9 +217,23 @@ PROSE_TAIL = lazy(r"(?:[ \t]{1,4}[(\[]?(?:[^\W_]|[~/.](?=[\w/.]))[\w@/.+'’~-]{
                          r"|(?:[ \t]{0,2}[,;]|[ \t]{1,4}[-–—])[ \t]{1,4}" + _RESUMED + r"(?:[ \t]{1,4}" + _ADVERB + r")?[ \t]{1,8}"
                          r"|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,4}" + _SIGN_WORD
                          + r"(?:[ \t]{1,4}" + _ADVERB + r")?[ \t]{1,8})" + _VALUE)
+#: The marks that start a commented-out line (shell, YAML, TOML, INI; C and JS; SQL and Lua) or a
+#: quoted one (a mail's or a chat's reply): two lines that start with the same mark are read as
+#: the two lines would be without it
+COMMENT_MARK = r"#|//|;|--|>"
 # The value alone on a line below its label line ("client secret for billing:", a blank line, X).
+# (the value's line may start with a comment or quote mark, `# client secret:` then `# X`: the
+# caller holds it to the label line's own mark, see below_mark)
 NEXT_LINE = lazy(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+-]{0,30}[)\]]?){0,8}?(?P<op>[ \t]{0,4}:)[ \t]{0,4}\r?\n"
-                        r"(?:[ \t]{0,8}\r?\n){0,2}[ \t]{0,8}(?P<value>[^\s\"'`]{8,200})[ \t]{0,4}(?=\r?\n|\Z)")
+                        r"(?:[ \t]{0,8}\r?\n){0,2}[ \t]{0,8}(?:(?P<mark>" + COMMENT_MARK + r")[ \t]{0,8})?"
+                        r"(?P<value>[^\s\"'`]{8,200})[ \t]{0,4}(?=\r?\n|\Z)")
+
+
+def below_mark(text: str, at: int, below: re.Match[str]) -> bool:
+    """Does a :data:`NEXT_LINE` match ``below`` for the label at ``at`` keep to the label line's
+    own mark: none on the value's line, or the one the label's line starts with?"""
+    mark = below.group("mark")
+    return not mark or text[text.rfind("\n", 0, at) + 1:at].lstrip(" \t").startswith(mark)
 DIGIT_GROUPS = lazy(r"[0-9]{4,8}(?:[ \t]{1,2}[0-9]{4,8}){3,11}[ \t]{0,4}\.?[ \t]{0,4}(?=\r?\n|\Z)")
 APP_PASSWORD = lazy(r"[a-z]{4}(?:[ -][a-z]{4}){3}(?![\w-])")
 # A passphrase of words to the end of its line ("GPG passphrase: amber crisp lotus violin").
