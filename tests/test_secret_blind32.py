@@ -14,6 +14,10 @@ One table: (id, body, refused?).
   ``-- client secret:`` then ``-- <value>``): read as the lines without the mark. A mark on the
   value's line alone is a note below, and a date or a time below a user's line is when, not a
   password (that one refused on main too).
+- A key named for what it locks or opens (``ENCRYPTION_KEY``, ``masterKey``, ``wallet_key``)
+  given a password a person made (both cases, a digit and a symbol inside): counted as after a
+  password's name, beside the random values it counted before; a cipher's or an algorithm's name,
+  a path or a variable there is none.
 """
 
 from __future__ import annotations
@@ -75,6 +79,17 @@ CASES = [
     ("to-authenticate-name", "to authenticate use: OAuth2DeviceFlow", False),
     ("for-sign-in-time", "cut-over for sign in -> 2026-12-06T10:00:00Z", False),
     ("commit-to-sign-in", "the commit to sign in faster: 9c1f2e3d4b5a69788796a5b4c3d2e1f009182736", False),
+    # a key that locks or opens, given a person's password
+    ("backup-encryption-key", "BACKUP_ENCRYPTION_KEY=Fj4!wQ9zKm2p", True),
+    ("master-key-yaml-quoted", 'app:\n  master_key: "Plover#Canyon71"\n', True),
+    ("keystore-key-camel", 'const keystoreKey = "Nq2$vR8xTb5w";', True),
+    ("unseal-key-colon", "unseal_key: Wy6%hG3kLp9d", True),
+    ("encryption-key-cipher", "encryption_key: chacha20-poly1305", False),
+    ("signing-key-alg", "SIGNING_KEY=HS256", False),
+    ("master-key-ref", "master_key: ${MASTER_KEY}", False),
+    ("disk-key-path", "disk_key: /etc/luks/keys/Data-01.key", False),
+    ("encryption-key-placeholder", "ENCRYPTION_KEY=<your-encryption-key>", False),
+    ("partition-key-row", "partition_key: Tenant#2026-12", False),
     # a pair commented out or quoted, the same mark on both lines
     ("hash-user-then-value", "# staging db\n# user: svc_reports\n# Tq8#vW2nLp5x\n", True),
     ("slashes-user-then-value", "// user = build-bot\n// Zm4$kR9wXp2q", True),

@@ -30,7 +30,7 @@ __all__ = ["AND_PAIR", "APP_PASSWORD", "ASSIGN_TAIL", "assign_tail", "BARE_TOKEN
            "PASSWORD_KEYS", "PROSE_TAIL", "PUSH_WORDS", "PROSE_WORDS", "PUBLIC_KEY_NAMES", "QUOTED_WORDS",
            "SCRIPT_PASSWORD_END", "SEP", "SHORT_ID", "STATE_SUFFIXES", "STATE_WORDS", "Span", "WIFI",
            "WIFI_REACH", "WORD_RUN", "is_key_char", "is_sentence", "key_class", "label_keywords", "manager_label", "public_name",
-           "snmp_community", "COMMENT_MARK", "below_mark"]
+           "snmp_community", "COMMENT_MARK", "below_mark", "LOCKING_KEY_END"]
 
 Span = tuple[str, int, int]
 
@@ -425,6 +425,11 @@ _SITE_KEY_END = lazy(r"(?:^|[_.-])site[_-]?key$")
 # named for what it indexes (`CORRELATION_KEY`, `PARTITION_KEY`, `CACHE_KEY`)
 GRANTING_KEY_END = lazy(r"(?:api|access|private|master|integration|service|admin|write|ingest|ingestion|instrumentation"
                         r"|management|subscription|license|licence|enterprise|sdk|server|signing|auth)[_.-]?key$")
+#: a key named for what it locks or opens (`ENCRYPTION_KEY`, `backup_encryption_key`, `masterKey`,
+#: `WALLET_KEY`, `unseal_key`): a person may choose it as a password, so such a value counts under
+#: it as after a password's name (see ``secret_labels.assignments``), beside a random one
+LOCKING_KEY_END = lazy(r"(?:encryption|decryption|encrypt|decrypt|crypt|cipher|master|signing|wallet|unseal|keystore"
+                       r"|keychain|vault|backup|disk|volume|archive|zip)[_.-]?key$")
 _SECRET_KEY_NAME = lazy(r"secret|api[_-]?key$|(?:^|[_.-])auth[_.-]?key$")
 
 
