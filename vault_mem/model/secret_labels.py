@@ -67,7 +67,8 @@ from vault_mem.model.secret_judge import (
 )
 from vault_mem.model.secret_names import (
     ASSIGN_TAIL, COMPOUND, FOREIGN_PASSWORD_LABEL, NEXT_LINE, PASSWORD_KEYS, PROSE_TAIL, PROSE_WORDS, PUSH_WORDS,
-    SCRIPT_PASSWORD_END, Span, WIFI, WIFI_REACH, key_class, label_keywords, manager_label, public_name,
+    LOCKING_KEY_END, SCRIPT_PASSWORD_END, Span, WIFI, WIFI_REACH, below_mark, key_class, label_keywords, manager_label,
+    public_name, snmp_community,
 )
 from vault_mem.model.secret_near import (
     ASIDE, ASIDE_STOP, COMMA_LITERAL, FLOW_MEMBER, ID_WORDS, LOGIN_NOUN, NAME_EQUALS, SAID_LAST, SET_VARIABLE,
@@ -154,6 +155,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             continue
         name = text[start:kw.end()]
         cls = key_class(name)
+        if cls is None and snmp_community(name, low, start):
+            cls = "password"  # `community: X` in an SNMP poller's config: the v1/v2c password
         if cls == "password" and manager_label(low, start, kw.end()):
             cls = "network"  # "Proton Pass: X", "Google Password Manager: X": an item's name follows (key_class)
         if cls == "key" and start == kw.start() and (prose_key(text, start, "key", PASSWORD_KEYS)
@@ -247,6 +250,16 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             # an access, private or master key given a UUID (Sauce Labs' and MongoDB Atlas's keys
             # are UUIDs): a key that grants what it names is no record's id, as after "secret"
             found = granted_uuid(tail)
+        if not found and cls == "key" and tail and label_sign(tail) in ("=", ":", ":=", "=>") and LOCKING_KEY_END.search(name.lower()):
+            # `ENCRYPTION_KEY=<a person's password>`: a key that locks or opens what it names, given a
+            # password a person made (both cases, a digit and a symbol inside): what opens it, as a
+            # password's name's value is (a cipher's name, `aes-256-gcm`, has no such shape)
+            raw = tail.group("value")
+            value = raw[1:-1] if raw[:1] in "\"'`" and raw[-1:] == raw[:1] and len(raw) > 1 else raw
+            if password_shaped(value) and any(c.isupper() for c in value) and any(c.islower() for c in value) \
+                    and not is_placeholder(value, quoted=True):
+                at = tail.start("value") + (len(raw) != len(value))
+                found = "password assignment", at, at + len(value)
         # (a compound written as prose writes it, "the WLAN-Passwort im Büro lautet X", "wifi-password
         # in the office is X", is read as prose too)
         spoken_name = start == kw.start() or (cls != "key" and COMPOUND.fullmatch(name) is not None)
@@ -261,6 +274,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
                 found = granted_uuid(prose)  # "the acme integration key is <uuid>"
         if not found and (cls != "key" or prose_key(text, start, cls)):
             below = NEXT_LINE.match(text, kw.end())
+            if below and not below_mark(text, kw.start(), below):
+                below = None  # (`password:` then a comment's `# <word>`: a note below, not the value)
             found = judged_value(text, below, cls, flag=True) if below else None
             if found and (text[found[1]:found[2]].endswith(":") or "\n" in text[kw.end():below.start("value")].strip(" \t:\r\n")):
                 found = None  # a YAML mapping (`password:` then `secretKeyRef:`), or prose lines

@@ -29,7 +29,8 @@ __all__ = ["AND_PAIR", "APP_PASSWORD", "ASSIGN_TAIL", "assign_tail", "BARE_TOKEN
            "GRANTING_KEY_END", "KEY_QUALIFIERS", "NEXT_LINE", "OWNER", "PAIR", "PAIR_AFTER_WORD", "SPACE_PAIR", "USER_SHAPE",
            "PASSWORD_KEYS", "PROSE_TAIL", "PUSH_WORDS", "PROSE_WORDS", "PUBLIC_KEY_NAMES", "QUOTED_WORDS",
            "SCRIPT_PASSWORD_END", "SEP", "SHORT_ID", "STATE_SUFFIXES", "STATE_WORDS", "Span", "WIFI",
-           "WIFI_REACH", "WORD_RUN", "is_key_char", "is_sentence", "key_class", "label_keywords", "manager_label", "public_name"]
+           "WIFI_REACH", "WORD_RUN", "is_key_char", "is_sentence", "key_class", "label_keywords", "manager_label", "public_name",
+           "snmp_community", "COMMENT_MARK", "below_mark", "LOCKING_KEY_END"]
 
 Span = tuple[str, int, int]
 
@@ -74,6 +75,9 @@ _ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase|wrd|owrd)?|pwd|pw|(?<
                       r"|authtok|authident"
                       # SNMP's community string, its v1/v2c password ("the SNMP community string is X")
                       r"|(?:snmp[ _-]?)?community[ _-]?string|snmp[ _-]?community"
+                      # a bare `community` (snmp_exporter's `auths:`, Telegraf's, a poller's YAML): a
+                      # password only in a text about SNMP (see snmp_community)
+                      r"|community"
                       # the secret half of an AK/SK pair (Volcengine's `--sk`, Huawei's `HUAWEICLOUD_SDK_SK`)
                       r"|(?<![a-z0-9])sk"
                       # a session cookie by its name (`.AspNetCore.Cookies`, `sid`, Google's `__Secure-3PSID`)
@@ -213,9 +217,23 @@ PROSE_TAIL = lazy(r"(?:[ \t]{1,4}[(\[]?(?:[^\W_]|[~/.](?=[\w/.]))[\w@/.+'’~-]{
                          r"|(?:[ \t]{0,2}[,;]|[ \t]{1,4}[-–—])[ \t]{1,4}" + _RESUMED + r"(?:[ \t]{1,4}" + _ADVERB + r")?[ \t]{1,8}"
                          r"|[ \t]{1,4}[-–—][ \t]{1,4}|[ \t]{1,4}" + _SIGN_WORD
                          + r"(?:[ \t]{1,4}" + _ADVERB + r")?[ \t]{1,8})" + _VALUE)
+#: The marks that start a commented-out line (shell, YAML, TOML, INI; C and JS; SQL and Lua) or a
+#: quoted one (a mail's or a chat's reply): two lines that start with the same mark are read as
+#: the two lines would be without it
+COMMENT_MARK = r"#|//|;|--|>"
 # The value alone on a line below its label line ("client secret for billing:", a blank line, X).
+# (the value's line may start with a comment or quote mark, `# client secret:` then `# X`: the
+# caller holds it to the label line's own mark, see below_mark)
 NEXT_LINE = lazy(r"(?:[ \t]{1,4}[(\[]?[^\W_][\w@/.+-]{0,30}[)\]]?){0,8}?(?P<op>[ \t]{0,4}:)[ \t]{0,4}\r?\n"
-                        r"(?:[ \t]{0,8}\r?\n){0,2}[ \t]{0,8}(?P<value>[^\s\"'`]{8,200})[ \t]{0,4}(?=\r?\n|\Z)")
+                        r"(?:[ \t]{0,8}\r?\n){0,2}[ \t]{0,8}(?:(?P<mark>" + COMMENT_MARK + r")[ \t]{0,8})?"
+                        r"(?P<value>[^\s\"'`]{8,200})[ \t]{0,4}(?=\r?\n|\Z)")
+
+
+def below_mark(text: str, at: int, below: re.Match[str]) -> bool:
+    """Does a :data:`NEXT_LINE` match ``below`` for the label at ``at`` keep to the label line's
+    own mark: none on the value's line, or the one the label's line starts with?"""
+    mark = below.group("mark")
+    return not mark or text[text.rfind("\n", 0, at) + 1:at].lstrip(" \t").startswith(mark)
 DIGIT_GROUPS = lazy(r"[0-9]{4,8}(?:[ \t]{1,2}[0-9]{4,8}){3,11}[ \t]{0,4}\.?[ \t]{0,4}(?=\r?\n|\Z)")
 APP_PASSWORD = lazy(r"[a-z]{4}(?:[ -][a-z]{4}){3}(?![\w-])")
 # A passphrase of words to the end of its line ("GPG passphrase: amber crisp lotus violin").
@@ -342,6 +360,20 @@ _WHOSE_PASS = lazy(r"(?:^|[_.-])(?:admin|root|db|user|mail|smtp|imap|pop|ftp|sft
                    # (Java's and TLS stores': Tomcat's `keystorePass`, `truststorePass`, `pfxPass`)
                    r"|keystore|truststore|trust|pfx|p12|jks|cert|ssl|tls|signing|sudo|vpn)pass$|(?:^|[_.-])masterauth$")
 _COMMUNITY_END = lazy(r"community[ _-]?strings?$|snmp[ _-]?community$")
+# A setting named `community` alone (`community: X`, `ro_community = X`, `readCommunity`) is SNMP's
+# v1/v2c password where the text is about SNMP, and a forum's or a project's link elsewhere
+_COMMUNITY_NAME = lazy(r"(?:[a-z0-9]{0,12}[_.-]?)?community")
+_SNMP = lazy(r"(?<![a-z])snmp")
+SNMP_REACH = 600
+
+
+def snmp_community(name: str, low: str, start: int) -> bool:
+    """Is ``name`` (at ``start`` in ``low``, the text lowercased) a setting named for a community
+    where SNMP is named within :data:`SNMP_REACH` characters of it?
+    Judged then as a password a person chose (``community: public`` is SNMP's default, no secret)."""
+    if not _COMMUNITY_NAME.fullmatch(name.lower()):
+        return False
+    return _SNMP.search(low, max(0, start - SNMP_REACH), min(len(low), start + SNMP_REACH)) is not None
 _PSK_END = lazy(r"(?:^|[_.-])psk$")
 _SK_END = lazy(r"(?:^|[_.-])sk$")
 #: The words that make a token a device's address for push messages (FCM's registration token, APNs'
@@ -393,6 +425,11 @@ _SITE_KEY_END = lazy(r"(?:^|[_.-])site[_-]?key$")
 # named for what it indexes (`CORRELATION_KEY`, `PARTITION_KEY`, `CACHE_KEY`)
 GRANTING_KEY_END = lazy(r"(?:api|access|private|master|integration|service|admin|write|ingest|ingestion|instrumentation"
                         r"|management|subscription|license|licence|enterprise|sdk|server|signing|auth)[_.-]?key$")
+#: a key named for what it locks or opens (`ENCRYPTION_KEY`, `backup_encryption_key`, `masterKey`,
+#: `WALLET_KEY`, `unseal_key`): a person may choose it as a password, so such a value counts under
+#: it as after a password's name (see ``secret_labels.assignments``), beside a random one
+LOCKING_KEY_END = lazy(r"(?:encryption|decryption|encrypt|decrypt|crypt|cipher|master|signing|wallet|unseal|keystore"
+                       r"|keychain|vault|backup|disk|volume|archive|zip)[_.-]?key$")
 _SECRET_KEY_NAME = lazy(r"secret|api[_-]?key$|(?:^|[_.-])auth[_.-]?key$")
 
 

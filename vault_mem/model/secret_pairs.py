@@ -21,7 +21,7 @@ from vault_mem.model import secret_words
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_judge import (
     gives_example, judge, near_stop, passphrase, password_shaped, strong_unlabelled, symbol_word_number,
-    two_words_number, word_and_number,
+    two_words_number, unsigned_password, word_and_number,
 )
 from vault_mem.model.secret_names import DIGEST, SEP, Span
 from vault_mem.model.secret_near import NEAR_ID_PREFIXES
@@ -297,6 +297,10 @@ _USED_WITH = lazy(rf"(?i:{_SIGN_IN}|authenticate|ssh|connect|(?<![a-z])use[ \t]{
                   r"[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})")
 _USE_TO = lazy(r"(?<![a-z])(?i:use)[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})[`'\"]?[ \t]{1,4}(?i:to|for)[ \t]{1,4}"
                      rf"(?i:unlock|{_SIGN_IN}|decrypt|open|access|authenticate|sudo|get[ \t]in(?:to)?|enter)(?![a-z])")
+# "to log in to grafana: X", "for unlocking the vault -> X": a value after a colon (or an arrow) that
+# the words before it on its line name as what signs in or unlocks
+_TO_SIGN_IN = lazy(rf"(?<![a-z])(?i:to|for)[ \t]{{1,4}}(?i:{_SIGN_IN}|logging[ \t]?in|signing[ \t]?in|unlock(?:ing)?"
+                   r"|decrypt(?:ing)?|authenticat(?:e|ing))(?![a-z])[^\n:]{0,60}?(?::|->|→)[ \t]{1,4}[`'\"]?(?P<value>[^\s`'\"]{8,64})")
 # "X gets you in", "X lets you into the NAS": a value named by what it opens
 _GETS_IN = lazy(r"(?<![^\s(:])[`'\"]?(?P<value>[^\s`'\"]{8,64})[`'\"]?[ \t]{1,4}(?i:gets|will[ \t]get|lets)[ \t]{1,4}"
                 r"(?i:you|us|me|them|anyone|people)[ \t]{1,4}(?i:in|into)(?![a-z])")
@@ -347,7 +351,8 @@ _UNLABELLED = ((_USER_SLASH, (" / ", " — ", " – "), ()),
                                                  "enter")),
                (_SIGNED_WITH, ("with", "using"), ("sign", "hmac", "crypt")),
                (_TAKES, ("takes", "accepts", "wants"), ()),
-               (_GETS_IN, (" in",), ("gets", "get ", "lets")))
+               (_GETS_IN, (" in",), ("gets", "get ", "lets")),
+               (_TO_SIGN_IN, _SIGN_IN_WORDS + ("unlock", "decrypt", "authenticat"), ("to ", "for ")))
 
 
 def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
@@ -360,6 +365,15 @@ def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
                 if pattern is _SIGNED_WITH:
                     if _signing_key(value) and not _SIGN_STOP.search(low, m.start(), m.start("value")):
                         yield "key named by what it signs", m.start("value"), m.start("value") + len(value)
+                    continue
+                if pattern is _TO_SIGN_IN:
+                    # (the words say what it is for, not that it is one: a name, a path or an address
+                    # after them is where or how one signs in, so only a drawn value or a person's
+                    # password with a symbol counts)
+                    # (nor a time, a URL's or a port's colon, or a digest's hex: a commit's id)
+                    if unsigned_password(value) and ":" not in value and not DIGEST.fullmatch(value) \
+                            and SEP.split(value, 1)[0].lower() not in NEAR_ID_PREFIXES:
+                        yield "password given by its use", m.start("value"), m.start("value") + len(value)
                     continue
                 if strong_unlabelled(value) and SEP.split(value, 1)[0].lower() not in NEAR_ID_PREFIXES:
                     yield "password given by its use", m.start("value"), m.start("value") + len(value)

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_judge import judge, quoted_words, strong_unlabelled, unsigned_password
-from vault_mem.model.secret_names import DIGEST, PUBLIC_KEY_NAMES, Span, key_class
+from vault_mem.model.secret_names import COMMENT_MARK, DIGEST, PUBLIC_KEY_NAMES, Span, key_class
 from vault_mem.model.secret_pairs import person_password
 from vault_mem.model.secret_text import lines_holding
 from vault_mem.model.secret_values import (
@@ -260,14 +260,19 @@ _PRINTS_DIGEST = lazy(r"(?<![a-z])(?:md5|sha-?[0-9]{0,3}|(?:md5|sha[0-9]{0,3}|b2
 _DIGEST_PRINTED = lazy(r"[\"']?(?:[0-9a-fA-F]{32}(?:-[0-9]{1,5})?|[0-9a-fA-F]{40}|[0-9a-fA-F]{56}|[0-9a-fA-F]{64}|[0-9a-fA-F]{96}"
                        r"|[0-9a-fA-F]{128})[\"']?")
 # ("user: deploy", "user deploy", "account: svc-backup": the sign may be a space, as notes write it)
-_USER_THEN_VALUE = lazy(r"[ \t]{0,8}(?i:user(?:[ _]?name)?|usr|login|account)(?:[ \t]{0,4}[:=][ \t]{0,4}|[ \t]{1,4})[^\s]{1,64}[ \t]*\r?\n"
-                        r"[ \t]{0,8}(?P<value>[^\s]{8,64})[ \t]*(?=\r?\n|\Z)")
+# (both lines may start with the same comment or quote mark: the pair commented out in a config,
+# `# user: X` then `# <value>`, or quoted in a reply, `> user: X` then `> <value>`)
+_USER_THEN_VALUE = lazy(r"[ \t]{0,8}(?:(?P<mark>" + COMMENT_MARK + r")[ \t]{0,4})?"
+                        r"(?i:user(?:[ _]?name)?|usr|login|account)(?:[ \t]{0,4}[:=][ \t]{0,4}|[ \t]{1,4})[^\s]{1,64}[ \t]*\r?\n"
+                        r"[ \t]{0,8}(?(mark)(?P=mark)[ \t]{0,4})(?P<value>[^\s]{8,64})[ \t]*(?=\r?\n|\Z)")
 # a command that signs in as a user (`ssh ops@10.20.0.5`, `su - deploy`, `mysql -u app`), then a line
 # that is only a value: the password it asks for, written below it
 _SIGN_IN_THEN_VALUE = lazy(r"[ \t]{0,8}(?:[$#>][ \t]{1,4})?(?:ssh|sftp|scp|telnet|ftp|su|mysql|psql|mongosh|smbclient|rdesktop"
                            r"|xfreerdp|kinit|login)(?:[ \t]{1,4}[^\s]{1,200}){0,8}?[ \t]{1,4}(?:[\w.-]{1,64}@[^\s]{1,200}|-u[ \t]?[^\s]{1,64}"
                            r"|-U[ \t]?[^\s]{1,64}|-[ \t]{1,4}[\w.-]{1,64}|[\w.-]{1,64})[ \t]*\r?\n"
                            r"[ \t]{0,8}(?P<value>[^\s]{8,64})[ \t]*(?=\r?\n|\Z)")
+# a date or a time (`2026-12-06T10:00:00Z`) below a user's line: when, not a password
+_WHEN = lazy(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{1,9})?)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?)?")
 _SIGN_IN_COMMANDS = ("ssh", "sftp", "scp", "telnet", "ftp", "su ", "mysql", "psql", "mongosh", "smbclient", "rdesktop",
                      "xfreerdp", "kinit", "login")
 _HEAD_WORD = lazy(r"(?<![a-z])(?:pass(?:word|wd|phrase)?|secret|token|credentials?|(?:[a-z]{2,12}[ ._-])?key)(?![a-z])")
@@ -314,7 +319,7 @@ def values_below(text: str, low: str) -> Iterator[Span]:
     for start, _ in lines_holding(low, ("user", "usr", "login", "account")):
         m = _USER_THEN_VALUE.match(text, start)
         # "user: deploy" then a line that is only a password: the pair a login is written as
-        if m and strong_unlabelled(m.group("value")):
+        if m and strong_unlabelled(m.group("value")) and not _WHEN.fullmatch(m.group("value")):
             yield "password on the line below its user", m.start("value"), m.end("value")
     for start, _ in lines_holding(low, _SIGN_IN_COMMANDS):
         m = _SIGN_IN_THEN_VALUE.match(text, start)

@@ -256,9 +256,12 @@ RULES: tuple[Rule, ...] = (
     # (`tacacs-server host 10.0.0.5 key 7 X`, `radius-server key 0 X`)
     Rule("password assignment", r"(?<![a-z0-9_-])(?:password[ \t]{1,4}[07]|secret[ \t]{1,4}[07]|key-string[ \t]{1,4}7"
          r"|(?:tacacs|radius)(?:-server)?(?:[ \t]{1,4}(?:host|server)[ \t]{1,4}[^\s]{1,100})?[ \t]{1,4}key[ \t]{1,4}[07]"
-         r"|snmp(?:-server)?[ \t]{1,4}community|r[ow]community6?)[ \t]{1,4}([^\s]{4,200})",
+         r"|snmp(?:-server)?[ \t]{1,4}community|r[ow]community6?"
+         # net-snmp's snmpd.conf maps a community to a security name: `com2sec NAME SOURCE COMMUNITY`
+         r"|com2sec6?(?:[ \t]{1,4}-cn[ \t]{1,4}[^\s]{1,64})?[ \t]{1,4}[^\s]{1,64}[ \t]{1,4}[^\s]{1,100})[ \t]{1,4}([^\s]{4,200})",
          "username netops privilege 15 password 0 <a12>", "literal", 1, lower=True,
-         markers=("password 0", "password 7", "secret 0", "secret 7", "key-string 7", "community", "key 7", "key 0")),
+         markers=("password 0", "password 7", "secret 0", "secret 7", "key-string 7", "community", "key 7", "key 0",
+                  "com2sec")),
     # SQL: `CREATE USER ... IDENTIFIED BY 'X'` (MySQL, Oracle), and MySQL 5's and Oracle's `GRANT ... TO
     # user IDENTIFIED BY 'X'`, which makes the user as it grants; `BY PASSWORD '*HASH'` is a hash; Oracle's
     # database link signs in to the other database as `CONNECT TO user IDENTIFIED BY X`
