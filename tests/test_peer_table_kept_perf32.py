@@ -126,3 +126,45 @@ def test_a_row_holding_other_peers_under_the_same_token_is_not_taken(team) -> No
         made = [s for s in statements if s.startswith("INSERT INTO temp.kept_in_")]
         assert len(made) == 1 and "json_each" in made[0], made
         assert rows == kept_in(again, set(peers))
+
+
+def test_a_judgement_made_from_the_rows_state_by_another_process_is_not_handed_its_token(tmp_path) -> None:
+    """Review of perf32: two judgements made from one state can differ (the files' rows are read
+    live: a peer's memory moved ``old.md`` -> ``new.md`` between two processes' judgements, the
+    same count of peers). ``keep_judgement`` handed the second writer the first one's token
+    ("made from the same state"), and its read filled the kept table as the files less the
+    FIRST judgement's peers: the peer's ``new.md`` kept in, the session context's or prompt
+    hook's (a trust-boundary breach). Now the row's token is handed back only to the judgement
+    it is (``token``: the row this one was brought along from); another gets None, and its read
+    binds its own peers (the table as the reference form makes it)."""
+    from vault_mem.index.db import Database, driver
+    from vault_mem.index.kept_judgement import keep_judgement, kept_peers_sql
+    from vault_mem.index.pathsets import PathTable
+
+    path = tmp_path / "x.db"
+
+    def connected() -> Database:
+        return Database(driver().connect(str(path), isolation_level=None), path=path, vec_loaded=False,
+                        vec_ok=False, vec_reason=None)
+
+    a, b = connected(), connected()
+    a.conn.execute("CREATE TABLE files(path TEXT PRIMARY KEY)")
+    a.conn.execute("CREATE TABLE kept_judgement(id INTEGER PRIMARY KEY, state TEXT, token TEXT, "
+                   "judgement TEXT NOT NULL)")
+    a.conn.execute("CREATE TABLE kept_judgement_paths(path TEXT PRIMARY KEY, email TEXT, standing TEXT)")
+    a.conn.executemany("INSERT INTO files VALUES (?)", [("mine.md",), ("new.md",)])
+    state = '{"seq": 10, "head": "abc"}'
+    first = keep_judgement(b, state, None, lambda: [("mine.md", None, None), ("old.md", "peer@x", "peer")])
+    assert first is not None
+    second = keep_judgement(a, state, None, lambda: [("mine.md", None, None), ("new.md", "peer@x", "peer")])
+    assert second != first
+    # the row's own judgement, brought along unchanged from it, still gets its token
+    assert keep_judgement(a, state, first, lambda: []) == first
+    peers = {"new.md"}
+    table = PathTable(a, peers, kept=lambda db, n: kept_peers_sql(db, second, n))
+    reference = PathTable(a, peers)
+    got = {r[0] for r in a.conn.execute(table.sql(a)[1:-1])}
+    want = {r[0] for r in a.conn.execute(reference.sql(a)[1:-1])}
+    assert got == want == {"mine.md"}
+    a.conn.close()
+    b.conn.close()

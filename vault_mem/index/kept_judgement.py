@@ -100,8 +100,9 @@ def keep_judgement(db: Database, state: str, token: str | None, judgement: Calla
     (:func:`drop_judgement` keeps none). ``wait``: another writer is
     waited for (see the module). ``newer(the row's state)``: True when a row that is neither
     ``token``'s nor ``delta``'s (written by another writer meanwhile) is as new as ``state``:
-    left as it is. Returns the token the row holds now, None when there is none or nothing was
-    written (the row as it was)."""
+    left as it is. Returns the token the row holds now when the row is this judgement (written
+    now, or ``token``'s left as it is), None when there is none or the row is left as another
+    judgement wrote it (its token is no name for this one: :func:`kept_peers_sql`)."""
     from vault_mem.index.db import database_error, is_busy
 
     for _attempt in range(BUSY_ATTEMPTS - 1 if wait else 0):
@@ -127,7 +128,12 @@ def _keep(db: Database, state: str, token: str | None, judgement: Callable[[], I
         with db.uncounted(), db.write(wait=wait):
             row = db.execute("SELECT state, token FROM kept_judgement WHERE id = 1").fetchone()
             if row is not None and row[0] == state:
-                return row[1]  # made from the same state: the same judgement (another process's)
+                # made from the same state, left as it is; its token is this judgement's only
+                # when it is ``token`` (the row this one was brought along from, unchanged): two
+                # judgements made from one state can differ (the files' rows are read live, a
+                # peer's memory moved between them), and a read handed another judgement's token
+                # filled its kept table from that judgement's peers (review of perf32)
+                return row[1] if token is not None and row[1] == token else None
             if row is not None and token is not None and row[1] == token:
                 if row[0] != state:
                     db.execute("UPDATE kept_judgement SET state = ? WHERE id = 1", (state,))
