@@ -442,11 +442,13 @@ def check_outgoing(vault: Vault, remote_tip: str | None, local: str | None, name
     HEAD right before the push, so the commits the sync makes itself (the replayed ones, their
     conflict copies, the take-out commit that puts back this side's files, the INDEX.md commit)
     are seen as they go out (``before``: HEAD before the integration, given then; ``local`` is
-    the new HEAD, on the remote's tip). A file whose credentials are all ones the remote holds in
-    that file already, at its tip or where ``before`` left it (their merge base: a peer published
-    them; it is quarantined here, and the take-out commit puts back this side's file as the base
-    held it) is not held against this machine's commits
-    (:func:`~vault_mem.model.policy.published_already`: the same values, not any credential)."""
+    the new HEAD, on the remote's tip). A file the remote published already is not held against
+    this machine's commits (:func:`_published`, the one exception: its bytes on a commit of the
+    remote's, or each of its credentials one the remote's version of that file holds, at its tip
+    or where ``before`` left it; a peer published them, it is quarantined here, and the take-out
+    commit puts back this side's file as the base held it). A refusal of the first pass says this
+    sync changed nothing, not that nothing changed: the commit it names may be an earlier
+    sync's, whose push failed."""
     if local is None or local == remote_tip:
         return
     repo, prefix, policy = vault.repo, vault.prefix, vault.ws.policy
