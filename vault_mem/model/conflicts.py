@@ -50,6 +50,22 @@ def copy_of(copy: str, key: str) -> bool:
     return m is not None and conflict_key(key, m.group(1)) == copy
 
 
+def copied_from(rel: str, data: bytes) -> str | None:
+    """The vault-relative path of the memory the conflict copy ``rel`` (holding ``data``) copies:
+    its ``conflict_of`` key, in the same type folder, when the copy's name is that key's
+    (:func:`copy_of`); None for any other file."""
+    key = memory_key(rel)
+    if key is None or COPY_MARK not in key:
+        return None
+    try:
+        of = parse_memory(data.decode("utf-8"), rel).meta.get("conflict_of")
+    except (UnicodeDecodeError, VaultMemError):
+        return None
+    if not isinstance(of, str) or not copy_of(key, of):
+        return None
+    return f"{rel.split('/')[0]}/{of}.md"
+
+
 def _with_conflict_fields(data: bytes, rel: str, fields: dict[str, object]) -> bytes:
     """``data`` with its conflict fields removed and ``fields`` (maybe none) added, through the
     in-place field edit of :func:`~vault_mem.model.memory.rewrite_in_place`: the rest of the

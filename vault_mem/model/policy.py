@@ -267,26 +267,36 @@ def file_secrets(rel: str, data: bytes, memory: Memory | None = None) -> list[tu
     return out
 
 
-def published_already(rel: str, data: bytes, public: bytes) -> bool:
+def published_already(rel: str, data: bytes, public: bytes, public_rel: str | None = None) -> bool:
     """Whether every suspected credential of the memory file ``rel`` holding ``data`` is one that
-    ``public`` (the remote's version of that file, a peer's, holding a credential itself) holds
-    already: the same value, found in ``public``'s text. Only then is a local commit of ``data``
-    no publication of this machine's (a person's hand merge that keeps the peer's file); a peer
-    holding *a* credential in a file never lets another value out (atk32: a made-up token in
-    the peer's copy let the sync publish the person's real one). Where the finding has no span
-    of its own (a credential split across fields), only the public bytes themselves count."""
+    ``public`` (the remote's version of that file, at ``public_rel``: ``rel`` unless ``data`` is a
+    conflict copy of it) holds already as a credential: each finding matched by itself. Only
+    then is a local commit of ``data`` no publication of this machine's (a person's hand merge
+    that keeps the peer's file); a peer holding *a* credential in a file never lets another
+    value out (atk32: a made-up token in the peer's copy let the sync publish the person's real
+    one). A span of ``data`` counts only when the same text is a credential
+    :func:`~vault_mem.model.secrets.find_secrets` finds in ``public`` (the word in a peer's
+    prose is no published password); with those spans taken out, the write gate's rule
+    (:func:`file_secrets`) must find nothing left, so a finding no span covers (a seed phrase
+    split across fields) is this side's whatever the number of the peer's values. A credential
+    in the file's name counts as published where the remote's file name holds one of its kind."""
     if data == public:
         return True
-    if not file_secrets(rel, public):
-        return False
     from vault_mem.model.secrets import find_secrets  # lazy: see _LAZY
 
-    text, theirs = data.decode("utf-8", "replace"), public.decode("utf-8", "replace")
-    spans = [text[f.start:f.end] for f in find_secrets(text)]
-    found = file_secrets(rel, data)
-    if not spans or len(spans) < len({(label, kind) for label, kind, _ in found if label != "key"}):
-        return False  # findings no span covers (split across fields): not told apart by value
-    return all(span in theirs for span in spans)
+    theirs = public.decode("utf-8", "replace")
+    values = {theirs[f.start:f.end] for f in find_secrets(theirs)}
+    if not values:
+        return False
+    text = data.decode("utf-8", "replace")
+    spans = find_secrets(text)
+    if any(text[f.start:f.end] not in values for f in spans):
+        return False
+    for f in reversed(spans):  # the remote's values out: what the gate still finds is this side's
+        text = text[:f.start] + " " + text[f.end:]
+    left = file_secrets(rel, text.encode("utf-8"))
+    named = {kind for label, kind, _ in file_secrets(public_rel or rel, public) if label == "key"} if left else set()
+    return all(label == "key" and kind in named for label, kind, _ in left)
 
 
 def describe_secrets(found: list[tuple[str, str, int | None]]) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import itertools
+import json
 import os
 import re
 from collections.abc import Callable, Container, Iterable, Iterator
@@ -946,21 +947,72 @@ def known_tips(repo: GitRepo) -> list[str]:
     return _commits(repo, _tip_names(repo, own=True))
 
 
+#: under the repository's vault-mem folder: what :func:`seen_elsewhere` walked, per blob
+SEEN_ELSEWHERE = "seen-elsewhere.json"
+_SEEN_KEPT = 4  # the blobs it keeps (one file waits at a time; the person's edits are new blobs)
+
+
 def seen_elsewhere(repo: GitRepo, blob: str, prefix: str) -> bool:
     """Did a commit not made on this machine (:mod:`vault_mem.store.provenance`'s record) ever
     hold ``blob``, at a path of the vault at ``prefix`` (its top files, its memory files:
     :func:`memory_pathspecs`, which git lists of any commit in bounded memory), among the commits
     this repository names (:func:`known_tips`)? Then those bytes arrived from elsewhere, whoever
-    puts them in the work tree. One ``git log`` over the history, asked only for a file that is
-    not approved yet."""
+    puts them in the work tree. Only a commit that gives a path those bytes counts (one that
+    takes them away, a peer's change from the person's file, is no source of them: mendatk), a
+    merge too, compared with each parent (``git log --find-object`` alone diffs no merge: a
+    peer's put-back made as a merge passed for the person's own). Asked only for a file that is
+    not approved yet; the commits walked and those found are kept per blob
+    (:data:`SEEN_ELSEWHERE`), so each Vault open while the file waits walks only the commits
+    that came since (a 100,000-commit history: once)."""
     tips = known_tips(repo)
     if not tips:
         return False
-    out = repo.run("log", "--stdin", "--no-renames", "--format=%H", f"--find-object={blob}", "--full-history",
-                   "--", *memory_pathspecs(prefix), input="".join(f"{c}\n" for c in tips).encode("ascii"),
-                   cwd=repo.toplevel)
+    path = replayed_file(repo.common_dir).with_name(SEEN_ELSEWHERE)
+    kept = _seen_kept(path)
+    entry = kept.get(f"{prefix}\0{blob}") or {}
+    walked = _commits(repo, entry.get("walked", []))
+    holders = list(entry.get("holders", []))
+    if set(tips) - set(walked):
+        holders += _holding(repo, blob, prefix, tips, walked)
+        kept.pop(f"{prefix}\0{blob}", None)
+        kept[f"{prefix}\0{blob}"] = {"walked": tips, "holders": holders}
+        with contextlib.suppress(OSError):
+            path.parent.mkdir(exist_ok=True)
+            tmp = path.with_name(f"{SEEN_ELSEWHERE}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(dict(list(kept.items())[-_SEEN_KEPT:])))
+            os.replace(tmp, path)
     local = recorded(repo.common_dir)[1]
-    return any(c not in local for c in out.split())
+    return any(c not in local for c in holders)
+
+
+def _seen_kept(path) -> dict:
+    """:func:`seen_elsewhere`'s record (empty when there is none or it is not its shape)."""
+    try:
+        kept = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(kept, dict):
+        return {}
+    return {k: v for k, v in kept.items() if isinstance(k, str) and isinstance(v, dict)
+            and all(isinstance(v.get(f), list) and all(isinstance(c, str) for c in v[f]) for f in ("walked", "holders"))}
+
+
+def _holding(repo: GitRepo, blob: str, prefix: str, tips: list[str], walked: list[str]) -> list[str]:
+    """The commits reachable from ``tips``, not from ``walked``, whose change (a merge's against
+    each parent) gives a path of the vault at ``prefix`` the bytes ``blob``."""
+    rs, _ = separators()
+    out = repo.run("log", "--stdin", "--no-renames", "-m", "--raw", "--no-abbrev", f"--format={rs}%H",
+                   f"--find-object={blob}", "--full-history", "--", *memory_pathspecs(prefix),
+                   input="".join([*(f"{c}\n" for c in tips), *(f"^{c}\n" for c in walked)]).encode("ascii"),
+                   cwd=repo.toplevel)
+    found: list[str] = []
+    for record in out.split(rs)[1:]:
+        lines = record.splitlines()
+        # ":old-mode new-mode old-blob new-blob status\tpath": the bytes the path holds after it
+        if any(w[3] == blob for w in (ln.split("\t", 1)[0].split() for ln in lines[1:] if ln.startswith(":"))
+               if len(w) >= 4):
+            found.append(lines[0].strip())
+    return list(dict.fromkeys(found))
 
 
 def existing_commits(repo: GitRepo, ids: list[str]) -> list[str]:
@@ -1373,6 +1425,24 @@ def version_commit(repo: GitRepo, rev: str) -> tuple[str | None, list[str]]:
 def commit_trailers(repo: GitRepo, commit: str) -> str:
     """The unfolded trailer block of ``commit``'s message (``Name: value`` lines)."""
     return repo.run("log", "-1", "--format=%(trailers:only,unfold)", commit)
+
+
+#: how many of the commits that changed a path :func:`held_at` reads, newest first
+HELD_LOOKBACK = 1000
+
+
+def held_at(repo: GitRepo, tip: str, path: str, blob: str, limit: int = HELD_LOOKBACK) -> bool:
+    """Whether a commit reachable from ``tip`` held ``blob`` at ``path`` (relative to the top
+    level), among the last ``limit`` commits that changed it (merges too: the first commit to
+    hold a blob there differs from each of its parents there, so ``--full-history`` lists it).
+    Two git processes, the walk's diffs limited to that one path."""
+    commits = repo.run("rev-list", "--full-history", f"--max-count={limit}", tip, "--", f":(literal){path}",
+                       cwd=repo.toplevel).split()
+    if not commits:
+        return False
+    out = repo.run("cat-file", "--batch-check=%(objectname)", input="".join(
+        f"{c}:{path}\n" for c in commits).encode("utf-8"), cwd=repo.toplevel)
+    return blob in out.split()
 
 
 def merge_base(repo: GitRepo, a: str, b: str) -> str:

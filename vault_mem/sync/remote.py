@@ -55,6 +55,7 @@ from dataclasses import dataclass
 
 from vault_mem.config import DEFAULT_REMOTE
 from vault_mem.errors import IdentityError, SyncError, VaultMemError
+from vault_mem.model.conflicts import copied_from
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.names import shell_word, shown
 from vault_mem.model.policy import describe_secrets, published_already
@@ -65,6 +66,7 @@ from vault_mem.store.history import (
     commits_with_parents,
     count_commits,
     current_branch,
+    held_at,
     incoming_commits,
     is_ancestor,
     merge_base,
@@ -440,18 +442,20 @@ def check_outgoing(vault: Vault, remote_tip: str | None, local: str | None, name
     HEAD right before the push, so the commits the sync makes itself (the replayed ones, their
     conflict copies, the take-out commit that puts back this side's files, the INDEX.md commit)
     are seen as they go out (``before``: HEAD before the integration, given then; ``local`` is
-    the new HEAD, on the remote's tip). A file whose credentials are all ones the remote holds in
-    that file already, at its tip or where ``before`` left it (their merge base: a peer published
-    them; it is quarantined here, and the take-out commit puts back this side's file as the base
-    held it) is not held against this machine's commits
-    (:func:`~vault_mem.model.policy.published_already`: the same values, not any credential)."""
+    the new HEAD, on the remote's tip). A file the remote published already is not held against
+    this machine's commits (:func:`_published`, the one exception: its bytes on a commit of the
+    remote's, or each of its credentials one the remote's version of that file holds, at its tip
+    or where ``before`` left it; a peer published them, it is quarantined here, and the take-out
+    commit puts back this side's file as the base held it). A refusal of the first pass says this
+    sync changed nothing, not that nothing changed: the commit it names may be an earlier
+    sync's, whose push failed."""
     if local is None or local == remote_tip:
         return
     repo, prefix, policy = vault.repo, vault.prefix, vault.ws.policy
     if before is None and remote_tip is not None and merge_base(repo, local, remote_tip) == local:
         return  # the remote holds every local commit: nothing of this side is published
     after = ("nothing was pushed; the remote's commits are integrated here, yours on them" if before
-             else "nothing was pushed or changed")
+             else "nothing was pushed, and this sync changed nothing")
     published: list[str] = []  # the remote's commits a file is compared with: asked once a file holds a credential
 
     def remotes() -> list[str]:
@@ -479,14 +483,32 @@ def check_outgoing(vault: Vault, remote_tip: str | None, local: str | None, name
             found = policy.file_secrets(rel, data)
             if not found:
                 continue
-            public = {repo.blob_at(c, top) for c in remotes()} - {None}
-            if any(published_already(rel, data, repo.read_object(p)[1]) for p in sorted(public)):
+            if _published(repo, prefix, top, blob, data, remote_tip, remotes()):
                 continue  # the remote has these very credentials in this file already: a peer's
             raise SyncError("unsafe", f"the local commit {commit[:10]} would publish {rel}, which holds "
                             f"{describe_secrets(found)}. "
                             f"Take it out of the local history first (`git rebase -i {name}/<branch>` to edit "
                             f"that commit, or `git filter-repo --path {top} --invert-paths`), then sync "
                             f"again; {after}")
+
+
+def _published(repo, prefix: str, top: str, blob: str, data: bytes, remote_tip: str | None,
+               commits: list[str]) -> bool:
+    """:func:`check_outgoing`'s exception: the file at ``top`` (``blob``, holding ``data``), one
+    with a credential, is the remote's already. Its very bytes, when a commit reachable from the
+    remote's tip held them at that path (:func:`~vault_mem.store.history.held_at`: the take-out
+    commit putting back a peer's file published long ago, in a sync whose push failed before,
+    whose first check has no merge base to compare with); else its credentials, when
+    ``commits`` (the remote's tip, the merge base) hold each of them in that file
+    (:func:`~vault_mem.model.policy.published_already`). A conflict copy is compared with the
+    remote's versions of the file it copies (its path is on no remote commit)."""
+    rel = top[len(prefix):]
+    copied = copied_from(rel, data)
+    paths = [top, *([prefix + copied] if copied else [])]
+    if remote_tip and held_at(repo, remote_tip, top, blob):
+        return True
+    public = {(p, repo.blob_at(c, p)) for c in commits for p in paths} - {(p, None) for p in paths}
+    return any(published_already(rel, data, repo.read_object(b)[1], p[len(prefix):]) for p, b in sorted(public))
 
 
 def _outside(repo, prefix: str, a: str | None, b: str) -> list[str]:
