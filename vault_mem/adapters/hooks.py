@@ -419,16 +419,20 @@ def _refresh(name: str) -> Callable[..., HookOutput]:
         vault.repo.in_post_hook = True  # its git command is done, and waits for this hook
         # before the reconcile, whose authors would be the merged HEAD's
         displaced = _displaced_by_merge(vault, name, extra) if name in ("post-merge", "post-checkout") else ""
+        opened = len(vault.notices)  # the opening's notices: the lines above say this hook's part of them
         try:
             # skipped while a daemon runs (it commits INDEX.md at once itself); INDEX.md compared
             # even when the sidecar is in line: after a checkout it must match the files (or the
             # next refuses); no interrupted agent write finished from a git hook
             if vault.reconcile(recover=False, whole_index=True) is None:
                 # a daemon runs (it brings INDEX.md up to date), or the read was given up (another
-                # process held the index's write lock past the busy timeout): said, never silent
+                # process held the index's write lock past the busy timeout): said, never silent.
+                # Only what the reconcile noted: the opening's notices (a peer's file the pull
+                # took, named with vault-mem's marks) were said here as INDEX.md's reason, marks
+                # and all, whenever a daemon ran (inj32 review)
                 return 0, "", displaced + "".join(
-                    f"vault-mem {name}: INDEX.md may still list what was checked out before ({note}); "
-                    "`vault-mem index --write` brings it up to date\n" for note in vault.notices)
+                    f"vault-mem {name}: INDEX.md may still list what was checked out before ({for_person(note)}); "
+                    "`vault-mem index --write` brings it up to date\n" for note in vault.notices[opened:])
             note = _commit_persons_index(vault, name)
         except LockTimeoutError:
             return 0, "", displaced + f"vault-mem {name}: agents are writing; they bring INDEX.md up to date\n"
