@@ -962,7 +962,7 @@ def cmd_trust(args) -> int:
     listed = {(f.path, f.approval) for _, f in files}
     files += [("HEAD", f) for f in held_unapproved(ws.root, ws.repo, ws.prefix, template_blobs())
               if (f.path, f.approval) not in listed]
-    shown_texts = trust_items.git_files_shown(ws.repo, [f for _, f in files])
+    shown_texts = trust_items.git_files_shown(ws.repo, files)
     items = trust_items.pending_items(ws, s, files, shown_texts)
     data: dict[str, Any] = {
         "vault": str(ws.root), "pending": {k: [old, new] for k, (old, new) in s.changes.items()},
@@ -990,7 +990,7 @@ def cmd_trust(args) -> int:
         approved = asking if yes else []
     else:
         approved, why_not = _ask_each(args, head, items, lambda item: trust_items.indented(shown_text(
-            git_file_text(ws.repo, files[item["index"]][1]))))
+            git_file_text(ws.repo, files[item["index"]][1], at_head=files[item["index"]][0] == "HEAD"))))
     if not approved:
         shown_all = not trust_items.asked_on_terminal(why_not)  # asked: the person saw each already
         listing = "\n".join([*head, *trust_items.said_once(item["text"] for item in asking)]) if shown_all else ""
@@ -1002,7 +1002,8 @@ def cmd_trust(args) -> int:
     written = None
     if any(item["kind"] == "settings" for item in approved):
         written = ws.approve_settings()
-    picked = [files[item["index"]][1] for item in approved if item["kind"] != "settings"]
+    picked_at = [files[item["index"]] for item in approved if item["kind"] != "settings"]
+    picked = [f for _, f in picked_at]
     if picked:
         written = approve_incoming(ws.root, picked)
     data["trust_file"], data["approved"] = str(written), True
@@ -1012,8 +1013,11 @@ def cmd_trust(args) -> int:
              *trust_items.said_once(f"  {shown(item['name'])} ({item['what']})" for item in approved)]
     if left:
         lines.append(f"not approved, still pending: {', '.join(shown(n) for n in left)}")
-    if picked:
-        lines.append("`vault-mem sync` takes the approved files now")
+    # HEAD's (a plain pull took them, a clone's) are in the work tree already: no sync takes them
+    if any(ref == "HEAD" for ref, _ in picked_at):
+        lines.append("the approved files HEAD holds are in the work tree already")
+    if any(ref != "HEAD" for ref, _ in picked_at):
+        lines.append("`vault-mem sync` takes the approved files from the remote now")
     emit(args, *_with_authors(vault, data, "\n".join(lines)))
     return 0
 
