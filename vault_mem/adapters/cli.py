@@ -79,7 +79,11 @@ def emit(args: argparse.Namespace, data: Any, text: str | None = None) -> None:
 
 
 def warn(message: str) -> None:
-    print(message, file=sys.stderr)
+    """A line of vault-mem's own on stderr, as the person reads it: the one place the CLI renders
+    the names vault-mem's sentences mark (:func:`~vault_mem.errors.for_person`), whoever made the
+    line (a notice of this process's or a daemon's, a write's warning), so no mark reaches the
+    terminal."""
+    print(for_person(message), file=sys.stderr)
 
 
 def open_vault(args: argparse.Namespace, path: str | None = None) -> Vault:
@@ -171,7 +175,7 @@ def _named(args: argparse.Namespace, vault: Vault) -> dict[str, str]:
 
 def _notices(vault: Vault | None, notes: list[str] | None = None) -> None:
     for note in vault.take_notices() if notes is None else notes:  # each once, by a command or main()
-        warn(f"note: {for_person(note)}")
+        warn(f"note: {note}")
 
 
 def _progress_bar(label: str, *, min_total: int = 200):
@@ -296,7 +300,7 @@ def cmd_remember(args) -> int:
     vault = open_vault(args, str(target.root))
     body, note = body_text(raw, vault.config.max_body_bytes), raw.note
     if note:
-        warn(f"note: {for_person(note)}")
+        warn(f"note: {note}")
     result = vault.remember(args.key, args.description, body, type=args.type,
                             tags=_split_tags(args.tags), source=args.source, pinned=args.pinned,
                             expires=_date_arg(args.expires, "--expires") if args.expires else None,
@@ -356,7 +360,7 @@ def _written_by_daemon(args: argparse.Namespace, root: Path, op: str, params: di
     for line in answer["before"]:
         warn(line)
     if note:
-        warn(f"note: {for_person(note)}")
+        warn(f"note: {note}")
     for line in logged:  # as this process's logging would have said them (Python's last resort)
         warn(line)
     if "error" in answer:

@@ -80,7 +80,10 @@ def run_hook(name: str, stdin_text: str, *, vault: str | None = None, extra: lis
     handler = _HANDLERS.get(name) if name in HOOK_NAMES else None
     if handler is None:
         raise UsageError(f"unknown hook '{name}': use one of {', '.join(HOOK_NAMES)}")
-    return handler(stdin_text or "", vault, list(extra or []))
+    code, out, err = handler(stdin_text or "", vault, list(extra or []))
+    # stderr is the person's (git's terminal, Claude Code's transcript): the one place a hook's
+    # lines render the names vault-mem's sentences mark (a notice said raw put U+E000.. there)
+    return code, out, for_person(err)
 
 
 # -- Claude Code -----------------------------------------------------------------------------
@@ -126,7 +129,7 @@ def _claude_hook(name: str) -> Callable[..., HookOutput]:
             return 1, "", f"vault-mem: {exc}; set --vault in the hook's command\n"
         except VaultMemError as exc:  # a hostile tree, a symlinked vault.toml, ...: refused by name
             return 1, "", f"vault-mem: {exc}\n"
-        notes = "".join(f"vault-mem: note: {for_person(n)}\n" for n in notices)
+        notes = "".join(f"vault-mem: note: {n}\n" for n in notices)
         if not context:
             return 0, "", notes
         return 0, _context_output(CLAUDE_HOOKS[name], _fit(context)), notes
@@ -263,7 +266,7 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
 
     linked = committed_link(Path(vault_path)) if vault_path else None
     if linked:  # git stages nothing beyond a link: the commit holds nothing of a vault to check
-        return 0, "", f"vault-mem pre-commit: no vault checked: {for_person(linked)}\n"
+        return 0, "", f"vault-mem pre-commit: no vault checked: {linked}\n"
     try:
         vault = _open_vault(vault_path)
     except NotAVaultError as exc:
@@ -431,7 +434,7 @@ def _refresh(name: str) -> Callable[..., HookOutput]:
                 # took, named with vault-mem's marks) were said here as INDEX.md's reason, marks
                 # and all, whenever a daemon ran (inj32 review)
                 return 0, "", displaced + "".join(
-                    f"vault-mem {name}: INDEX.md may still list what was checked out before ({for_person(note)}); "
+                    f"vault-mem {name}: INDEX.md may still list what was checked out before ({note}); "
                     "`vault-mem index --write` brings it up to date\n" for note in vault.notices[opened:])
             note = _commit_persons_index(vault, name)
         except LockTimeoutError:
