@@ -54,6 +54,7 @@ from vault_mem.store.files import (
 )
 from vault_mem.store.git import GitRepo, Identity, run_git
 from vault_mem.store.gitfiles import (
+    PULLED_RECORD,
     UNSETTLED,
     ignore_files_signature,
     ignored_memory_folders,
@@ -83,7 +84,7 @@ from vault_mem.store.locks import SAY_WAITING_AFTER_S, WRITE_LOCK, WriteLock, da
 from vault_mem.store.settings import Settings, carry_committed_blob, settings_in_force
 from vault_mem.store.trust import approve_config, approved_config, seal, trust_file, unseal
 from vault_mem.store.treeshapes import TreeShapes
-from vault_mem.store.upstream import stopped_notice
+from vault_mem.store.upstream import STOPPED, stopped_notice
 from vault_mem.store.worktree import config_in_vault_notice
 
 #: under .vault-mem/: the last HEAD whose tree :meth:`Workspace.check_head_tree` found safe
@@ -304,12 +305,13 @@ class Workspace:
     def _state_stamp(self) -> list:
         """A cheap key (``stat`` calls, no git process) of what :meth:`state_notices` derives
         from: vault.toml, this machine's approvals, HEAD and the refs, git's configuration, the
-        hooks folder, the ignore files and the state folder (a record written or removed there:
-        a sync stopped, a pull's record)."""
+        hooks folder, the ignore files, and the records of a sync stopped and of a pull in the
+        state folder (not the folder itself: every read writes a cache there)."""
         git_dir, common = self.repo.git_dir, self.repo.common_dir
         approvals = trust_file()
         paths = [self.root / CONFIG_FILE, *([approvals] if approvals else []), git_dir / "HEAD", common / "packed-refs",
-                 common / "config", git_dir / "config.worktree", self.state_dir, self.repo.hooks_dir]
+                 common / "config", git_dir / "config.worktree", self.state_dir / STOPPED,
+                 self.state_dir / PULLED_RECORD, self.repo.hooks_dir]
         try:
             with open(git_dir / "HEAD", "rb") as fh:
                 ref = fh.read(4096).decode("utf-8", "replace").strip()
