@@ -58,12 +58,21 @@ def test_a_running_daemon_says_the_notice_true_at_each_read(tmp_path):
         pulled = _through_daemon(mine).stderr
         at_terminal("trust", "--all", "--vault", str(mine))
         approved = _through_daemon(mine).stderr
+        # another notice of the vault's state: an ignore rule written, then taken out
+        exclude = mine / ".git" / "info" / "exclude"
+        kept = exclude.read_text() if exclude.exists() else ""
+        exclude.write_text(kept + "facts/*.md\n")
+        ignoring = _through_daemon(mine).stderr
+        exclude.write_text(kept)
+        ignoring_no_more = _through_daemon(mine).stderr
     finally:
         daemon.terminate()
         daemon.wait(30)
     assert PULLED not in before, before
     assert PULLED in pulled and "CLAUDE.md" in pulled, pulled
     assert PULLED not in approved, approved
+    assert "git ignores new memory files in facts/" in ignoring, ignoring
+    assert "git ignores new memory files" not in ignoring_no_more, ignoring_no_more
 
 
 def _has_mark(text: str) -> bool:
