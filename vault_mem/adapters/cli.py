@@ -79,7 +79,11 @@ def emit(args: argparse.Namespace, data: Any, text: str | None = None) -> None:
 
 
 def warn(message: str) -> None:
-    print(message, file=sys.stderr)
+    """A line of vault-mem's own on stderr, as the person reads it: the one place the CLI renders
+    the names vault-mem's sentences mark (:func:`~vault_mem.errors.for_person`), whoever made the
+    line (a notice of this process's or a daemon's, a write's warning), so no mark reaches the
+    terminal."""
+    print(for_person(message), file=sys.stderr)
 
 
 def open_vault(args: argparse.Namespace, path: str | None = None) -> Vault:
@@ -171,7 +175,7 @@ def _named(args: argparse.Namespace, vault: Vault) -> dict[str, str]:
 
 def _notices(vault: Vault | None, notes: list[str] | None = None) -> None:
     for note in vault.take_notices() if notes is None else notes:  # each once, by a command or main()
-        warn(f"note: {for_person(note)}")
+        warn(f"note: {note}")
 
 
 def _progress_bar(label: str, *, min_total: int = 200):
@@ -296,7 +300,7 @@ def cmd_remember(args) -> int:
     vault = open_vault(args, str(target.root))
     body, note = body_text(raw, vault.config.max_body_bytes), raw.note
     if note:
-        warn(f"note: {for_person(note)}")
+        warn(f"note: {note}")
     result = vault.remember(args.key, args.description, body, type=args.type,
                             tags=_split_tags(args.tags), source=args.source, pinned=args.pinned,
                             expires=_date_arg(args.expires, "--expires") if args.expires else None,
@@ -356,7 +360,7 @@ def _written_by_daemon(args: argparse.Namespace, root: Path, op: str, params: di
     for line in answer["before"]:
         warn(line)
     if note:
-        warn(f"note: {for_person(note)}")
+        warn(f"note: {note}")
     for line in logged:  # as this process's logging would have said them (Python's last resort)
         warn(line)
     if "error" in answer:
@@ -962,7 +966,7 @@ def cmd_trust(args) -> int:
     listed = {(f.path, f.approval) for _, f in files}
     files += [("HEAD", f) for f in held_unapproved(ws.root, ws.repo, ws.prefix, template_blobs())
               if (f.path, f.approval) not in listed]
-    shown_texts = trust_items.git_files_shown(ws.repo, [f for _, f in files])
+    shown_texts = trust_items.git_files_shown(ws.repo, files)
     items = trust_items.pending_items(ws, s, files, shown_texts)
     data: dict[str, Any] = {
         "vault": str(ws.root), "pending": {k: [old, new] for k, (old, new) in s.changes.items()},
@@ -990,7 +994,7 @@ def cmd_trust(args) -> int:
         approved = asking if yes else []
     else:
         approved, why_not = _ask_each(args, head, items, lambda item: trust_items.indented(shown_text(
-            git_file_text(ws.repo, files[item["index"]][1]))))
+            git_file_text(ws.repo, files[item["index"]][1], at_head=files[item["index"]][0] == "HEAD"))))
     if not approved:
         shown_all = not trust_items.asked_on_terminal(why_not)  # asked: the person saw each already
         listing = "\n".join([*head, *trust_items.said_once(item["text"] for item in asking)]) if shown_all else ""
@@ -1002,7 +1006,8 @@ def cmd_trust(args) -> int:
     written = None
     if any(item["kind"] == "settings" for item in approved):
         written = ws.approve_settings()
-    picked = [files[item["index"]][1] for item in approved if item["kind"] != "settings"]
+    picked_at = [files[item["index"]] for item in approved if item["kind"] != "settings"]
+    picked = [f for _, f in picked_at]
     if picked:
         written = approve_incoming(ws.root, picked)
     data["trust_file"], data["approved"] = str(written), True
@@ -1012,8 +1017,11 @@ def cmd_trust(args) -> int:
              *trust_items.said_once(f"  {shown(item['name'])} ({item['what']})" for item in approved)]
     if left:
         lines.append(f"not approved, still pending: {', '.join(shown(n) for n in left)}")
-    if picked:
-        lines.append("`vault-mem sync` takes the approved files now")
+    # HEAD's (a plain pull took them, a clone's) are in the work tree already: no sync takes them
+    if any(ref == "HEAD" for ref, _ in picked_at):
+        lines.append("the approved files HEAD holds are in the work tree already")
+    if any(ref != "HEAD" for ref, _ in picked_at):
+        lines.append("`vault-mem sync` takes the approved files from the remote now")
     emit(args, *_with_authors(vault, data, "\n".join(lines)))
     return 0
 

@@ -80,7 +80,10 @@ def run_hook(name: str, stdin_text: str, *, vault: str | None = None, extra: lis
     handler = _HANDLERS.get(name) if name in HOOK_NAMES else None
     if handler is None:
         raise UsageError(f"unknown hook '{name}': use one of {', '.join(HOOK_NAMES)}")
-    return handler(stdin_text or "", vault, list(extra or []))
+    code, out, err = handler(stdin_text or "", vault, list(extra or []))
+    # stderr is the person's (git's terminal, Claude Code's transcript): the one place a hook's
+    # lines render the names vault-mem's sentences mark (a notice said raw put U+E000.. there)
+    return code, out, for_person(err)
 
 
 # -- Claude Code -----------------------------------------------------------------------------
@@ -126,7 +129,7 @@ def _claude_hook(name: str) -> Callable[..., HookOutput]:
             return 1, "", f"vault-mem: {exc}; set --vault in the hook's command\n"
         except VaultMemError as exc:  # a hostile tree, a symlinked vault.toml, ...: refused by name
             return 1, "", f"vault-mem: {exc}\n"
-        notes = "".join(f"vault-mem: note: {for_person(n)}\n" for n in notices)
+        notes = "".join(f"vault-mem: note: {n}\n" for n in notices)
         if not context:
             return 0, "", notes
         return 0, _context_output(CLAUDE_HOOKS[name], _fit(context)), notes
@@ -263,7 +266,7 @@ def pre_commit(stdin_text: str, vault_path: str | None, extra: list[str]) -> Hoo
 
     linked = committed_link(Path(vault_path)) if vault_path else None
     if linked:  # git stages nothing beyond a link: the commit holds nothing of a vault to check
-        return 0, "", f"vault-mem pre-commit: no vault checked: {for_person(linked)}\n"
+        return 0, "", f"vault-mem pre-commit: no vault checked: {linked}\n"
     try:
         vault = _open_vault(vault_path)
     except NotAVaultError as exc:
@@ -419,16 +422,20 @@ def _refresh(name: str) -> Callable[..., HookOutput]:
         vault.repo.in_post_hook = True  # its git command is done, and waits for this hook
         # before the reconcile, whose authors would be the merged HEAD's
         displaced = _displaced_by_merge(vault, name, extra) if name in ("post-merge", "post-checkout") else ""
+        opened = len(vault.notices)  # the opening's notices: the lines above say this hook's part of them
         try:
             # skipped while a daemon runs (it commits INDEX.md at once itself); INDEX.md compared
             # even when the sidecar is in line: after a checkout it must match the files (or the
             # next refuses); no interrupted agent write finished from a git hook
             if vault.reconcile(recover=False, whole_index=True) is None:
                 # a daemon runs (it brings INDEX.md up to date), or the read was given up (another
-                # process held the index's write lock past the busy timeout): said, never silent
+                # process held the index's write lock past the busy timeout): said, never silent.
+                # Only what the reconcile noted: the opening's notices (a peer's file the pull
+                # took, named with vault-mem's marks) were said here as INDEX.md's reason, marks
+                # and all, whenever a daemon ran (inj32 review)
                 return 0, "", displaced + "".join(
                     f"vault-mem {name}: INDEX.md may still list what was checked out before ({note}); "
-                    "`vault-mem index --write` brings it up to date\n" for note in vault.notices)
+                    "`vault-mem index --write` brings it up to date\n" for note in vault.notices[opened:])
             note = _commit_persons_index(vault, name)
         except LockTimeoutError:
             return 0, "", displaced + f"vault-mem {name}: agents are writing; they bring INDEX.md up to date\n"

@@ -147,19 +147,20 @@ def vault_holding(folder: Path) -> Path | None:
     return None if chosen == folder else chosen
 
 
-def git_files_shown(repo: GitRepo, files: list[IncomingGitFile]) -> list[str]:
-    """Each incoming file's text for ``trust`` to show (:func:`git_file_text`, escaped), within one
-    budget for them all: a push of a thousand files must not flood the person's terminal (nor a
-    JSON reader); past the budget a file is named with the command that shows it."""
+def git_files_shown(repo: GitRepo, files: list[tuple[str, IncomingGitFile]]) -> list[str]:
+    """Each incoming file's text for ``trust`` to show (:func:`git_file_text`, escaped; ``files``:
+    ``(ref, file)``, ref ``HEAD`` for a file HEAD holds already), within one budget for them all:
+    a push of a thousand files must not flood the person's terminal (nor a JSON reader); past
+    the budget a file is named with the command that shows it."""
     from vault_mem.store.gitfiles import git_file_text
 
     out, room = [], 40_000
-    for f in files:
+    for ref, f in files:
         if room <= 0:
             out.append("(not shown: the files above filled this listing; read it with "
                        + (f"`git cat-file -p {f.theirs}`" if f.theirs else "`git log -p -- PATH`") + " before approving)")
             continue
-        out.append(shown_text(git_file_text(repo, f)))
+        out.append(shown_text(git_file_text(repo, f, at_head=ref == "HEAD")))
         room -= len(out[-1])
     return out
 

@@ -48,7 +48,7 @@ from vault_mem.daemon.keeper import (
 )
 from vault_mem.daemon.serve import Handler, NotStarted, ReadServer
 from vault_mem.daemon.watcher import Batch, Batcher, VaultWatcher, settle_time
-from vault_mem.errors import ConcurrentEditError, ConfigError, IdentityError, VaultMemError
+from vault_mem.errors import ConcurrentEditError, ConfigError, IdentityError, VaultMemError, for_person
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.names import quoted, shown
 from vault_mem.store.daemon_socket import FENCE_OP
@@ -127,7 +127,6 @@ class Daemon:
         self._read_handlers = reads
         self._write_handlers = dict(writes or {})
         self._reads: ReadServer | None = None
-        self._open_notes: list[str] = []
         self.state_dir = self.root / STATE_DIR
         self._overrides = (quiet_seconds, debounce_ms, commit_external_edits)
         self._batcher: Batcher | None = None
@@ -173,10 +172,11 @@ class Daemon:
 
     def _open_vault(self) -> Vault:
         vault = Vault(self.root, embedder=self._embedder)
-        # e.g. settings of vault.toml waiting for `vault-mem trust`: every read's answer says so too
-        self._open_notes = vault.take_notices()
-        for note in self._open_notes:
-            log.warning("vault-mem: %s", note)
+        # logged once; every read's answer says the vault's state as it is at that read
+        # (Workspace.state_notices: a vault.toml waiting for `vault-mem trust`, a peer's agent file
+        # a pull took), not as it was when the daemon started
+        for note in vault.take_notices():
+            log.warning("vault-mem: %s", for_person(note))
         return vault
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -281,7 +281,7 @@ class Daemon:
         handlers = {**self._read_handlers, FENCE_OP: self._fence}
         writes = {op: functools.partial(self._write, op, fn) for op, fn in self._write_handlers.items()}
         self._reads = ReadServer(self.root, handlers, wake=self._batcher.wake,
-                                 notices=lambda: list(self._open_notes), writes=writes)
+                                 notices=lambda: self.vault.ws.state_notices(), writes=writes)
         if not self._reads.start():
             self._reads = None
             return

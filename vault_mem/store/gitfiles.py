@@ -262,11 +262,13 @@ def approve_incoming(root: Path, files: list[IncomingGitFile]) -> Path:
 MAX_SHOWN_BLOB = 1 << 20
 
 
-def git_file_text(repo: GitRepo, f: IncomingGitFile, limit: int = 4000) -> str:
+def git_file_text(repo: GitRepo, f: IncomingGitFile, limit: int = 4000, *, at_head: bool = False) -> str:
     """What approving ``f`` takes, for a person to read: the new file's text, the diff of a
     changed one (no external diff or text conversion: those are what is being vetted), or
     ``(deleted)``; cut at ``limit`` characters, saying how much is not shown and how to read it
-    all (approving takes the whole file: padding must not hide what follows the cut)."""
+    all (approving takes the whole file: padding must not hide what follows the cut).
+    ``at_head``: HEAD holds ``f`` already (a plain pull took it): its diff's sides are named as
+    before and as the work tree holds it, not "from the remote"."""
     if f.theirs is None:
         return "(deleted)"
     sizes = blob_sizes(repo, [oid for oid in (f.ours, f.theirs) if oid])
@@ -287,7 +289,8 @@ def git_file_text(repo: GitRepo, f: IncomingGitFile, limit: int = 4000) -> str:
         diff = repo.run("diff", "--no-color", "--no-ext-diff", "--no-textconv", f.ours, f.theirs)
         # git labels a diff of two blobs with their ids: say which side is which instead
         body = [ln for ln in diff.splitlines() if not ln.startswith(("diff --git ", "index ", "--- a/", "+++ b/"))]
-        text = "\n".join([f"--- {f.path} here", f"+++ {f.path} from the remote", *body])
+        sides = ("before", "at HEAD, in the work tree now") if at_head else ("here", "from the remote")
+        text = "\n".join([f"--- {f.path} {sides[0]}", f"+++ {f.path} {sides[1]}", *body])
     if len(text) <= limit:
         return text
     # the command on a line of its own, short enough (58 columns at most) that `trust`'s cut of long

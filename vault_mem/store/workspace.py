@@ -54,6 +54,7 @@ from vault_mem.store.files import (
 )
 from vault_mem.store.git import GitRepo, Identity, run_git
 from vault_mem.store.gitfiles import (
+    PULLED_RECORD,
     UNSETTLED,
     ignore_files_signature,
     ignored_memory_folders,
@@ -81,9 +82,9 @@ from vault_mem.store.history import (
 from vault_mem.store.hooks import unsafe_hooks_notice
 from vault_mem.store.locks import SAY_WAITING_AFTER_S, WRITE_LOCK, WriteLock, daemon_pid
 from vault_mem.store.settings import Settings, carry_committed_blob, settings_in_force
-from vault_mem.store.trust import approve_config, approved_config, seal, unseal
+from vault_mem.store.trust import approve_config, approved_config, seal, trust_file, unseal
 from vault_mem.store.treeshapes import TreeShapes
-from vault_mem.store.upstream import stopped_notice
+from vault_mem.store.upstream import STOPPED, stopped_notice
 from vault_mem.store.worktree import config_in_vault_notice
 
 #: under .vault-mem/: the last HEAD whose tree :meth:`Workspace.check_head_tree` found safe
@@ -256,38 +257,100 @@ class Workspace:
                              "at most 500 characters (--agent, $VAULT_MEM_AGENT)")
         self.agent = named or self.config.agent_name
         self.check_head_tree()  # before anything is written: a fresh clone's tree is a peer's
-        hooks_note = unsafe_hooks_notice(self.repo.hooks_dir, root, self.repo.common_dir, self.repo.toplevel)
-        if hooks_note:
-            self.notices.append(hooks_note)
-        #: the line naming a config file git reads from the vault, which a peer's commit changes
-        #: (None: none), looked for once per opening (doctor says it as a warning)
-        self.config_note = config_in_vault_notice(self.repo, root)
-        if self.config_note:
-            self.notices.append(self.config_note)
         home_note = config_home_notice(once=True)  # a relative XDG_CONFIG_HOME, ignored: once per process
-        if home_note:
-            self.notices.append(home_note)
         try:
             ensure_own_dir(self.state_dir)
         except OSError as exc:
             raise StateError(f"cannot create {self.state_dir} ({exc.strerror}); make {root} writable "
                              "for you, or create that folder, and retry") from exc
         self.lock = WriteLock(self.state_dir / WRITE_LOCK)
-        stopped = stopped_notice(self.state_dir)  # a sync that met a replaced history (store/upstream)
-        if stopped:
-            self.notices.append(stopped)
-        ignored = self.ignored_folders()
-        if ignored:
-            self.notices.append(
-                f"git ignores new memory files in {', '.join(ignored)} of {root} (a .gitignore or exclude "
-                "rule): they would be in no commit and no sync while `git status` looks clean; find the "
-                f"rule with `git check-ignore -v --no-index {ignored[0]}new-memory.md {ignored[0]}*.md` and remove it")
-        pulled = pulled_unapproved(root, self.repo, self.prefix, self.state_dir)
-        if pulled:  # a plain `git pull` took a peer's agent files: said until the person looks (inj32)
-            self.notices.append(pulled_notice(pulled))
+        self.notices.extend(self._state_notes())
+        if home_note:
+            self.notices.append(home_note)
         #: the checks every write makes (key, format, size, secrets, lint)
         self.policy = WritePolicy(max_body_bytes=self.config.max_body_bytes,
                                   max_file_bytes=self.config.max_file_bytes)
+
+    #: (stamp, notices) of :meth:`state_notices`' last answer
+    _state_said: tuple[list, list[str]] | None = None
+
+    def _state_notes(self) -> list[str]:
+        """The notices that say a condition of the vault as it is (not an event): the git hooks
+        that run unsafely, a config file git reads from the vault, a sync stopped, the folders git
+        ignores, a peer's agent files a plain pull took. One home for the opening of a workspace
+        and for :meth:`state_notices` (a long-lived process's every answer)."""
+        notes = []
+        hooks_note = unsafe_hooks_notice(self.repo.hooks_dir, self.root, self.repo.common_dir, self.repo.toplevel)
+        if hooks_note:
+            notes.append(hooks_note)
+        #: the line naming a config file git reads from the vault, which a peer's commit changes
+        #: (None: none), looked for once per opening (doctor says it as a warning)
+        self.config_note = config_in_vault_notice(self.repo, self.root)
+        if self.config_note:
+            notes.append(self.config_note)
+        stopped = stopped_notice(self.state_dir)  # a sync that met a replaced history (store/upstream)
+        if stopped:
+            notes.append(stopped)
+        ignored = self.ignored_folders()
+        if ignored:
+            notes.append(
+                f"git ignores new memory files in {', '.join(ignored)} of {self.root} (a .gitignore or exclude "
+                "rule): they would be in no commit and no sync while `git status` looks clean; find the "
+                f"rule with `git check-ignore -v --no-index {ignored[0]}new-memory.md {ignored[0]}*.md` and remove it")
+        pulled = pulled_unapproved(self.root, self.repo, self.prefix, self.state_dir)
+        if pulled:  # a plain `git pull` took a peer's agent files: said until the person looks (inj32)
+            notes.append(pulled_notice(pulled))
+        return notes
+
+    def _state_stamp(self) -> list:
+        """A cheap key (``stat`` calls, no git process) of what :meth:`state_notices` derives
+        from: vault.toml, this machine's approvals, HEAD and the refs, git's configuration, the
+        hooks folder, the ignore files, and the records of a sync stopped and of a pull in the
+        state folder (not the folder itself: every read writes a cache there)."""
+        git_dir, common = self.repo.git_dir, self.repo.common_dir
+        approvals = trust_file()
+        paths = [self.root / CONFIG_FILE, *([approvals] if approvals else []), git_dir / "HEAD", common / "packed-refs",
+                 common / "config", git_dir / "config.worktree", self.state_dir / STOPPED,
+                 self.state_dir / PULLED_RECORD, self.repo.hooks_dir]
+        try:
+            with open(git_dir / "HEAD", "rb") as fh:
+                ref = fh.read(4096).decode("utf-8", "replace").strip()
+        except OSError:
+            ref = ""
+        if ref.startswith("ref: "):
+            paths += [git_dir / ref[5:], common / ref[5:]]
+        try:
+            with os.scandir(self.repo.hooks_dir) as entries:
+                paths += sorted(Path(e.path) for e in entries)
+        except OSError:
+            pass
+        out: list = [ref]
+        for path in paths:
+            try:
+                st = os.stat(path)
+            except OSError:
+                out.append(None)
+                continue
+            out.append([st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_mode])
+        out.append(ignore_files_signature(self.repo, self.root))
+        return out
+
+    def state_notices(self) -> list[str]:
+        """The notices of the vault's state as it is now, for a process that answers for long
+        (the daemon attaches them to every read: frozen at its start, a read said a notice the
+        person had resolved, and nothing of a peer's file a pull took after it started). The
+        settings' notices (vault.toml waiting for approval, missing, not usable) are read again
+        beside :meth:`_state_notes`; all of it only when :meth:`_state_stamp` changed, so a
+        read pays some ``stat`` calls."""
+        stamp = self._state_stamp()
+        if self._state_said is not None and self._state_said[0] == stamp:
+            return list(self._state_said[1])
+        raw = (read_own(self.root / CONFIG_FILE, max_bytes=MAX_CONFIG_BYTES + 1)
+               if os.path.lexists(self.root / CONFIG_FILE) else None)
+        settings = settings_in_force(self.root, self.repo, self.prefix, raw, self.state_dir)
+        notes = list(dict.fromkeys([*settings.notices, *self._state_notes()]))
+        self._state_said = (stamp, notes)
+        return list(notes)
 
     @property
     def pending(self) -> dict[str, tuple[object, object]]:
