@@ -58,8 +58,9 @@ from vault_mem.store.gitfiles import (
     ignore_files_signature,
     ignored_memory_folders,
     ignored_present_memories,
-    pulled_notice,
-    pulled_unapproved,
+    Held,
+    held_notice,
+    held_record,
     type_folder_stamps,
 )
 from vault_mem.store.gitindex import index_file_signature
@@ -282,12 +283,36 @@ class Workspace:
                 f"git ignores new memory files in {', '.join(ignored)} of {root} (a .gitignore or exclude "
                 "rule): they would be in no commit and no sync while `git status` looks clean; find the "
                 f"rule with `git check-ignore -v --no-index {ignored[0]}new-memory.md {ignored[0]}*.md` and remove it")
-        pulled = pulled_unapproved(root, self.repo, self.prefix, self.state_dir)
-        if pulled:  # a plain `git pull` took a peer's agent files: said until the person looks (inj32)
-            self.notices.append(pulled_notice(pulled))
+        #: the line naming what HEAD holds unapproved (None: nothing), said by every command
+        self.held_note = self._held_note()
+        if self.held_note:
+            self.notices.append(self.held_note)
         #: the checks every write makes (key, format, size, secrets, lint)
         self.policy = WritePolicy(max_body_bytes=self.config.max_body_bytes,
                                   max_file_bytes=self.config.max_file_bytes)
+
+    def held(self) -> Held:
+        """The files HEAD holds that take approval in versions not approved here nor committed here
+        (:func:`~vault_mem.store.gitfiles.held_record`: whatever took them in, a plain pull, a fresh
+        clone, a reset), kept in the vault's state: the one answer every command's notice, `doctor`,
+        `init` and the agent's context read."""
+        from vault_mem.store.template import template_blobs  # read once per process
+
+        return held_record(self.root, self.repo, self.prefix, self.state_dir, template_blobs())
+
+    def held_count(self) -> int:
+        """How many files :meth:`held` finds (0 when it cannot tell: the notice says why)."""
+        try:
+            return self.held().count
+        except VaultMemError:
+            return 0
+
+    def _held_note(self) -> str | None:
+        try:
+            held = self.held()
+        except VaultMemError as exc:
+            return f"could not check the vault's agent, editor and git files ({exc})"
+        return held_notice(held) if held else None
 
     @property
     def pending(self) -> dict[str, tuple[object, object]]:
