@@ -16,7 +16,7 @@ from conftest import agent_hook, cli, git, person_and_peer, push_as_peer, run_cl
 
 from vault_mem.model.memory import MAX_KEY_LEN
 from vault_mem.store.git import GitRepo
-from vault_mem.store.gitfiles import held_unapproved, needs_approval
+from vault_mem.store.gitfiles import _AGENT_INSTRUCTIONS, held_unapproved, needs_approval
 
 PEERS_AGENT_FILES = {
     ".claude/settings.json": '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", '
@@ -52,11 +52,12 @@ def test_a_reset_hard_onto_a_peers_agent_files_is_named_by_every_command_and_the
     every other command and the agent's session context said nothing (inj32's record was the
     hook's alone). Now each command names them and the context counts them, until approved."""
     mine, peer = person_and_peer(tmp_path)
+    assert "HEAD holds" not in cli("list", "--vault", str(mine)).stderr  # kept for the HEAD before
     _peer_pushes_agent_files(peer)
     git(mine, "fetch", "-q", "origin")
     git(mine, "reset", "-q", "--hard", "origin/main")
     assert (mine / "CLAUDE.md").exists()
-    _named_by_every_command(mine)
+    _named_by_every_command(mine)  # the paths changed since the kept HEAD, put to the rule
     _counted_in_the_context(mine)
     doctor = cli("doctor", "--vault", str(mine))
     assert doctor.returncode == 1 and "HEAD holds them" in doctor.stdout, doctor.stdout
@@ -158,6 +159,8 @@ def test_the_listing_that_leaves_out_memory_files_finds_every_file_needs_approva
         ".envrc",
         "docs/x.md",
     ]
+    names += [f"notes/{name}" for name in sorted(_AGENT_INSTRUCTIONS)]  # each agent's, named later too
+    names += [f"decisions/{name[:-3].upper()}.md" for name in sorted(_AGENT_INSTRUCTIONS)]
     for rel in names:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(rel + "\n")

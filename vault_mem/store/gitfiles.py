@@ -32,8 +32,9 @@ from vault_mem.model.memory import MAX_KEY_LEN, is_memory_name, is_memory_path, 
 from vault_mem.model.names import named
 from vault_mem.platform import settle
 from vault_mem.store.git import GitRepo
-from vault_mem.store.history import MAX_INCOMING_PATHS, blob_sizes, changed_count, changed_paths, merge_base
-from vault_mem.store.files import PRIVATE_FILE, atomic_write, read_own
+from vault_mem.store.history import (MAX_INCOMING_PATHS, blob_sizes, changed_count, changed_entries, changed_paths,
+                                     merge_base)
+from vault_mem.store.files import PRIVATE_FILE, atomic_write, read_own, replace_file
 from vault_mem.store.trust import approve_git_files, approved_git_files, seal, unseal
 from vault_mem.store.provenance import recorded
 from vault_mem.store.upstream import synced_branch
@@ -57,7 +58,8 @@ _OWN_FILES = frozenset({INDEX_FILE, CONFIG_FILE, "README.md"})
 #: AGENTS.override.md; Amp and Zed: AGENT.md; Qwen Code: QWEN.md; Crush: CRUSH.md; Warp:
 #: WARP.md); any case: on macOS and Windows `facts/claude.md` is `facts/CLAUDE.md`. A list,
 #: so a tool named later needs its line here: the files vault-mem does not read wait for
-#: approval whatever their name, and this covers the memory keys that are such a name.
+#: approval whatever their name, and this covers the memory keys that are such a name (and
+#: :func:`held_pathspecs` its first three letters).
 _AGENT_INSTRUCTIONS = frozenset({"agents.md", "agents.override.md", "agent.md", "claude.md", "claude.local.md",
                                  "gemini.md", "qwen.md", "crush.md", "warp.md"})
 
@@ -155,18 +157,19 @@ def _glob_escaped(text: str) -> str:
 
 def held_pathspecs(prefix: str) -> tuple[list[str], list[str]]:
     """The two listings of HEAD :func:`held_unapproved` makes, as git pathspecs (from the top of
-    the repository): everything but the type folders' ``*.md`` files, and of those only the
-    names that may fail :func:`_read_as_memory` (a character no key has, a first character no
-    key starts with, ``..``, too long, ``.md.md``, a reserved or device name's first letters, an
-    agent's instruction file). A type folder holds a memory per file, 100,000 of them in a large
-    vault, none of which takes approval (:func:`needs_approval`): these leave them to git's tree
-    walk and read the rest. A superset: each name found is still put to :func:`needs_approval`."""
+    the repository): everything but the type folders' ``*.md`` files, and of a folder's ``*.md``
+    files only the names that may fail :func:`_read_as_memory`: a character no key has, a first
+    character no key starts with, a dot in the key (``..``, ``.md.md``), too long, or the first
+    three letters of a reserved name, a device name or an agent's instruction file (``claude``,
+    ``agents``, ``gemini``, ``qwen``, ``crush``, ``warp``; ``con``, ``aux``, ``lpt1``, ``index``,
+    ``readme``, ``vault``). A type folder holds a memory per file, 100,000 of them in a large vault,
+    none of which takes approval (:func:`needs_approval`): these leave them to git's tree walk. A
+    superset: each name found is still put to :func:`needs_approval`."""
     base = _glob_escaped(prefix)
     rest = [f":(top,glob){base}**", *(f":(top,exclude,glob){base}{t}/*.md" for t in sorted(FOLDER_TYPES))]
-    odd = ("*[!a-z0-9._-]*.md", "[!a-z0-9]*.md", "*..*.md", "?" * (MAX_KEY_LEN + 1) + "*.md", "*.md.md",
-           "[acilnprv][aenopru][adlmntux]*.md", *sorted(_AGENT_INSTRUCTIONS))
-    in_folders = [f":(top,glob){base}{t}/{pattern}" for t in sorted(FOLDER_TYPES) for pattern in odd]
-    return rest, in_folders
+    odd = ("*[!a-z0-9._-]*.md", "[!a-z0-9]*.md", "*.*.md", "?" * (MAX_KEY_LEN + 1) + "*.md",
+           "[acgilnpqrvw][aeglnopruw][adelmnrtux]*.md")
+    return rest, [f":(top,glob){base}*/{pattern}" for pattern in odd]
 
 
 def held_unapproved(root: Path, repo: GitRepo, prefix: str, template: dict[str, str]) -> list[IncomingGitFile]:
@@ -185,7 +188,7 @@ def held_unapproved(root: Path, repo: GitRepo, prefix: str, template: dict[str, 
     if head is None:
         return []
     approved: set[str] | None = None
-    found: list[IncomingGitFile] = []
+    found: dict[str, IncomingGitFile] = {}  # the listings overlap: a folder's odd names, twice
     for specs in held_pathspecs(prefix):
         out = repo.run("diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", _EMPTY_TREES[len(head)], head,
                        "--", *specs, binary=True, cwd=repo.toplevel)
@@ -198,14 +201,13 @@ def held_unapproved(root: Path, repo: GitRepo, prefix: str, template: dict[str, 
                 continue
             approved = approved_git_files(root) if approved is None else approved
             f = IncomingGitFile(rel, oid, None)
-            if f.approval not in approved and f not in found:
-                found.append(f)
+            if f.approval not in approved:
+                found[rel] = f
     if not found:
         return []
-    found.sort(key=lambda f: f.path)
     here = recorded(repo.common_dir)[1]
-    last = _last_changes(repo, head, [prefix + f.path for f in found])
-    return [f for f in found if last.get(prefix + f.path) not in here]
+    last = _last_changes(repo, head, [prefix + rel for rel in sorted(found)])
+    return [found[rel] for rel in sorted(found) if last.get(prefix + rel) not in here]
 
 
 def _last_changes(repo: GitRepo, head: str, tops: list[str]) -> dict[str, str]:
@@ -461,7 +463,10 @@ def held_record(root: Path, repo: GitRepo, prefix: str, state_dir: Path, templat
     machine's key: a file planted there counts for nothing) and found again only when HEAD, the
     approvals or the template changed: what every command's notice, `doctor`, `vault-mem init` on
     a fresh clone and the agent's session context read. An unchanged vault: HEAD's ref read from
-    git's files, trusted.json's parse and this one file, no git process."""
+    git's files, trusted.json's parse and this one file, no git process. After HEAD moved: the
+    paths changed since the recorded HEAD (:func:`_held_since`, one ``git diff-tree``); a write of
+    this process carries the record over with none (:func:`carry_held`); no record, or other
+    approvals: :func:`held_unapproved` whole."""
     key = _held_key(root, repo, prefix, template)
     if key is None:
         return Held(0, ())
@@ -476,7 +481,11 @@ def held_record(root: Path, repo: GitRepo, prefix: str, state_dir: Path, templat
         files = tuple(IncomingGitFile(e[0], e[1], None) for e in payload["files"]
                       if isinstance(e, list) and len(e) == 2 and all(isinstance(x, str) for x in e))
         return Held(payload["count"], files)
-    found = held_unapproved(root, repo, prefix, template)
+    found = None
+    if payload and isinstance(payload.get("key"), list) and payload["key"][1:] == key[1:]:
+        found = _held_since(root, repo, prefix, template, payload, key[0])
+    if found is None:
+        found = held_unapproved(root, repo, prefix, template)
     held = Held(len(found), tuple(found[:MAX_HELD_RECORDED]))
     try:
         body = seal(root, HELD_RECORD, {"key": key, "count": held.count,
@@ -485,6 +494,68 @@ def held_record(root: Path, repo: GitRepo, prefix: str, state_dir: Path, templat
     except OSError:
         pass  # a read-only state folder: found again by the next command, as said
     return held
+
+
+def _held_since(root: Path, repo: GitRepo, prefix: str, template: dict[str, str], payload: dict,
+                head: str) -> list[IncomingGitFile] | None:
+    """:func:`held_unapproved` at ``head`` worked out from a record of an earlier HEAD (the
+    approvals and the template as they were): the paths that changed since, one ``git
+    diff-tree`` whatever HEAD's size, each put to the rule; the rest stand as recorded. None
+    where it cannot be (a record that named only the first files, that commit gone): found
+    again whole. A path whose bytes did not change keeps its standing, even where HEAD moved to
+    another line of history that changed it last (a `reset` to a peer's identical copy of a file
+    the person committed here: the bytes are the person's own)."""
+    old, files = payload.get("key", [None])[0], payload.get("files")
+    if not isinstance(old, str) or not isinstance(files, list) or payload.get("count") != len(files):
+        return None
+    kept = {e[0]: IncomingGitFile(e[0], e[1], None) for e in files
+            if isinstance(e, list) and len(e) == 2 and all(isinstance(x, str) for x in e)}
+    try:
+        changed = changed_entries(repo, old, head, prefix or ".")
+    except GitError:
+        return None
+    approved: set[str] | None = None
+    asked: dict[str, IncomingGitFile] = {}
+    for top, entry in changed.items():
+        rel = top[len(prefix):]
+        if not top.startswith(prefix) or not needs_approval(rel):
+            continue
+        kept.pop(rel, None)
+        if entry is None or template.get(rel) == entry[1]:
+            continue
+        approved = approved_git_files(root) if approved is None else approved
+        f = IncomingGitFile(rel, entry[1], None)
+        if f.approval not in approved:
+            asked[rel] = f
+    if asked:
+        here = recorded(repo.common_dir)[1]
+        last = _last_changes(repo, head, [prefix + rel for rel in sorted(asked)])
+        kept.update({rel: f for rel, f in asked.items() if last.get(prefix + rel) not in here})
+    return [kept[rel] for rel in sorted(kept)]
+
+
+def carry_held(root: Path, repo: GitRepo, prefix: str, state_dir: Path, template: dict[str, str], parent: str,
+               commit: str, paths: set[str]) -> None:
+    """Carry :func:`held_record`'s record from ``parent`` over to ``commit``, which this process
+    made on it changing the vault-relative ``paths``, when none of them takes approval (a memory,
+    INDEX.md: what a write commits): what HEAD holds unapproved is what ``parent`` held, and the
+    commit is made here. So the command after a write lists no tree. Written without fsync: a
+    record lost to a crash only means the next command finds it again."""
+    if any(needs_approval(rel) for rel in paths):
+        return
+    key = _held_key(root, repo, prefix, template)
+    path = state_dir / HELD_RECORD
+    try:
+        raw = read_own(path) if key is not None and key[0] == commit and os.path.isdir(state_dir) else None
+    except VaultMemError:
+        return
+    payload = unseal(root, HELD_RECORD, raw) if raw else None
+    if not payload or payload.get("key") != [parent, *key[1:]]:  # type: ignore[index]
+        return
+    try:
+        replace_file(path, seal(root, HELD_RECORD, {**payload, "key": key}), mode=PRIVATE_FILE)
+    except OSError:
+        pass
 
 
 #: how many of HEAD's unapproved files :func:`held_notice` names one by one

@@ -59,6 +59,7 @@ from vault_mem.store.gitfiles import (
     ignored_memory_folders,
     ignored_present_memories,
     Held,
+    carry_held,
     held_notice,
     held_record,
     type_folder_stamps,
@@ -501,7 +502,9 @@ class Workspace:
           diff-tree``) would find exactly these, so they are checked here, in process, by the same
           rule (the deleted paths need none);
         - HEAD's vault.toml blob (:func:`~vault_mem.store.settings.carry_committed_blob`): the
-          same as ``parent``'s unless ``changes`` holds vault.toml.
+          same as ``parent``'s unless ``changes`` holds vault.toml;
+        - what HEAD holds unapproved (:func:`~vault_mem.store.gitfiles.carry_held`): the same as
+          ``parent``'s unless ``changes`` holds a file that takes approval.
 
         So a one-shot command after a write starts no git process for either. A commit on any
         other parent (HEAD moved under the write) is left to those checks. The records are
@@ -510,6 +513,10 @@ class Workspace:
         if parent is None:
             return
         carry_committed_blob(self.root, self.state_dir, parent, commit, set(changes))
+        from vault_mem.store.template import template_blobs  # read once per process
+
+        # and what HEAD holds unapproved: a write changes no file that takes approval
+        carry_held(self.root, self.repo, self.prefix, self.state_dir, template_blobs(), parent, commit, set(changes))
         if parent != self._checked_head:
             return
         if first_unsafe_entry({self.top(rel): "100644" for rel, written in changes.items() if written},
