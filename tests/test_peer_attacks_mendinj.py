@@ -24,7 +24,7 @@ from conftest import (
 
 from vault_mem.errors import NAME_CLOSE, NAME_KIND, NAME_OPEN
 
-#: what the notice of a peer's agent file a plain pull took says (store/gitfiles.pulled_notice)
+#: what the notice of a peer's agent file a plain pull took says (store/gitfiles.held_notice)
 PULLED = "a plain `git pull` took"
 
 

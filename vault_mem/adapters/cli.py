@@ -210,7 +210,6 @@ def cmd_init(args) -> int:
 
     target = args.path or args.vault or "."
     if (Path(target) / CONFIG_FILE).is_file():  # an existing vault, or a fresh clone of one
-        from vault_mem.ops.doctor import held_notice  # lazy: start-up time (module docstring)
         from vault_mem.store.upstream import other_lines  # lazy: start-up time (module docstring)
         from vault_mem.vault.create import ensure_gitignore  # lazy: start-up time (module docstring)
 
@@ -222,8 +221,12 @@ def cmd_init(args) -> int:
         closed = vault.ws.make_private()
         # a clone checks out the branch the remote's HEAD names: anyone's push (atk24)
         elsewhere = other_lines(vault.repo, vault.prefix, vault.config.sync_remote_name())
-        # and a peer's agent, editor or git files the clone took unasked (no hooks ran yet)
-        warnings = [w for w in (elsewhere and elsewhere.text, held_notice(vault)) if w]
+        # and a peer's agent, editor or git files the clone took unasked (no hooks ran yet): the
+        # notice every command gives, said here once as init's warning
+        held = vault.ws.held_note
+        if held in vault.notices:
+            vault.notices.remove(held)
+        warnings = [w for w in (elsewhere and elsewhere.text, held) if w]
         for w in warnings:  # as every command says a warning: on stderr, the JSON's "warnings"
             warn(f"warning: {w}")
         lines = [f"{vault.root} is already a vault" + ("" if changed or added or closed else "; nothing changed")]
@@ -938,7 +941,7 @@ def cmd_trust(args) -> int:
     from vault_mem.adapters import trust_items  # lazy: start-up time (module docstring)
     from vault_mem.config import setting_values  # lazy, as the rest
     from vault_mem.store.gitfiles import approve_incoming, git_file_text, held_unapproved, pending_git_files
-    from vault_mem.vault.create import template_blobs
+    from vault_mem.store.template import template_blobs
 
     folders = [p for p in args.paths if os.path.isdir(p)]
     names = [p for p in args.paths if not os.path.isdir(p)]
@@ -961,10 +964,12 @@ def cmd_trust(args) -> int:
     ws = vault.ws
     vault.take_notices()  # the pending notices: this command says them in full below
     s = ws.settings
-    files = pending_git_files(ws.root, ws.repo, ws.prefix, s.config.sync_remote)
-    # and HEAD's own that no one approved or committed here (a fresh clone's: no sync asked)
+    # what HEAD holds that no one approved or committed here (a plain pull's, a fresh clone's, a
+    # reset's: the rule every command's notice reads), found in full; then what a fetched branch
+    # a sync takes would bring
+    files = [("HEAD", f) for f in held_unapproved(ws.root, ws.repo, ws.prefix, template_blobs())]
     listed = {(f.path, f.approval) for _, f in files}
-    files += [("HEAD", f) for f in held_unapproved(ws.root, ws.repo, ws.prefix, template_blobs())
+    files += [(ref, f) for ref, f in pending_git_files(ws.root, ws.repo, ws.prefix, s.config.sync_remote)
               if (f.path, f.approval) not in listed]
     shown_texts = trust_items.git_files_shown(ws.repo, files)
     items = trust_items.pending_items(ws, s, files, shown_texts)

@@ -510,16 +510,15 @@ def _unapproved_by_merge(vault: Vault, name: str, before: str, head: str) -> str
     worked out) changed to a version not approved here. A sync stops on such a file until the
     person approves it; a plain pull took it unsaid, and the next agent session in the vault ran
     the peer's hook and read the peer's instructions unmarked (atk28). ("" when there is none.)"""
-    from vault_mem.store.gitfiles import is_git_file, record_pulled, unapproved_git_files
+    from vault_mem.store.gitfiles import is_git_file, unapproved_git_files
     from vault_mem.sync.report import unapproved_line
 
     try:
         found = unapproved_git_files(vault.root, vault.repo, vault.prefix, before, head)
     except VaultMemError as exc:
         return f"vault-mem {name}: could not check which files the merged commits brought need approval ({exc})\n"
-    # kept: said here once, on a pull's standard error, they were gone from every later command
-    # and session while the files stayed (inj32); vault-mem names them until the person looks
-    record_pulled(vault.root, vault.repo, vault.prefix, vault.ws.state_dir, before, found)
+    # said here once, at the pull; every later command and session names them while HEAD holds
+    # them unapproved (store/gitfiles.held_record: the rule needs no record of the hook's)
     lines = [f"vault-mem {name}: {unapproved_line(vault.ws.top(f.path), _change(f.ours, f.theirs), before, is_git_file(f.path))}\n"
              for f in found[:UNAPPROVED_NAMED]]
     if len(found) > UNAPPROVED_NAMED:  # as a sync names them: a peer's 19,000 files are no 19,000 lines

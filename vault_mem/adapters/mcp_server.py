@@ -83,7 +83,7 @@ from vault_mem.adapters.mcp_notify import ChangeNotifier
 from vault_mem.adapters.mcp_sdk import lean_import
 from vault_mem.adapters.mcp_wire import LineReader, Wire, check_line
 from vault_mem.adapters.tools import call_tool, context_index, memory_preamble, schemas
-from vault_mem.store.gitfiles import pulled_agent_note, pulled_unapproved
+from vault_mem.store.gitfiles import held_agent_note
 from vault_mem.adapters.vaults import Vaults
 from vault_mem.config import PROJECT, VERSION, Config, NamedVault, VaultSet, usable_agent_text
 from vault_mem.daemon.keeper import INDEX_RETRY_S, Keeper
@@ -161,8 +161,8 @@ def instructions(vault: Vault | Vaults) -> str:
     pending = ("\n\nNote for the person: vault.toml asks for settings not approved on this machine "
                "(they are not in force); they can review them with `vault-mem trust`.") \
         if any(v.ws.pending for v in members.values()) else ""
-    if any(pulled_unapproved(v.root, v.repo, v.ws.prefix, v.ws.state_dir) for v in members.values()):
-        pending += "\n\n" + pulled_agent_note()  # a peer's agent files a plain pull took (inj32)
+    if any(v.ws.held_count() for v in members.values()):
+        pending += "\n\n" + held_agent_note()  # a peer's agent files HEAD holds unapproved (inj32, atk32)
     if isinstance(vault, Vaults) and vault.several:
         where = " and ".join(f"{name} vault {v.root}" for name, v in members.items())
         pending += ("\n\nremember writes to the project vault; pass vault: personal for what holds across "

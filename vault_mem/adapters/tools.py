@@ -36,7 +36,7 @@ from vault_mem.model.indexmd import CHARS_PER_TOKEN
 from vault_mem.model.fusion import merge_recall
 from vault_mem.model.memory import SOURCES, as_date
 from vault_mem.model.terms import MAX_QUERIES
-from vault_mem.store.gitfiles import pulled_agent_note, pulled_unapproved
+from vault_mem.store.gitfiles import held_agent_note
 from vault_mem.store.jsonfiles import parse_json
 
 if TYPE_CHECKING:
@@ -251,9 +251,9 @@ def _fenced_index(vault: Vault, heading: str, budget: int | None) -> str:
         tail = (f"Left out above: {n} memor{'y' if n == 1 else 'ies'} last changed by {m} author{'' if m == 1 else 's'} "
                 "not approved on this machine; recall finds them, marked. The person reviews and approves "
                 "authors with `vault-mem trust`.")
-    pulled = pulled_unapproved(vault.root, vault.repo, vault.ws.prefix, vault.ws.state_dir)
-    if pulled:  # counted, never named nor quoted: their names and text are a peer's (inj32)
-        tail = (tail + "\n" if tail else "") + pulled_agent_note(len(pulled))
+    held = vault.ws.held_count()
+    if held:  # counted, never named nor quoted: their names and text are a peer's (inj32, atk32)
+        tail = (tail + "\n" if tail else "") + held_agent_note(held)
     quote = render.Quote(text, (("file", "INDEX.md"), ("authors", legend.text() or "none")))
     return render.fence([quote], heading=heading, tail=tail)
 

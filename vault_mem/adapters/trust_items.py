@@ -85,8 +85,8 @@ def pending_items(ws: Workspace, s, files, texts: list[str]) -> list[dict[str, A
         kind = "a file git itself interprets" if is_git_file(f.path) else f"a file vault-mem does not read{OTHERS}"
         what = f"{verb} {kind}"
         # the name quoted: a file name is text a peer chose, here at the head of our line (atk23)
-        # HEAD: a file a plain `git pull` took already (store/gitfiles.pulled_unapproved)
-        where = "in HEAD, taken by a plain `git pull`" if ref == "HEAD" else f"from {shown(ref)}"
+        # HEAD: a file HEAD holds already, from a commit not made here (store/gitfiles.held_unapproved)
+        where = "in HEAD, from a commit not made here" if ref == "HEAD" else f"from {shown(ref)}"
         head = f"{quoted(f.path)} {where}, {by}, {what} ({(f.theirs or 'deleted')[:10]}):"
         items.append({"name": f.path, "kind": "git file", "index": index, "remote": ref, "commit": commit,
                       "author": email, "what": what, "check": f"git log -p {shell_word(ref)} -- {shell_word(f.path)}",

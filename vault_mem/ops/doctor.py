@@ -19,10 +19,7 @@ from vault_mem.errors import VaultMemError
 from vault_mem.index import authors as author_rows
 from vault_mem.index.sidecar import Problem, Progress
 from vault_mem.ops.review import quarantined
-from vault_mem.model.names import quoted
 from vault_mem.store.attributes import replace_older_driver
-from vault_mem.store.gitfiles import pulled_notice, pulled_unapproved
-from vault_mem.store.gitfiles import held_unapproved
 from vault_mem.store.hooks import missing_hooks_notice, unsafe_hooks_notice
 from vault_mem.store.locks import daemon_pid
 from vault_mem.store.upstream import other_lines, replaced_upstream
@@ -54,8 +51,9 @@ class Diagnosis:
     index_md_current: bool = True
     #: folders where git ignores new memory files (they would be in no commit and no sync)
     ignored_folders: list[str] = field(default_factory=list)
-    #: files a plain ``git pull`` took that agents, editors or git read, not approved here
-    #: (:func:`~vault_mem.store.gitfiles.pulled_unapproved`), and the sentence naming them
+    #: files HEAD holds that agents, editors or git read, in versions not approved nor committed
+    #: here, however they came (:func:`~vault_mem.store.gitfiles.held_record`; the first 200 by
+    #: name), and the sentence naming them
     unapproved_files: list[str] = field(default_factory=list)
     unapproved_note: str | None = None
     #: said, but the vault is still healthy
@@ -113,32 +111,6 @@ def _copy_rule_notice(vault: Vault) -> str | None:
             "line above) or delete .vault-mem/index.db to rebuild it from the history that remains")
 
 
-#: how many of HEAD's unapproved files :func:`held_notice` names one by one
-HELD_NAMED = 5
-
-
-def held_notice(vault: Vault) -> str | None:
-    """The files HEAD holds that take approval in a version no one approved or committed here
-    (:func:`~vault_mem.store.gitfiles.held_unapproved`: a fresh clone's, a `git reset --hard`'s):
-    an agent, editor or shell started in the vault may run or read them. Said by `doctor` and by
-    `vault-mem init` on a fresh clone, where they arrive."""
-    from vault_mem.vault.create import template_blobs  # lazy: only doctor reads the template
-
-    try:
-        held = held_unapproved(vault.root, vault.repo, vault.prefix, template_blobs())
-    except VaultMemError as exc:
-        return f"could not check the vault's agent, editor and git files ({exc})"
-    if not held:
-        return None
-    names = ", ".join(quoted(f.path) for f in held[:HELD_NAMED])
-    more = f" and {len(held) - HELD_NAMED} more" if len(held) > HELD_NAMED else ""
-    return (f"HEAD holds {names}{more}, files git itself interprets or that vault-mem does not read but an "
-            "agent, editor or shell started in the vault may (settings, hooks, instructions), in a version no "
-            "one approved or committed on this machine (a fresh clone or a `git reset` takes them unasked): read "
-            "each (`git log -p -- PATH`) before starting an agent here; the person approves them with "
-            "`vault-mem trust` in a terminal, or takes them out (`git rm -q -- PATH` and commit)")
-
-
 def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
     """Bring the sidecar up to the files, then check the vault (see the module docstring)."""
     vault.reconcile(progress=progress)
@@ -164,11 +136,14 @@ def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
     config_note = vault.ws.config_note
     # and a relative XDG_CONFIG_HOME, ignored: this person's approvals and settings are elsewhere
     home_note = config_home_notice()
-    # and a peer's agent settings, instructions or git rules a plain `git pull` took, not approved
-    # (every command names them; doctor fails on them, said here once: inj32)
-    pulled = pulled_unapproved(vault.root, repo, vault.prefix, vault.state_dir)
-    pulled_note = pulled_notice(pulled) if pulled else None
-    for said in (hooks_note, config_note, home_note, pulled_note):
+    # and a peer's agent settings, instructions or git rules HEAD holds, not approved here, however
+    # they came in (every command names them; doctor fails on them, said here once: inj32, atk32)
+    try:
+        unapproved = [f.path for f in vault.ws.held().files]
+    except VaultMemError:
+        unapproved = []  # the note says what failed
+    held_note = vault.ws.held_note
+    for said in (hooks_note, config_note, home_note, held_note):
         if said in vault.notices:
             vault.notices.remove(said)
     # and git's index in a format other programs that read the vault cannot read (its fix said)
@@ -179,9 +154,8 @@ def diagnose(vault: Vault, *, progress: Progress | None = None) -> Diagnosis:
     elsewhere = other_lines(repo, vault.prefix, remote)
     warnings = [w for w in (hooks_note, config_note, home_note, vault.ws.exposure(), index_format_notice(vault.repo),
                             vault.sidecar.vectors.refused_notice(), _replay_notice(vault), _copy_rule_notice(vault),
-                            replaced_upstream(repo, remote, vault.root), elsewhere and elsewhere.text,
-                            held_notice(vault)) if w]
+                            replaced_upstream(repo, remote, vault.root), elsewhere and elsewhere.text) if w]
     return Diagnosis(differences=diffs, problems=problems, quarantined=held, blockers=blockers, history=history,
                      index_md_current=index_ok, ignored_folders=ignored, warnings=warnings,
-                     unapproved_files=[f.path for f in pulled], unapproved_note=pulled_note,
+                     unapproved_files=unapproved, unapproved_note=held_note,
                      daemon_pid=daemon_pid(vault.state_dir))

@@ -54,13 +54,14 @@ from vault_mem.store.files import (
 )
 from vault_mem.store.git import GitRepo, Identity, run_git
 from vault_mem.store.gitfiles import (
-    PULLED_RECORD,
     UNSETTLED,
     ignore_files_signature,
     ignored_memory_folders,
     ignored_present_memories,
-    pulled_notice,
-    pulled_unapproved,
+    Held,
+    carry_held,
+    held_notice,
+    held_record,
     type_folder_stamps,
 )
 from vault_mem.store.gitindex import index_file_signature
@@ -277,7 +278,7 @@ class Workspace:
     def _state_notes(self) -> list[str]:
         """The notices that say a condition of the vault as it is (not an event): the git hooks
         that run unsafely, a config file git reads from the vault, a sync stopped, the folders git
-        ignores, a peer's agent files a plain pull took. One home for the opening of a workspace
+        ignores, the agent, editor and git files HEAD holds unapproved. One home for the opening of a workspace
         and for :meth:`state_notices` (a long-lived process's every answer)."""
         notes = []
         hooks_note = unsafe_hooks_notice(self.repo.hooks_dir, self.root, self.repo.common_dir, self.repo.toplevel)
@@ -297,9 +298,10 @@ class Workspace:
                 f"git ignores new memory files in {', '.join(ignored)} of {self.root} (a .gitignore or exclude "
                 "rule): they would be in no commit and no sync while `git status` looks clean; find the "
                 f"rule with `git check-ignore -v --no-index {ignored[0]}new-memory.md {ignored[0]}*.md` and remove it")
-        pulled = pulled_unapproved(self.root, self.repo, self.prefix, self.state_dir)
-        if pulled:  # a plain `git pull` took a peer's agent files: said until the person looks (inj32)
-            notes.append(pulled_notice(pulled))
+        #: the line naming what HEAD holds unapproved (None: nothing), said by every command
+        self.held_note = self._held_note()
+        if self.held_note:
+            notes.append(self.held_note)
         return notes
 
     def _state_stamp(self) -> list:
@@ -311,7 +313,7 @@ class Workspace:
         approvals = trust_file()
         paths = [self.root / CONFIG_FILE, *([approvals] if approvals else []), git_dir / "HEAD", common / "packed-refs",
                  common / "config", git_dir / "config.worktree", self.state_dir / STOPPED,
-                 self.state_dir / PULLED_RECORD, self.repo.hooks_dir]
+                 self.repo.hooks_dir]
         try:
             with open(git_dir / "HEAD", "rb") as fh:
                 ref = fh.read(4096).decode("utf-8", "replace").strip()
@@ -351,6 +353,29 @@ class Workspace:
         notes = list(dict.fromkeys([*settings.notices, *self._state_notes()]))
         self._state_said = (stamp, notes)
         return list(notes)
+
+    def held(self) -> Held:
+        """The files HEAD holds that take approval in versions not approved here nor committed here
+        (:func:`~vault_mem.store.gitfiles.held_record`: whatever took them in, a plain pull, a fresh
+        clone, a reset), kept in the vault's state: the one answer every command's notice, `doctor`,
+        `init` and the agent's context read."""
+        from vault_mem.store.template import template_blobs  # read once per process
+
+        return held_record(self.root, self.repo, self.prefix, self.state_dir, template_blobs())
+
+    def held_count(self) -> int:
+        """How many files :meth:`held` finds (0 when it cannot tell: the notice says why)."""
+        try:
+            return self.held().count
+        except VaultMemError:
+            return 0
+
+    def _held_note(self) -> str | None:
+        try:
+            held = self.held()
+        except VaultMemError as exc:
+            return f"could not check the vault's agent, editor and git files ({exc})"
+        return held_notice(held) if held else None
 
     @property
     def pending(self) -> dict[str, tuple[object, object]]:
@@ -539,7 +564,9 @@ class Workspace:
           diff-tree``) would find exactly these, so they are checked here, in process, by the same
           rule (the deleted paths need none);
         - HEAD's vault.toml blob (:func:`~vault_mem.store.settings.carry_committed_blob`): the
-          same as ``parent``'s unless ``changes`` holds vault.toml.
+          same as ``parent``'s unless ``changes`` holds vault.toml;
+        - what HEAD holds unapproved (:func:`~vault_mem.store.gitfiles.carry_held`): the same as
+          ``parent``'s unless ``changes`` holds a file that takes approval.
 
         So a one-shot command after a write starts no git process for either. A commit on any
         other parent (HEAD moved under the write) is left to those checks. The records are
@@ -548,6 +575,10 @@ class Workspace:
         if parent is None:
             return
         carry_committed_blob(self.root, self.state_dir, parent, commit, set(changes))
+        from vault_mem.store.template import template_blobs  # read once per process
+
+        # and what HEAD holds unapproved: a write changes no file that takes approval
+        carry_held(self.root, self.repo, self.prefix, self.state_dir, template_blobs(), parent, commit, set(changes))
         if parent != self._checked_head:
             return
         if first_unsafe_entry({self.top(rel): "100644" for rel, written in changes.items() if written},

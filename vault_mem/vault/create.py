@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from vault_mem.config import CONFIG_FILE
-from vault_mem.errors import GitError, LinkError, UsageError, VaultMemError
+from vault_mem.errors import GitError, LinkError, UsageError
 from vault_mem.index.sidecar import Sidecar
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import EDITOR_FILES_HEADING, missing_editor_patterns
@@ -18,31 +18,9 @@ from vault_mem.store.attributes import protect
 from vault_mem.store.files import atomic_write, current_bytes, refuse_link
 from vault_mem.store.git import GitRepo, refuse_control_characters
 from vault_mem.store.hooks import install, unsafe_hooks_notice
+from vault_mem.store.template import template_dir
 from vault_mem.store.upstream import unborn_clone
 from vault_mem.store.workspace import Workspace, committed_link, init_repository
-
-
-def _template_dir() -> Path:
-    """template_vault/: inside the installed package, or at the repository root (editable)."""
-    package = Path(__file__).resolve().parent.parent
-    for candidate in (package / "template_vault", package.parent / "template_vault"):
-        if (candidate / "vault.toml").is_file():
-            return candidate
-    raise VaultMemError("vault-mem's template_vault is missing from the installation; reinstall vault-mem")
-
-
-def template_blobs() -> dict[str, str]:
-    """``{vault-relative path: blob id}`` of the files ``vault-mem init`` writes from
-    template_vault/ (its ``dot-NAME`` files as ``.NAME``): a clone's copy of one is vault-mem's,
-    whoever committed it (:func:`vault_mem.store.gitfiles.held_unapproved`)."""
-    template = _template_dir()
-    out: dict[str, str] = {}
-    for path in sorted(template.rglob("*")):
-        if path.is_file() and not path.is_symlink():
-            rel = path.relative_to(template)
-            name = ("." + rel.name[4:]) if rel.name.startswith("dot-") else rel.name
-            out[(rel.parent / name).as_posix().removeprefix("./")] = GitRepo.blob_id(path.read_bytes())
-    return out
 
 
 def create_files(path: str | Path) -> tuple[Path, list[Path]]:
@@ -77,7 +55,7 @@ def create_files(path: str | Path) -> tuple[Path, list[Path]]:
     import shutil  # lazy: only init copies files (start-up time of every write, issue 29)
 
     created: list[Path] = []
-    template = _template_dir()
+    template = template_dir()
     for src in sorted(template.rglob("*")):
         rel = src.relative_to(template)
         # dot-files ship as dot-NAME so that packaging never drops them

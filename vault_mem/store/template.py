@@ -1,0 +1,35 @@
+"""vault-mem's own template vault (template_vault/): where it is installed, and the blob id of each
+file ``vault-mem init`` writes from it. A clone's copy of one of those is vault-mem's, whoever
+committed it (:func:`vault_mem.store.gitfiles.held_unapproved`)."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from vault_mem.errors import VaultMemError
+from vault_mem.store.git import GitRepo
+
+
+def template_dir() -> Path:
+    """template_vault/: inside the installed package, or at the repository root (editable)."""
+    package = Path(__file__).resolve().parent.parent
+    for candidate in (package / "template_vault", package.parent / "template_vault"):
+        if (candidate / "vault.toml").is_file():
+            return candidate
+    raise VaultMemError("vault-mem's template_vault is missing from the installation; reinstall vault-mem")
+
+
+@cache
+def template_blobs() -> dict[str, str]:
+    """``{vault-relative path: blob id}`` of the files ``vault-mem init`` writes from
+    template_vault/ (its ``dot-NAME`` files as ``.NAME``). Read once per process (a few small
+    files: the key of every command's check of what HEAD holds unapproved)."""
+    template = template_dir()
+    out: dict[str, str] = {}
+    for path in sorted(template.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            rel = path.relative_to(template)
+            name = ("." + rel.name[4:]) if rel.name.startswith("dot-") else rel.name
+            out[(rel.parent / name).as_posix().removeprefix("./")] = GitRepo.blob_id(path.read_bytes())
+    return out
