@@ -207,7 +207,20 @@ def held_unapproved(root: Path, repo: GitRepo, prefix: str, template: dict[str, 
         return []
     here = recorded(repo.common_dir)[1]
     last = _last_changes(repo, head, [prefix + rel for rel in sorted(found)])
-    return [found[rel] for rel in sorted(found) if last.get(prefix + rel) not in here]
+    held = [found[rel] for rel in sorted(found) if last.get(prefix + rel) not in here]
+    # the version before the commit that made it so, for `trust` to show the change as a diff
+    # (the whole text of a settings file the person had approved hid the one line a peer added)
+    return [IncomingGitFile(f.path, f.theirs, _before(repo, last.get(prefix + f.path), prefix + f.path)) for f in held]
+
+
+def _before(repo: GitRepo, commit: str | None, top: str) -> str | None:
+    """The blob at ``top`` in ``commit``'s first parent (None: none there, a root commit, not told)."""
+    if not commit:
+        return None
+    try:
+        return repo.blob_at(commit + "^", top)
+    except GitError:
+        return None
 
 
 def _last_changes(repo: GitRepo, head: str, tops: list[str]) -> dict[str, str]:
