@@ -218,6 +218,14 @@ def _check_agent_records(root: Path, records: list[dict], *, once: bool = False)
     return counts
 
 
+def _text(path: Path) -> str:
+    """``path``'s text, "" while it does not exist yet."""
+    try:
+        return path.read_text()
+    except FileNotFoundError:
+        return ""
+
+
 def _wait(procs: list[subprocess.Popen], timeout: float = 300) -> None:
     for p in procs:
         p.wait(timeout=timeout)
@@ -411,6 +419,11 @@ def test_checkout_loop_racing_writers_loses_nothing_and_orphans_nothing(tmp_path
     # checkout to OLD detaches HEAD under writes under way (RELIABILITY.md's figures: 583 writes in
     # 4 rounds, 2 of them moved mid-write); no failure of this test on record names a count
     rounds = sized(4, 2)
+    # the checkouts start once each agent has landed a write: started at once, under load (ci53,
+    # load ~10) two everyday rounds ended before an agent's interpreter had written anything, and
+    # no write raced a checkout (the agents then write throughout the rounds, as before)
+    wait_for(lambda: all('"outcome": "ok"' in _text(tmp_path / f"agent{w}.jsonl") for w in range(2)),
+             timeout=180, what="a landed write of each agent")
     checker = _start(tmp_path, "checkouts", "checkouts", str(root), old, str(rounds), str(stop),
                      str(tmp_path / "co.json"))
     _wait([checker], 600)
