@@ -89,7 +89,7 @@ def gate_fingerprint() -> str:
     """A digest of the secret rules this process runs (the code of GATE_MODULES): a sidecar
     that recorded another one re-checks every file, so a rule added since quarantines a file
     indexed before it. Kept while every file's ``stat`` is as it was (a process that reconciles
-    again, the daemon or the MCP server, stats ~45 files instead of reading and hashing them)."""
+    again, the daemon or the MCP server, stats its 27 files instead of reading and hashing them)."""
     files = [_module_file(name) for name in GATE_MODULES]
     sigs = tuple(_file_sig(f) for f in files)
     if None not in sigs and _KEPT_FINGERPRINT[0] == sigs:
