@@ -112,6 +112,7 @@ matches costs one pass, not a backtracking storm.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import json
 import string
@@ -456,7 +457,24 @@ def find_secrets(text: str) -> list[SecretFinding]:
     """
     if not text:
         return []
-    return _resolve(_candidates(text, 0, [_DECODE_BUDGET]))
+    if len(text) > _REMEMBERED_CHARS:
+        return _resolve(_candidates(text, 0, [_DECODE_BUDGET]))
+    return list(_remembered(text))
+
+
+#: the longest text whose findings are kept (:func:`_remembered`): a memory's fields and a
+#: typical body; a longer one is scanned each time it is asked about
+_REMEMBERED_CHARS = 16 * 1024
+
+
+@functools.lru_cache(maxsize=1024)  # at most 16 MB of texts held
+def _remembered(text: str) -> tuple[SecretFinding, ...]:
+    """:func:`find_secrets` of ``text``, kept: one command asks about the same texts again and
+    again (the write gate reads a memory's fields, the commit's check the file, the sidecar's
+    reconcile the file again, each field of it once per reader), and the scan is a pure function
+    of the text (its findings are frozen). In tests/test_index.py and tests/test_peer_memories.py
+    72% of the calls were for a text scanned already (24,461 calls, 6,827 texts)."""
+    return tuple(_resolve(_candidates(text, 0, [_DECODE_BUDGET])))
 
 
 _SLUG_RUN = lazy(r"(?<![A-Za-z0-9])[A-Za-z0-9]{32,200}(?![A-Za-z0-9])")
