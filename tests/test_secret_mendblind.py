@@ -7,6 +7,7 @@ it); the rest guard what was already stored. One judgement of a value made of a 
 on its line, and the bare word is no label at all in a text that does not name SNMP.
 
 The review's look-alikes that were refused before blind32 too (other rules', not this class; left):
+#   'snmp community: Region-EU-West-1'  (the label `snmp community`, a password's name since before)
 #   'I posted the SNMP question to the community: Cisco-Community-Forum-Post#4451\n'
 #   'To unlock the secret ending: Beat-Boss#2-without-dying'
 #   'masterKey: See-KeyVault-Entry-1'
