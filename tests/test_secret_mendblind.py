@@ -264,6 +264,12 @@ STILL_REFUSED = [
     "ENCRYPTION_KEY=Quartz!2023map",
     "wallet_key: Plover#Canyon71",
     "unseal_key: Wy6%hG3kLp9d",
+    # drawn codes in groups of one length are no name (name_like)
+    "password:\nAB12-CD34-EF56\n",
+    "# user: admin\n# K7QX-M2PW-9RTZ\n",
+    "user: admin\nX7K2P-Q9M4R-T3W8N\n",
+    "To unlock the drive: 4KQ7-XM2P-W9RT-ZB3N",
+    "ENCRYPTION_KEY=Ab12-Cd34-Ef56",
 ]
 
 

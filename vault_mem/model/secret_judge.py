@@ -537,6 +537,9 @@ def name_like(value: str) -> bool:
     if _HASH_WORD.search(core):
         return False  # (`#` numbers a name's item, `HSM#1`; between words, `Plover#Canyon-71`, a password's symbol)
     parts = _NAME_JOINS.split(core)
+    mixed = [p for p in parts if len(p) >= 4 and not p.isalpha() and not p.isdigit()]
+    if len(mixed) >= 2 and len({len(p) for p in mixed}) == 1:
+        return False  # groups of one length, letters and digits mixed (`AB12-CD34-EF56`): a drawn code's
     # (a number among them: words alone joined are a passphrase's, `correct-horse-battery-staple`)
     return len(parts) >= 3 and any(c.isdigit() for c in core) and all(p and _NAME_PART.fullmatch(p) for p in parts)
 
