@@ -299,6 +299,8 @@ def test_community_table_not_counted_as_labels() -> None:
         "Quartz!2023map",
         "Wq7#bN2kLx9p",
         "Summer2024!",
+        "Plover#Canyon-71",
+        "AB12-CD34-EF56",
     ],
 )
 def test_name_like_not_a_password(value: str) -> None:
