@@ -30,7 +30,7 @@ from vault_mem.model.secret_values import (
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
 __all__ = ["CODES_LABEL", "CODE_KINDS", "CODE_PARTS", "COMMON_WORDS", "address_word_before", "camel_password", "digest_input", "granted_uuid", "grants", "judge", "quoted_words",
-           "name_before", "paired_password", "passphrase", "password_shaped", "plain_password", "prose_key",
+           "name_before", "name_like", "paired_password", "passphrase", "password_shaped", "plain_password", "prose_key",
            "sentence_passphrase",
            "public_word_before", "random_groups", "strong_unlabelled", "symbol_word_number", "unsigned_password",
            "two_words_number", "unquoted_argument", "word_and_number"]
@@ -509,6 +509,39 @@ def unsigned_password(value: str, *, asked: bool = False) -> bool:
         return False
     return (random_token(value, min_len=16) or high_entropy(value) or random_hex(value, min_len=32)
             or unguessable_unworded(value))
+
+
+# The parts of a name, an id or a version: a word (lower-case, capitalised, an acronym, a camelCase
+# compound: `Ledger`, `HSM`, `VolUp`, `YubiKey`), a word with its number (`LUKS2`, `EU1`, `build5`,
+# `OAuth2`), a number with its unit, ordinal or short hex (`10s`, `1of5`, `3rd`, `0a1b2c`), a
+# version (`v2`), a date's hour (`2024T10`)
+_NAME_PART = lazy(r"[a-z]{1,14}|[A-Z][a-z]{1,14}|[A-Z]{1,6}|[A-Z]{0,4}[a-z]{1,14}(?:[A-Z][a-z]{1,14}){1,3}"
+                  r"|[A-Z]{1,6}[0-9]{1,4}|[A-Z]{0,3}[a-z]{2,8}[0-9]{1,4}"
+                  r"|[0-9]{1,4}(?:of[0-9]{1,2}|st|nd|rd|th|[smhdk]|[a-f][0-9a-f]{0,5})?|v[0-9]{1,4}|[0-9]{4}T[0-9]{2}")
+_NAME_JOINS = lazy(r"[-.+,=#/:_]")
+_HASH_WORD = lazy(r"#(?![0-9])")
+_ANY_DATE = lazy(r"(?<![0-9])[0-9]{1,4}[-./][0-9]{1,2}[-./][0-9]{1,4}(?![0-9])")
+
+
+def name_like(value: str) -> bool:
+    """A value made of a name's, an id's or a version's parts (:data:`_NAME_PART`) joined by two or
+    more of ``-.+,=#/:_``: a product's or an alias's name (``Ledger-Nano-S2``, ``Alias-Prod-EU1``,
+    ``Key-Share-1of5``, ``Stored-In-HSM#1``), a version (``v1.2.3-beta.4+build5``), a date in any
+    order (``03.11.2024T10:00``), settings (``UID=0,GID=0``), a rule (``Min-12-chars,1-digit``), a
+    method (``Hold-Power+VolUp-10s``). One judgement for every rule that reads a value by its place
+    alone (a use's words, a line below its label, a key that locks, an SNMP setting): a person's
+    password there has a symbol no name has (``Purple-Monkey-77!``; a ``!`` after a date is a note's)."""
+    core = value.strip("\"'`").rstrip(".,;:)")
+    if _ANY_DATE.search(core):
+        core = core.rstrip("!")
+    if _HASH_WORD.search(core):
+        return False  # (`#` numbers a name's item, `HSM#1`; between words, `Plover#Canyon-71`, a password's symbol)
+    parts = _NAME_JOINS.split(core)
+    mixed = [p for p in parts if len(p) >= 4 and not p.isalpha() and not p.isdigit()]
+    if len(mixed) >= 2 and len({len(p) for p in mixed}) == 1:
+        return False  # groups of one length, letters and digits mixed (`AB12-CD34-EF56`): a drawn code's
+    # (a number among them: words alone joined are a passphrase's, `correct-horse-battery-staple`)
+    return len(parts) >= 3 and any(c.isdigit() for c in core) and all(p and _NAME_PART.fullmatch(p) for p in parts)
 
 
 _LETTER_RUN = lazy(r"[A-Za-z]+")

@@ -62,7 +62,7 @@ from collections.abc import Iterator
 
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_judge import (
-    CODES_LABEL, COMMON_WORDS, address_word_before, digest_input, granted_uuid, grants, name_before, passphrase, password_shaped, plain_password,
+    CODES_LABEL, COMMON_WORDS, address_word_before, digest_input, granted_uuid, grants, name_before, name_like, passphrase, password_shaped, plain_password,
     prose_key, public_word_before, quoted_words, sentence_passphrase, strong_unlabelled, two_words_number, word_and_number,
 )
 from vault_mem.model.secret_names import (
@@ -144,8 +144,13 @@ def assignments(text: str, low: str) -> Iterator[Span]:
     staging is X``, ``api key X`` with a literal value (``low``: ``text`` lowercased, same length).
     A text with more than :data:`MAX_LABELS` labels is one finding over the whole text."""
     skip_to = 0
-    for n, kw in enumerate(label_keywords(low)):
-        if n == MAX_LABELS:
+    n = 0
+    snmp = "snmp" in low  # (the bare word `community` is a label only in a text about SNMP)
+    for kw in label_keywords(low):
+        if not snmp and kw.group() == "community":
+            continue  # "community call recap", a forum's community: neither counted nor judged
+        n += 1
+        if n > MAX_LABELS:
             yield (TOO_MANY_LABELS, 0, len(text))
             return
         if kw.start() < skip_to:
@@ -155,7 +160,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             continue
         name = text[start:kw.end()]
         cls = key_class(name)
-        if cls is None and snmp_community(name, low, start):
+        community = cls is None and snmp_community(name, low, start)
+        if community:
             cls = "password"  # `community: X` in an SNMP poller's config: the v1/v2c password
         if cls == "password" and manager_label(low, start, kw.end()):
             cls = "network"  # "Proton Pass: X", "Google Password Manager: X": an item's name follows (key_class)
@@ -256,8 +262,9 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             # password's name's value is (a cipher's name, `aes-256-gcm`, has no such shape)
             raw = tail.group("value")
             value = raw[1:-1] if raw[:1] in "\"'`" and raw[-1:] == raw[:1] and len(raw) > 1 else raw
+            # (a product's, an alias's or a volume's name, `Ledger-Nano-S2`, `Alias-Prod-EU1`: name_like)
             if password_shaped(value) and any(c.isupper() for c in value) and any(c.islower() for c in value) \
-                    and not is_placeholder(value, quoted=True):
+                    and not is_placeholder(value, quoted=True) and not name_like(value):
                 at = tail.start("value") + (len(raw) != len(value))
                 found = "password assignment", at, at + len(value)
         # (a compound written as prose writes it, "the WLAN-Passwort im Büro lautet X", "wifi-password
@@ -279,6 +286,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             found = judged_value(text, below, cls, flag=True) if below else None
             if found and (text[found[1]:found[2]].endswith(":") or "\n" in text[kw.end():below.start("value")].strip(" \t:\r\n")):
                 found = None  # a YAML mapping (`password:` then `secretKeyRef:`), or prose lines
+            if found and name_like(text[found[1]:found[2]]):
+                found = None  # a rule, a version or a date below (`Min-12-chars,1-digit`): a note's, not the value
         if not found and (start == kw.start() or name.replace("_", "").replace("-", "").isalpha()) and cls != "key":
             # (a label of one word, the credential's word run into it: "X <- ngrok authtoken",
             # "X <- google refresh_token")
@@ -297,6 +306,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             found = None  # `ENCRYPTED_DB_PASSWORD=AQICAH...`: the name says the value is ciphertext
         if found and under_encrypted(text, start):
             found = None  # a SealedSecret's or SOPS file's encryptedData: ciphertext, not the secret
+        if found and community and (name_like(text[found[1]:found[2]]) or "/" in text[found[1]:found[2]]):
+            found = None  # an SNMP community's tag or an image (`Region-EU-West-1`, `docker.io/prom/...`): names
         if found and own_name(text[found[1]:found[2]], name):
             found = None  # `POSTGRES_PASSWORD: postgres`, `ADMIN_PASSWORD=admin`: the image's default
         if found and stated_default(text, low, start, found):

@@ -364,15 +364,22 @@ _COMMUNITY_END = lazy(r"community[ _-]?strings?$|snmp[ _-]?community$")
 # v1/v2c password where the text is about SNMP, and a forum's or a project's link elsewhere
 _COMMUNITY_NAME = lazy(r"(?:[a-z0-9]{0,12}[_.-]?)?community")
 _SNMP = lazy(r"(?<![a-z])snmp")
+# What may stand before a config file's key on its line: indentation, a YAML list's dash, a flow
+# mapping's brace, a quote (`"community": X`); the bare word `community` elsewhere is prose's
+# (a compound, `roCommunity`, `ro_community`, is a setting's name wherever it stands)
+_CONFIG_KEY_LEAD = lazy(r"[ \t]{0,16}(?:-[ \t]{1,4})?[{\[]?[ \t]{0,4}[\"']?")
 SNMP_REACH = 600
 
 
 def snmp_community(name: str, low: str, start: int) -> bool:
     """Is ``name`` (at ``start`` in ``low``, the text lowercased) a setting named for a community
-    where SNMP is named within :data:`SNMP_REACH` characters of it?
+    where SNMP is named within :data:`SNMP_REACH` characters of it? (the bare word only as a config
+    file's key, first on its line: :data:`_CONFIG_KEY_LEAD`)
     Judged then as a password a person chose (``community: public`` is SNMP's default, no secret)."""
     if not _COMMUNITY_NAME.fullmatch(name.lower()):
         return False
+    if name.lower() == "community" and not _CONFIG_KEY_LEAD.fullmatch(low, low.rfind("\n", 0, start) + 1, start):
+        return False  # "the LibreNMS community: X", "labels each device with community: X": prose's word
     return _SNMP.search(low, max(0, start - SNMP_REACH), min(len(low), start + SNMP_REACH)) is not None
 _PSK_END = lazy(r"(?:^|[_.-])psk$")
 _SK_END = lazy(r"(?:^|[_.-])sk$")

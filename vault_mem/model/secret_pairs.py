@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from vault_mem.model import secret_words
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_judge import (
-    gives_example, judge, near_stop, passphrase, password_shaped, strong_unlabelled, symbol_word_number,
+    gives_example, judge, name_like, near_stop, passphrase, password_shaped, strong_unlabelled, symbol_word_number,
     two_words_number, unsigned_password, word_and_number,
 )
 from vault_mem.model.secret_names import DIGEST, SEP, Span
@@ -371,7 +371,8 @@ def unlabelled_passwords(text: str, low: str) -> Iterator[Span]:
                     # after them is where or how one signs in, so only a drawn value or a person's
                     # password with a symbol counts)
                     # (nor a time, a URL's or a port's colon, or a digest's hex: a commit's id)
-                    if unsigned_password(value) and ":" not in value and not DIGEST.fullmatch(value) \
+                    # (a name, a version or a method joined by dashes, `OAuth2-PKCE-flow`, is how: name_like)
+                    if unsigned_password(value) and ":" not in value and not DIGEST.fullmatch(value) and not name_like(value) \
                             and SEP.split(value, 1)[0].lower() not in NEAR_ID_PREFIXES:
                         yield "password given by its use", m.start("value"), m.start("value") + len(value)
                     continue

@@ -22,7 +22,7 @@ import string
 from collections.abc import Iterator
 
 from vault_mem.model.lazy_patterns import lazy
-from vault_mem.model.secret_judge import judge, quoted_words, strong_unlabelled, unsigned_password
+from vault_mem.model.secret_judge import judge, name_like, quoted_words, strong_unlabelled, unsigned_password
 from vault_mem.model.secret_names import COMMENT_MARK, DIGEST, PUBLIC_KEY_NAMES, Span, key_class
 from vault_mem.model.secret_pairs import person_password
 from vault_mem.model.secret_text import lines_holding
@@ -319,7 +319,8 @@ def values_below(text: str, low: str) -> Iterator[Span]:
     for start, _ in lines_holding(low, ("user", "usr", "login", "account")):
         m = _USER_THEN_VALUE.match(text, start)
         # "user: deploy" then a line that is only a password: the pair a login is written as
-        if m and strong_unlabelled(m.group("value")) and not _WHEN.fullmatch(m.group("value")):
+        # (not a date, nor a version, an id or settings, `v1.2.3-beta.4+build5`, `UID=0,GID=0`: name_like)
+        if m and strong_unlabelled(m.group("value")) and not _WHEN.fullmatch(m.group("value")) and not name_like(m.group("value")):
             yield "password on the line below its user", m.start("value"), m.end("value")
     for start, _ in lines_holding(low, _SIGN_IN_COMMANDS):
         m = _SIGN_IN_THEN_VALUE.match(text, start)
