@@ -36,7 +36,7 @@ from vault_mem.store.history import (MAX_INCOMING_PATHS, blob_sizes, changed_cou
                                      merge_base)
 from vault_mem.store.files import PRIVATE_FILE, atomic_write, read_own, replace_file
 from vault_mem.store.trust import approve_git_files, approved_git_files, seal, unseal
-from vault_mem.store.provenance import recorded
+from vault_mem.store.provenance import record_file, recorded
 from vault_mem.store.upstream import synced_branch
 from vault_mem.store.worktree import config_values
 
@@ -167,7 +167,7 @@ def held_pathspecs(prefix: str) -> tuple[list[str], list[str]]:
     superset: each name found is still put to :func:`needs_approval`."""
     base = _glob_escaped(prefix)
     rest = [f":(top,glob){base}**", *(f":(top,exclude,glob){base}{t}/*.md" for t in sorted(FOLDER_TYPES))]
-    odd = ("*[!a-z0-9._-]*.md", "[!a-z0-9]*.md", "*.*.md", "?" * (MAX_KEY_LEN + 1) + "*.md",
+    odd = (".md", "*[!a-z0-9._-]*.md", "[!a-z0-9]*.md", "*.*.md", "?" * (MAX_KEY_LEN + 1) + "*.md",
            "[acgilnpqrvw][aeglnopruw][adelmnrtux]*.md")
     return rest, [f":(top,glob){base}*/{pattern}" for pattern in odd]
 
@@ -205,22 +205,42 @@ def held_unapproved(root: Path, repo: GitRepo, prefix: str, template: dict[str, 
                 found[rel] = f
     if not found:
         return []
+    return _not_made_here(repo, head, prefix, found)
+
+
+def _not_made_here(repo: GitRepo, head: str, prefix: str, found: dict[str, IncomingGitFile]) -> list[IncomingGitFile]:
+    """Of ``found`` (``{vault-relative path: the file at head}``), in path order, those whose
+    bytes at ``head`` no commit made here left there: the last commit of ``head``'s history that
+    changed the path (:func:`_last_changes`) is made here AND holds those very bytes at it. A
+    merge lists no file in git's log, so a peer's merge whose version is in neither parent (an
+    "evil merge", amended) was credited to the earlier commit of this machine the log walked on
+    to (`vault-mem init`'s first commit adds `.gitattributes`: a peer's `merge=ours` line went
+    unnamed; review of unify32). Each with the version before that commit, for `trust` to show
+    the change as a diff (the whole text of a settings file hid the one line a peer added)."""
     here = recorded(repo.common_dir)[1]
     last = _last_changes(repo, head, [prefix + rel for rel in sorted(found)])
-    held = [found[rel] for rel in sorted(found) if last.get(prefix + rel) not in here]
-    # the version before the commit that made it so, for `trust` to show the change as a diff
-    # (the whole text of a settings file the person had approved hid the one line a peer added)
-    return [IncomingGitFile(f.path, f.theirs, _before(repo, last.get(prefix + f.path), prefix + f.path)) for f in held]
+    out = []
+    for rel in sorted(found):
+        f, commit = found[rel], last.get(prefix + rel)
+        if commit in here and _blob_in(repo, commit, prefix + rel) == f.theirs:
+            continue  # the person's or this machine's agents' own bytes
+        out.append(IncomingGitFile(f.path, f.theirs, _before(repo, commit, prefix + rel)))
+    return out
+
+
+def _blob_in(repo: GitRepo, commit: str | None, top: str) -> str | None:
+    """The blob at ``top`` in ``commit`` (None: none there, not told)."""
+    if not commit:
+        return None
+    try:
+        return repo.blob_at(commit, top)
+    except GitError:
+        return None
 
 
 def _before(repo: GitRepo, commit: str | None, top: str) -> str | None:
     """The blob at ``top`` in ``commit``'s first parent (None: none there, a root commit, not told)."""
-    if not commit:
-        return None
-    try:
-        return repo.blob_at(commit + "^", top)
-    except GitError:
-        return None
+    return _blob_in(repo, commit + "^", top) if commit else None
 
 
 def _last_changes(repo: GitRepo, head: str, tops: list[str]) -> dict[str, str]:
@@ -492,24 +512,40 @@ def held_record(root: Path, repo: GitRepo, prefix: str, state_dir: Path, templat
     except VaultMemError:
         raw = None
     payload = unseal(root, HELD_RECORD, raw) if raw else None
+    made = _made_stamp(repo)
+    found = None
     if payload and payload.get("key") == key and isinstance(payload.get("count"), int) \
             and isinstance(payload.get("files"), list):
         files = tuple(IncomingGitFile(e[0], e[1], None) for e in payload["files"]
                       if isinstance(e, list) and len(e) == 2 and all(isinstance(x, str) for x in e))
-        return Held(payload["count"], files)
-    found = None
-    if payload and isinstance(payload.get("key"), list) and payload["key"][1:] == key[1:]:
+        if payload["count"] == 0 or payload.get("made") == made:
+            return Held(payload["count"], files)
+        # the record of the commits made here changed since (a commit recorded after a read
+        # between git moving the branch and its post-commit hook): a file counted a peer's may
+        # be this machine's own; asked again of the files named (review of unify32)
+        if payload["count"] == len(files):
+            found = _not_made_here(repo, key[0], prefix, {f.path: f for f in files})
+    if found is None and payload and isinstance(payload.get("key"), list) and payload["key"][1:] == key[1:]:
         found = _held_since(root, repo, prefix, template, payload, key[0])
     if found is None:
         found = held_unapproved(root, repo, prefix, template)
     held = Held(len(found), tuple(found[:MAX_HELD_RECORDED]))
     try:
-        body = seal(root, HELD_RECORD, {"key": key, "count": held.count,
+        body = seal(root, HELD_RECORD, {"key": key, "count": held.count, "made": made,
                                         "files": [[f.path, f.theirs] for f in held.files]})
         atomic_write(path, body, mode=PRIVATE_FILE)
     except OSError:
         pass  # a read-only state folder: found again by the next command, as said
     return held
+
+
+def _made_stamp(repo: GitRepo) -> list | None:
+    """The stamp of the record of the commits made here (:func:`~vault_mem.store.provenance.recorded`),
+    which :func:`held_unapproved`'s answer also depends on; None when there is none."""
+    try:
+        return list(settle.stamp(record_file(repo.common_dir).lstat()))
+    except OSError:
+        return None
 
 
 def _held_since(root: Path, repo: GitRepo, prefix: str, template: dict[str, str], payload: dict,
@@ -544,9 +580,7 @@ def _held_since(root: Path, repo: GitRepo, prefix: str, template: dict[str, str]
         if f.approval not in approved:
             asked[rel] = f
     if asked:
-        here = recorded(repo.common_dir)[1]
-        last = _last_changes(repo, head, [prefix + rel for rel in sorted(asked)])
-        kept.update({rel: f for rel, f in asked.items() if last.get(prefix + rel) not in here})
+        kept.update({f.path: f for f in _not_made_here(repo, head, prefix, asked)})
     return [kept[rel] for rel in sorted(kept)]
 
 
