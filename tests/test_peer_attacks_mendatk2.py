@@ -6,9 +6,15 @@ tests/test_peer_attacks_atk32.py); the victim is driven through the real CLI and
 
 from __future__ import annotations
 
-from test_peer_attacks_atk32 import PEERS_TOKEN, _published, git, pair, peer_push, vm
+import pytest
+from conftest import new_vault
+from test_peer_attacks_atk32 import PEERS_TOKEN, PERSONS_TOKEN, _published, git, pair, peer_push, vm
 
+from vault_mem import Vault
 from vault_mem.model.policy import file_secrets, published_already
+from vault_mem.store.git import git_path
+from vault_mem.store.history import SEEN_ELSEWHERE, seen_elsewhere
+from vault_mem.store.provenance import replayed_file
 
 __all__ = ["pair"]
 
@@ -62,3 +68,47 @@ def test_sync_never_pushes_the_body_under_the_peers_no_password_token(pair):
     r = vm(mine, "sync")
     assert not _published(bare, PW), "the person's password was pushed"
     assert r.returncode != 0, r.stderr
+
+
+def _token_file(body: str) -> str:
+    return f"---\ndescription: my ci token\ncreated: 2026-11-01\nupdated: 2026-11-01\n---\n{body}\n"
+
+
+@pytest.mark.parametrize("name", ['q"uote.md', "caf\u00e9.md", "tab\there.md"])
+def test_sync_checks_a_memory_whose_name_git_quotes(pair, name):
+    """paths_by_commit read `git log --name-only` without -z: git C-quotes such a name, the
+    quoted text was no memory path, and check_outgoing never checked its credential."""
+    bare, mine, _peer = pair
+    (mine / "facts" / name).write_text(_token_file(f"token {PERSONS_TOKEN}"))
+    git(mine, "add", "-A")
+    git(mine, "commit", "-q", "--no-verify", "-m", "note")
+    r = vm(mine, "sync")
+    assert not _published(bare, PERSONS_TOKEN), ("the person's token was pushed", r.returncode, r.stderr[-300:])
+    assert r.returncode != 0
+
+
+def test_git_path_gives_back_what_git_quotes():
+    assert git_path('"facts/caf\\303\\251.md"') == "facts/caf\u00e9.md"
+    assert git_path('"facts/q\\"uote\\\\.md"') == 'facts/q"uote\\.md'
+    assert git_path('"facts/tab\\there.md"') == "facts/tab\there.md"
+    assert git_path("facts/plain.md") == "facts/plain.md"
+
+
+def test_an_odd_seen_elsewhere_record_is_no_record(tmp_path):
+    """_seen_kept caught OSError and ValueError only: a record nested too deep for the parser
+    raised RecursionError out of every Vault open; a link there was read and written through."""
+    new_vault(tmp_path / "v").close()
+    v = Vault(tmp_path / "v", embedder=None)
+    try:
+        path = replayed_file(v.repo.common_dir).with_name(SEEN_ELSEWHERE)
+        path.parent.mkdir(exist_ok=True)
+        path.write_text("[" * 200000)
+        seen_elsewhere(v.repo, "0" * 40, v.prefix)  # the record ignored, an answer
+        elsewhere = tmp_path / "elsewhere.json"
+        elsewhere.write_text("{}")
+        path.unlink()
+        path.symlink_to(elsewhere)
+        seen_elsewhere(v.repo, "0" * 40, v.prefix)
+        assert elsewhere.read_text() == "{}", "the record was written through a link"
+    finally:
+        v.close()
