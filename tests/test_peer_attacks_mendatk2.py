@@ -6,11 +6,16 @@ tests/test_peer_attacks_atk32.py); the victim is driven through the real CLI and
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 from conftest import new_vault
+from test_peer_attacks_mendatk import _take_out_setup
 from test_peer_attacks_atk32 import PEERS_TOKEN, PERSONS_TOKEN, _published, git, pair, peer_push, vm
 
+import vault_mem.sync.remote as remote
 from vault_mem import Vault
+from vault_mem.errors import SyncError
 from vault_mem.model.policy import file_secrets, published_already
 from vault_mem.store.git import git_path
 from vault_mem.store.history import SEEN_ELSEWHERE, seen_elsewhere
@@ -110,5 +115,64 @@ def test_an_odd_seen_elsewhere_record_is_no_record(tmp_path):
         path.symlink_to(elsewhere)
         seen_elsewhere(v.repo, "0" * 40, v.prefix)
         assert elsewhere.read_text() == "{}", "the record was written through a link"
+    finally:
+        v.close()
+
+
+def _relink_many(peer, n: int) -> None:
+    head = git(peer, "rev-parse", "HEAD").strip()
+    lines = []
+    for i in range(n):
+        target = f"/etc/passwd{'/' * (i % 2 + 1)}".encode()
+        lines.append(b"commit refs/heads/main\ncommitter M <m@peer.example> 1700000000 +0000\ndata 6\nrelink\n"
+                     + (f"from {head}\n".encode() if i == 0 else b"")
+                     + f"M 120000 inline facts/leak.md\ndata {len(target)}\n".encode() + target + b"\n")
+    subprocess.run(["git", "fast-import", "--quiet", "--force"], cwd=peer, input=b"".join(lines), check=True)
+    git(peer, "reset", "-q", "--hard", "main")
+    git(peer, "push", "-q", "origin", "main")
+
+
+def test_a_peers_thousand_relinks_never_leave_a_failed_push_stuck(pair, monkeypatch):
+    """held_at read the last 1,000 commits that changed the path: a peer's symlink over the
+    published file followed by 1,001 commits re-pointing it hid the commit that held the bytes,
+    and after one failed push the take-out commit was refused by every later sync."""
+    bare, mine, peer = _take_out_setup(pair)
+    _relink_many(peer, 1001)
+    real = remote._push
+
+    def down(*a, **k):
+        raise SyncError("unreachable", "cannot reach remote (simulated)")
+
+    monkeypatch.setattr(remote, "_push", down)
+    assert vm(mine, "sync").returncode != 0
+    monkeypatch.setattr(remote, "_push", real)
+    r = vm(mine, "sync")
+    assert r.returncode == 0, r.stderr
+
+
+def test_the_history_look_is_one_walk_after_the_tip_comparison(tmp_path, monkeypatch):
+    """held_at ran per flagged file before the tip and base comparison: two git processes and a
+    history walk each (300 files at 10,000 commits: 45 s a check). Files at the remote's tip never
+    ask the history; what is left asks it once."""
+    new_vault(tmp_path / "v").close()
+    root = tmp_path / "v"
+    for i in range(3):
+        (root / "facts" / f"t{i}.md").write_text(_token_file(f"token {PEERS_TOKEN[:-1]}{i}"))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--no-verify", "-m", "peer tokens")
+    local = git(root, "rev-parse", "HEAD").strip()
+    tree = git(root, "rev-parse", "HEAD^{tree}").strip()
+    rewritten = git(root, "commit-tree", tree, "-p", "HEAD~1", "-m", "peer tokens (rebased)").strip()
+    asked: list[list] = []
+    real = remote.held_at
+    monkeypatch.setattr(remote, "held_at", lambda repo, tip, *a: asked.append([tip, *a]) or real(repo, tip, *a))
+    v = Vault(root, embedder=None)
+    try:
+        remote.check_outgoing(v, rewritten, local)  # every file at the remote's tip: passes
+        assert asked == []
+        parent = git(root, "rev-parse", "HEAD~1").strip()
+        with pytest.raises(SyncError):
+            remote.check_outgoing(v, parent, local)  # none on the remote: one walk for all three
+        assert len(asked) == 1
     finally:
         v.close()
