@@ -1459,7 +1459,7 @@ def held_at(repo: GitRepo, tip: str, wanted: Iterable[tuple[str, str]]) -> set[t
                 tokens = (rest + piece).split(b"\0")
                 rest = tokens.pop()
                 for raw in tokens:
-                    token = raw.decode("utf-8", "surrogateescape")
+                    token = raw.decode("utf-8", "replace")  # as every listing is read (GitRepo.run)
                     if meta is not None:  # the path of the change just read, whatever it starts with
                         key = (token, meta[3]) if len(meta) >= 4 else None
                         if key in left:
