@@ -128,6 +128,21 @@ def secret_findings(*, key: str, description: str, body: str, meta: Mapping[str,
     only for the body. What the write gate refuses and what ``vault-mem scan`` reports.
     ``comments`` is the text of a file's frontmatter comments (``Memory.comments``): a rewrite
     keeps them, so they are read like the fields."""
+    out: list[tuple[str, str, int | None]] = []
+    for label, kind, line, _span, _value in _findings(key=key, description=description, body=body,
+                                                      meta=meta, comments=comments):
+        if (label, kind, line) not in out:
+            out.append((label, kind, line))
+    return out
+
+
+def _findings(*, key: str, description: str, body: str, meta: Mapping[str, Any],
+              comments: str = "") -> Iterator[tuple[str, str, int | None, str | None, object]]:
+    """The write gate's findings, each with its evidence: (field, kind, line, the matched text or
+    None, the field's value). A finding with a matched text is one
+    :func:`~vault_mem.model.secrets.find_secrets` spans; one without (a value a label names, a
+    seed phrase split across fields) is judged on the fields' whole value
+    (:func:`published_already` matches each by its evidence)."""
     from vault_mem.model.secrets import find_secrets, slug_secrets  # lazy: see _LAZY
 
     fields: list[tuple[str, str]] = [
@@ -138,24 +153,24 @@ def secret_findings(*, key: str, description: str, body: str, meta: Mapping[str,
     fields.extend(_field_texts(meta or {}, description or ""))
     if comments:
         fields.append(("frontmatter comment", comments))
-    out: list[tuple[str, str, int | None]] = []
+    keyed = False
     for label, text in fields:
         for finding in find_secrets(text):
-            found = (label, finding.kind, _line_of(text, finding.start) if label == "body" else None)
-            if found not in out:
-                out.append(found)
-    if key and not any(label == "key" for label, _, _ in out):
+            keyed = keyed or label == "key"
+            yield (label, finding.kind, _line_of(text, finding.start) if label == "body" else None,
+                   text[finding.start:finding.end], text)
+    if key and not keyed:
         # a token in the key's slug, after a `-` or `/` its own rule takes for part of a name
-        out.extend(found for f in slug_secrets(key) if (found := ("key", f.kind, None)) not in out)
-    out.extend(f for f in _split_credentials(key, description, body, meta) if f not in out)
-    return out
+        for f in slug_secrets(key):
+            yield "key", f.kind, None, None, key
+    yield from _split_credentials(key, description, body, meta)
 
 
 _KIND_FIELDS = frozenset({"type", "source"})
 
 
 def _split_credentials(key: str, description: str, body: str,
-                       meta: Mapping[str, Any] | None) -> Iterator[tuple[str, str, int | None]]:
+                       meta: Mapping[str, Any] | None) -> Iterator[tuple[str, str, int | None, None, object]]:
     """A credential split across fields: the key, description or tags name it ("Staging DB
     password", tag ``unseal-key``) and the body, or another field or tag, holds the value alone;
     or one credential runs from the end of the description into the body (half a seed phrase
@@ -182,16 +197,17 @@ def _split_credentials(key: str, description: str, body: str,
         kind = None if unsaid else labelled_value(label, value) or labelled_codes(label, value)
         if kind:
             at = len(value) - len(value.lstrip())
-            yield where, kind, _line_of(value, at) if where == "body" else None
+            yield where, kind, _line_of(value, at) if where == "body" else None, None, value
     if key and description and not unsaid:
         kind = key_named_value(key, description)  # `deploy-hook-<token>` under "deploy hook token"
         if kind:
-            yield "key", kind, None
+            yield "key", kind, None, None, key
     if description and body:
         for f in seam_secrets(description, body):
-            yield "description and body", f.kind, None
+            yield "description and body", f.kind, None, None, (description, body)
     if scattered_phrase([description or "", body or ""] + [v for _, v in strings]):
-        yield "fields together", "seed phrase split across fields", None
+        yield ("fields together", "seed phrase split across fields", None, None,
+               (description, body, tuple(strings)))
 
 
 def check_write(*, key: str, description: str, body: str, meta: Mapping[str, Any],
@@ -270,33 +286,53 @@ def file_secrets(rel: str, data: bytes, memory: Memory | None = None) -> list[tu
 def published_already(rel: str, data: bytes, public: bytes, public_rel: str | None = None) -> bool:
     """Whether every suspected credential of the memory file ``rel`` holding ``data`` is one that
     ``public`` (the remote's version of that file, at ``public_rel``: ``rel`` unless ``data`` is a
-    conflict copy of it) holds already as a credential: each finding matched by itself. Only
-    then is a local commit of ``data`` no publication of this machine's (a person's hand merge
-    that keeps the peer's file); a peer holding *a* credential in a file never lets another
-    value out (atk32: a made-up token in the peer's copy let the sync publish the person's real
-    one). A span of ``data`` counts only when the same text is a credential
-    :func:`~vault_mem.model.secrets.find_secrets` finds in ``public`` (the word in a peer's
-    prose is no published password); with those spans taken out, the write gate's rule
-    (:func:`file_secrets`) must find nothing left, so a finding no span covers (a seed phrase
-    split across fields) is this side's whatever the number of the peer's values. A credential
-    in the file's name counts as published where the remote's file name holds one of its kind."""
+    conflict copy of it) holds already as a credential: each finding of the write gate's rule
+    (:func:`file_secrets` on ``data`` as it is) matched by its own evidence. Only then is a local
+    commit of ``data`` no publication of this machine's (a person's hand merge that keeps the
+    peer's file); a peer holding *a* credential in a file never lets another value out (atk32: a
+    made-up token in the peer's copy let the sync publish the person's real one). A finding with
+    a matched text counts only when the same text is a credential the remote's version holds
+    (:func:`~vault_mem.model.secrets.find_secrets` of the file or of one of its fields: the word
+    in a peer's prose is no published password); one without (a value the description names, a
+    seed phrase split across fields) only when the remote's version has the same finding, of the
+    same field and kind, over the identical field value. The gate is never run again on altered
+    text: blanking the peer's token out of "no password <token>" read as "no password" and let
+    the body's own password through (mendatk2). A credential in the file's name counts as
+    published where the remote's file name holds one of its kind."""
     if data == public:
         return True
     from vault_mem.model.secrets import find_secrets  # lazy: see _LAZY
 
     theirs = public.decode("utf-8", "replace")
     values = {theirs[f.start:f.end] for f in find_secrets(theirs)}
-    if not values:
-        return False
-    text = data.decode("utf-8", "replace")
-    spans = find_secrets(text)
-    if any(text[f.start:f.end] not in values for f in spans):
-        return False
-    for f in reversed(spans):  # the remote's values out: what the gate still finds is this side's
-        text = text[:f.start] + " " + text[f.end:]
-    left = file_secrets(rel, text.encode("utf-8"))
-    named = {kind for label, kind, _ in file_secrets(public_rel or rel, public) if label == "key"} if left else set()
-    return all(label == "key" and kind in named for label, kind, _ in left)
+    theirs_found = _evidence(public_rel or rel, theirs)
+    values.update(span for _, _, span, _ in theirs_found if span is not None)
+    named = {(label, kind, value) for label, kind, span, value in theirs_found if span is None}
+    keys = {kind for label, kind, _, _ in theirs_found if label == "key"}
+    for label, kind, span, value in _evidence(rel, data.decode("utf-8", "replace")):
+        if label == "key":
+            if kind not in keys:
+                return False
+        elif span is not None:
+            if span not in values:
+                return False
+        elif (label, kind, value) not in named:
+            return False
+    return True
+
+
+def _evidence(rel: str, text: str) -> list[tuple[str, str, str | None, object]]:
+    """(field, kind, matched text or None, field value) for each finding :func:`file_secrets`
+    makes in the memory file ``rel`` holding ``text``: the same rule, with what each rests on."""
+    from vault_mem.model.secrets import find_secrets  # lazy: see _LAZY
+
+    try:
+        memory = parse_memory(text, rel)
+    except VaultMemError:
+        return [("file", f.kind, text[f.start:f.end], text) for f in find_secrets(text)]
+    return [(label, kind, span, value) for label, kind, _, span, value in
+            _findings(key=memory.key, description=memory.description, body=memory.body,
+                      meta=memory.meta, comments=memory.comments)]
 
 
 def describe_secrets(found: list[tuple[str, str, int | None]]) -> str:

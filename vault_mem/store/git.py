@@ -131,6 +131,37 @@ def run_git(*args: str, cwd: Path | None = None, input: bytes | None = None, env
         raise GitError(f"git {args[0]} did not finish within {timeout:g} s") from exc
 
 
+_C_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+
+
+def git_path(text: str) -> str:
+    """A path as a git listing without ``-z`` prints it (``--name-only``, ``--raw``): git
+    C-quotes a name holding a double quote, a backslash, a control character (and, unless
+    ``core.quotePath=false``, any non-ASCII byte), ``"facts/caf\\303\\251.md"``; this gives the
+    name back. Every reader of such a listing reads its paths through here: a quoted name read
+    as it is printed is no memory path, and the sync never checked the credential it held
+    (mendatk2)."""
+    if len(text) < 2 or text[0] != '"' or text[-1] != '"':
+        return text
+    out = bytearray()
+    body, i = text[1:-1], 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            nxt = body[i + 1]
+            if nxt in _C_ESCAPES:
+                out.append(_C_ESCAPES[nxt])
+                i += 2
+                continue
+            if body[i + 1:i + 4].isdigit() and len(body[i + 1:i + 4]) == 3:
+                out.append(int(body[i + 1:i + 4], 8) & 0xFF)
+                i += 4
+                continue
+        out += c.encode("utf-8", "surrogateescape")
+        i += 1
+    return out.decode("utf-8", "replace")
+
+
 def files_in(folder: str) -> str:
     """The pathspec of the files directly in ``folder`` (top-level relative, ``""``: the top),
     never those of the folders below it: git lists them reading that folder's tree alone. git
@@ -430,7 +461,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
                 if line.startswith("\x01"):
                     when, _, agent = line[1:].partition(" ")
                     commit = (commit_time(when), bool(agent.strip()))
-                elif line in want and line not in found:
+                elif (line := git_path(line)) in want and line not in found:
                     found[line] = commit
                     if len(found) == len(want):
                         break

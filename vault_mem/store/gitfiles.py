@@ -31,7 +31,7 @@ from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import MAX_KEY_LEN, is_memory_name, is_memory_path, validate_key
 from vault_mem.model.names import named
 from vault_mem.platform import settle
-from vault_mem.store.git import GitRepo
+from vault_mem.store.git import GitRepo, git_path
 from vault_mem.store.history import (MAX_INCOMING_PATHS, blob_sizes, changed_count, changed_entries, changed_paths,
                                      merge_base)
 from vault_mem.store.files import PRIVATE_FILE, atomic_write, read_own, replace_file
@@ -246,7 +246,8 @@ def _before(repo: GitRepo, commit: str | None, top: str) -> str | None:
 def _last_changes(repo: GitRepo, head: str, tops: list[str]) -> dict[str, str]:
     """``{top-level path: the last commit of head's history that changed it}`` for ``tops``
     (literally): one ``git log`` per 2,000 paths, newest first, each path's first commit kept. A
-    name git prints quoted or cut (a newline in it) is not found: the safe side (not made here)."""
+    name git prints quoted is read back (:func:`~vault_mem.store.git.git_path`); one cut (a newline
+    in it) is not found: the safe side (not made here)."""
     last: dict[str, str] = {}
     for i in range(0, len(tops), 2000):
         chunk = tops[i:i + 2000]
@@ -257,7 +258,7 @@ def _last_changes(repo: GitRepo, head: str, tops: list[str]) -> dict[str, str]:
             if line.startswith("\x01"):
                 commit = line[1:]
             elif line and commit:
-                last.setdefault(line, commit)
+                last.setdefault(git_path(line), commit)
     return last
 
 

@@ -15,15 +15,17 @@ import json
 import os
 import re
 from collections.abc import Callable, Container, Iterable, Iterator
+from pathlib import Path
 from typing import NamedTuple, TypeVar
 
 from vault_mem.config import CONFIG_FILE, STATE_DIR, TYPE_FOLDERS, disk_name, is_state_dir_name
-from vault_mem.errors import GitError, HistoryDamagedError
+from vault_mem.errors import GitError, HistoryDamagedError, VaultMemError
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.names import MAX_PATH_BYTES, email_key, fold, name_trouble, shown
 from vault_mem.store.arrivals import PER_WORKTREE, log_files, shared_log_files
-from vault_mem.store.git import GitRepo, files_in
+from vault_mem.store.files import atomic_write, ensure_own_dir, read_own
+from vault_mem.store.git import GitRepo, files_in, git_path
 from vault_mem.store.gitobjects import STREAM_FROM
 from vault_mem.store.provenance import recorded, replayed_file, replayed_from
 from vault_mem.store.tree import iter_tree, tree_names
@@ -181,6 +183,7 @@ def _raw_log(out: str, rs: str, fs: str, fields: int) -> Iterator[tuple[list[str
             if not line.startswith(":"):
                 continue
             meta, _, path = line.partition("\t")
+            path = git_path(path)
             parts = meta.split()  # :old-mode new-mode old-blob new-blob status
             if len(parts) >= 5:
                 changes.append(_RawChange(parts[2], parts[3], parts[4], path))
@@ -767,7 +770,7 @@ def holding_order(repo: GitRepo, tip: str, groups: list[list[str]]) -> dict[str,
                     f"--format={rs}%H", tip, "--", *chunk, cwd=repo.toplevel)
         wanted, chunk = set(chunk), []
         for at, rec in enumerate(out.split(rs)):
-            for path in rec.split("\n")[1:]:
+            for path in map(git_path, rec.split("\n")[1:]):
                 if path in wanted:
                     order[path] = at  # the last addition: the file the path holds now
     return order
@@ -797,7 +800,7 @@ def deleted_by(repo: GitRepo, new: str, old: str, paths: list[str]) -> dict[str,
             lines = rec.strip("\n").split("\n")
             head = lines[0].split(fs)
             if len(head) == 2:
-                for path in lines[1:]:
+                for path in map(git_path, lines[1:]):
                     if path:
                         found.setdefault(path, (head[0], head[1].rstrip(" ")))
     return found
@@ -949,6 +952,7 @@ def known_tips(repo: GitRepo) -> list[str]:
 
 #: under the repository's vault-mem folder: what :func:`seen_elsewhere` walked, per blob
 SEEN_ELSEWHERE = "seen-elsewhere.json"
+_SEEN_MAX_BYTES = 1 << 24  # the record's largest size read: four blobs' walked tips and holders
 _SEEN_KEPT = 4  # the blobs it keeps (one file waits at a time; the person's edits are new blobs)
 
 
@@ -976,20 +980,24 @@ def seen_elsewhere(repo: GitRepo, blob: str, prefix: str) -> bool:
         holders += _holding(repo, blob, prefix, tips, walked)
         kept.pop(f"{prefix}\0{blob}", None)
         kept[f"{prefix}\0{blob}"] = {"walked": tips, "holders": holders}
-        with contextlib.suppress(OSError):
-            path.parent.mkdir(exist_ok=True)
-            tmp = path.with_name(f"{SEEN_ELSEWHERE}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(dict(list(kept.items())[-_SEEN_KEPT:])))
-            os.replace(tmp, path)
+        with contextlib.suppress(OSError, VaultMemError):  # a record is a cache: the walk stands without it
+            ensure_own_dir(path.parent)
+            atomic_write(path, json.dumps(dict(list(kept.items())[-_SEEN_KEPT:])).encode("utf-8"), mode=0o600)
     local = recorded(repo.common_dir)[1]
     return any(c not in local for c in holders)
 
 
-def _seen_kept(path) -> dict:
-    """:func:`seen_elsewhere`'s record (empty when there is none or it is not its shape)."""
+def _seen_kept(path: Path) -> dict:
+    """:func:`seen_elsewhere`'s record (empty when there is none or it is not its shape: a link
+    there, a file too big, one nested too deep for the parser). Read as vault-mem's own records
+    are (:func:`~vault_mem.store.files.read_own`: never through a link); it is a cache, so
+    anything odd is no record, never an error of every Vault open."""
     try:
-        kept = json.loads(path.read_text())
-    except (OSError, ValueError):
+        data = read_own(path, max_bytes=_SEEN_MAX_BYTES + 1)
+        if data is None or len(data) > _SEEN_MAX_BYTES:
+            return {}
+        kept = json.loads(data)
+    except (OSError, ValueError, RecursionError, VaultMemError):
         return {}
     if not isinstance(kept, dict):
         return {}
@@ -1427,22 +1435,46 @@ def commit_trailers(repo: GitRepo, commit: str) -> str:
     return repo.run("log", "-1", "--format=%(trailers:only,unfold)", commit)
 
 
-#: how many of the commits that changed a path :func:`held_at` reads, newest first
-HELD_LOOKBACK = 1000
-
-
-def held_at(repo: GitRepo, tip: str, path: str, blob: str, limit: int = HELD_LOOKBACK) -> bool:
-    """Whether a commit reachable from ``tip`` held ``blob`` at ``path`` (relative to the top
-    level), among the last ``limit`` commits that changed it (merges too: the first commit to
-    hold a blob there differs from each of its parents there, so ``--full-history`` lists it).
-    Two git processes, the walk's diffs limited to that one path."""
-    commits = repo.run("rev-list", "--full-history", f"--max-count={limit}", tip, "--", f":(literal){path}",
-                       cwd=repo.toplevel).split()
-    if not commits:
-        return False
-    out = repo.run("cat-file", "--batch-check=%(objectname)", input="".join(
-        f"{c}:{path}\n" for c in commits).encode("utf-8"), cwd=repo.toplevel)
-    return blob in out.split()
+def held_at(repo: GitRepo, tip: str, wanted: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+    """Those of ``wanted`` (top-level path, blob) that a commit reachable from ``tip`` held: the
+    blob at that path. The first commit to hold a blob at a path is a root, or differs there from
+    each of its parents (a merge too: ``-m --full-history``), so one ``git log --raw`` of ``tip``'s
+    history, its diffs limited to those paths (``-z``: every name as it is; one per 2,000 paths),
+    finds each; it stops once all are found. No count of commits bounds it: a peer's 1,001 commits
+    re-pointing a link at the path after the one that held the bytes hid them from a walk of the
+    last 1,000 (mendatk2); the walk is linear in ``tip``'s history and asked only for the files
+    no cheaper comparison settled."""
+    left = set(wanted)
+    found: set[tuple[str, str]] = set()
+    paths = sorted({p for p, _ in left})
+    for i in range(0, len(paths), 2000):
+        if not left:
+            break
+        out = repo.stream("--literal-pathspecs", "log", "-z", "--format=%H", "--raw", "--no-abbrev", "--no-renames",
+                          "-m", "--root", "--full-history", tip, "--", *paths[i:i + 2000], cwd=repo.toplevel)
+        meta: list[str] | None = None
+        rest = b""
+        try:
+            for piece in out:
+                tokens = (rest + piece).split(b"\0")
+                rest = tokens.pop()
+                for raw in tokens:
+                    token = raw.decode("utf-8", "replace")  # as every listing is read (GitRepo.run)
+                    if meta is not None:  # the path of the change just read, whatever it starts with
+                        key = (token, meta[3]) if len(meta) >= 4 else None
+                        if key in left:
+                            left.discard(key)
+                            found.add(key)
+                        meta = None
+                    elif token.lstrip("\n").startswith(":"):
+                        meta = token.lstrip("\n").split()  # :old-mode new-mode old-blob new-blob status
+                if not left:
+                    break
+        finally:
+            close = getattr(out, "close", None)
+            if close:
+                close()
+    return found
 
 
 def merge_base(repo: GitRepo, a: str, b: str) -> str:
@@ -1494,15 +1526,17 @@ def commits_with_parents(repo: GitRepo, tip: str, base: str) -> list[list[str]]:
 
 def paths_by_commit(repo: GitRepo, old: str | None, new: str, pathspec: str) -> list[tuple[str, list[str]]]:
     """``(commit, top-level paths it changed under pathspec)`` for each commit of ``new`` not in
-    ``old`` (first parents; no rename detection), newest first: one git process for the range."""
+    ``old`` (first parents; no rename detection), newest first: one git process for the range.
+    ``-z``: every name as it is (a quoted ``facts/caf\\303\\251.md`` was no memory path, and
+    the sync never checked the credential it held)."""
     rs, _ = separators()
-    out = repo.run("log", f"--format={rs}%H", "--name-only", "--no-renames", "--diff-merges=first-parent",
+    out = repo.run("log", "-z", f"--format={rs}%H", "--name-only", "--no-renames", "--diff-merges=first-parent",
                    new, *([f"^{old}"] if old else []), "--", pathspec, cwd=repo.toplevel)
     found = []
     for rec in out.split(rs):
-        lines = [ln for ln in rec.split("\n") if ln]
-        if lines:
-            found.append((lines[0], lines[1:]))
+        fields = rec.split("\0")
+        if fields[0].strip():
+            found.append((fields[0].strip(), [f.removeprefix("\n") for f in fields[1:] if f.removeprefix("\n")]))
     return found
 
 

@@ -465,6 +465,7 @@ def check_outgoing(vault: Vault, remote_tip: str | None, local: str | None, name
         return published
 
     seen: set[str] = set()
+    left: list[tuple[str, str, str, str, list]] = []  # (commit, top, rel, blob, findings) no comparison settled
     for commit, tops in paths_by_commit(repo, remote_tip, local, prefix or "."):
         message = repo.commit_message(commit)  # a damaged commit: HistoryDamagedError, with its fix
         try:
@@ -481,32 +482,33 @@ def check_outgoing(vault: Vault, remote_tip: str | None, local: str | None, name
             seen.add(blob)
             data = repo.read_object(blob)[1]
             found = policy.file_secrets(rel, data)
-            if not found:
-                continue
-            if _published(repo, prefix, top, blob, data, remote_tip, remotes()):
-                continue  # the remote has these very credentials in this file already: a peer's
-            raise SyncError("unsafe", f"the local commit {commit[:10]} would publish {rel}, which holds "
-                            f"{describe_secrets(found)}. "
-                            f"Take it out of the local history first (`git rebase -i {name}/<branch>` to edit "
-                            f"that commit, or `git filter-repo --path {top} --invert-paths`), then sync "
-                            f"again; {after}")
+            if found and not _published(repo, prefix, top, data, remotes()):
+                left.append((commit, top, rel, blob, found))
+    # the remote's tip and the merge base compared first, file by file; the history look, one
+    # walk for all that is left (a commit of the remote's held those very bytes at that path)
+    held = held_at(repo, remote_tip, [(top, blob) for _, top, _, blob, _ in left]) if left and remote_tip else set()
+    for commit, top, rel, blob, found in left:
+        if (top, blob) in held:
+            continue  # the remote has these very bytes at this path already: a peer's
+        raise SyncError("unsafe", f"the local commit {commit[:10]} would publish {rel}, which holds "
+                        f"{describe_secrets(found)}. "
+                        f"Take it out of the local history first (`git rebase -i {name}/<branch>` to edit "
+                        f"that commit, or `git filter-repo --path {top} --invert-paths`), then sync "
+                        f"again; {after}")
 
 
-def _published(repo, prefix: str, top: str, blob: str, data: bytes, remote_tip: str | None,
-               commits: list[str]) -> bool:
-    """:func:`check_outgoing`'s exception: the file at ``top`` (``blob``, holding ``data``), one
-    with a credential, is the remote's already. Its very bytes, when a commit reachable from the
-    remote's tip held them at that path (:func:`~vault_mem.store.history.held_at`: the take-out
-    commit putting back a peer's file published long ago, in a sync whose push failed before,
-    whose first check has no merge base to compare with); else its credentials, when
-    ``commits`` (the remote's tip, the merge base) hold each of them in that file
+def _published(repo, prefix: str, top: str, data: bytes, commits: list[str]) -> bool:
+    """:func:`check_outgoing`'s exception, its cheap half: the file at ``top`` (holding ``data``),
+    one with a credential, is the remote's already when ``commits`` (the remote's tip, the merge
+    base) hold each of its credentials in that file, or its very bytes
     (:func:`~vault_mem.model.policy.published_already`). A conflict copy is compared with the
-    remote's versions of the file it copies (its path is on no remote commit)."""
+    remote's versions of the file it copies (its path is on no remote commit). What this leaves
+    is asked of the remote's history in one walk (:func:`~vault_mem.store.history.held_at`: the
+    take-out commit putting back a peer's file published long ago, in a sync whose push failed
+    before, whose first check has no merge base to compare with)."""
     rel = top[len(prefix):]
     copied = copied_from(rel, data)
     paths = [top, *([prefix + copied] if copied else [])]
-    if remote_tip and held_at(repo, remote_tip, top, blob):
-        return True
     public = {(p, repo.blob_at(c, p)) for c in commits for p in paths} - {(p, None) for p in paths}
     return any(published_already(rel, data, repo.read_object(b)[1], p[len(prefix):]) for p, b in sorted(public))
 
