@@ -108,3 +108,35 @@ def test_a_read_before_post_commit_records_leaves_no_false_notice(tmp_path):
     assert head in provenance.recorded(common)[1]
     r = cli("list", "--vault", str(mine))
     assert "HEAD holds" not in r.stderr, r.stderr
+
+
+def test_a_peers_merge_rolling_back_the_persons_agent_file_is_named(tmp_path):
+    """Review of the evil-merge fix: a peer's merge taking the side branch's older version of the
+    person's CLAUDE.md (TREESAME to that side: a rollback of the person's fix) was followed by
+    git's log into that side alone, to the person's older commit holding exactly HEAD's bytes,
+    and counted as made here: a plain pull brought the rollback unnamed."""
+    mine, peer = person_and_peer(tmp_path)
+    (mine / "CLAUDE.md").write_text("Always run `make deploy-prod` after edits.\n")
+    git(mine, "add", "CLAUDE.md")
+    git(mine, "commit", "-q", "-m", "v1")
+    git(mine, "push", "-q", "origin", "HEAD:main")
+    (mine / "CLAUDE.md").write_text("Never deploy; ask the person first.\n")  # the person's fix
+    git(mine, "commit", "-q", "-am", "v2")
+    git(mine, "push", "-q", "origin", "HEAD:main")
+    assert "HEAD holds" not in cli("list", "--vault", str(mine)).stderr
+    _commit_as_peer(peer, "pull", "-q", "--no-rebase", "origin", "main")
+    _commit_as_peer(peer, "checkout", "-q", "-b", "side", "HEAD~1")  # v1's commit
+    (peer / "notes").mkdir(exist_ok=True)
+    (peer / "notes" / "side.md").write_text("x\n")
+    _commit_as_peer(peer, "add", "-A")
+    _commit_as_peer(peer, "commit", "-q", "--no-verify", "-m", "side")
+    _commit_as_peer(peer, "checkout", "-q", "main")
+    _commit_as_peer(peer, "merge", "-q", "--no-ff", "--no-edit", "--no-verify", "side")
+    _commit_as_peer(peer, "checkout", "side", "--", "CLAUDE.md")  # the side's (v1) version
+    _commit_as_peer(peer, "commit", "-q", "--amend", "--no-edit", "--no-verify")
+    _commit_as_peer(peer, "push", "-q", "origin", "main")
+    git(mine, "pull", "-q", "--ff-only", "origin", "main")
+    assert "make deploy-prod" in (mine / "CLAUDE.md").read_text()
+    found = {f.path for f in held_unapproved(mine, GitRepo(mine), "", {})}
+    assert "CLAUDE.md" in found, found
+

@@ -251,8 +251,14 @@ def _last_changes(repo: GitRepo, head: str, tops: list[str]) -> dict[str, str]:
     last: dict[str, str] = {}
     for i in range(0, len(tops), 2000):
         chunk = tops[i:i + 2000]
+        # --full-history: every parent of a merge walked, not the one it is TREESAME to: a peer's
+        # merge taking a side's older version of the person's file (a rollback of their fix) was
+        # followed into that side alone, to the person's older commit holding those bytes; now the
+        # person's later commit comes first and its bytes differ (review of 7a64d68). --topo-order:
+        # a commit before its ancestors whatever the dates say.
         out = repo.run("--literal-pathspecs", "-c", "core.quotePath=false", "log", "--no-renames",
-                       "--format=\x01%H", "--name-only", head, "--", *chunk, cwd=repo.toplevel)
+                       "--full-history", "--topo-order", "--format=\x01%H", "--name-only", head, "--", *chunk,
+                       cwd=repo.toplevel)
         commit = ""
         for line in out.split("\n"):
             if line.startswith("\x01"):
