@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from vault_mem.config import FOLDER_TYPES
 from vault_mem.errors import VaultMemError
+from vault_mem.platform import settle
 from vault_mem.index.folderscan import path_sig, stat_sig
 from vault_mem.model.memory import memory_from_bytes
 from vault_mem.model.names import after_name
@@ -112,13 +112,10 @@ def gate_fingerprint() -> str:
 _KEPT_FINGERPRINT: list = [None, ""]
 
 
-def _file_sig(file: str) -> tuple[str, int, int, int, int] | None:
+def _file_sig(file: str) -> tuple[str, settle.Stamp] | None:
     """What changes when ``file`` is written or replaced (None: it cannot be read)."""
-    try:
-        st = os.stat(file)
-    except OSError:
-        return None
-    return file, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+    found = settle.stamp_at(file)
+    return None if found is None else (file, found)
 
 
 def read_file(root: Path, rel: str, *, max_bytes: int, policy: WritePolicy | None = None) -> FileState | None:

@@ -41,6 +41,7 @@ from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import Memory, key_type_from_path, memory_from_bytes
 from vault_mem.model.names import REFUSED, named, shell_word, shown
 from vault_mem.model.policy import WritePolicy
+from vault_mem.platform import settle
 from vault_mem.platform.logs import Logger
 from vault_mem.store.files import (
     PRIVATE_FILE,
@@ -333,7 +334,7 @@ class Workspace:
             except OSError:
                 out.append(None)
                 continue
-            out.append([st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino, st.st_mode])
+            out.append([settle.stamp(st), st.st_mode])  # the mode: a hook made executable or not
         out.append(ignore_files_signature(self.repo, self.root))
         return out
 
