@@ -140,3 +140,33 @@ def test_a_peers_merge_rolling_back_the_persons_agent_file_is_named(tmp_path):
     found = {f.path for f in held_unapproved(mine, GitRepo(mine), "", {})}
     assert "CLAUDE.md" in found, found
 
+
+
+def test_a_long_lived_workspace_drops_the_notice_once_post_commit_records_the_persons_commit(tmp_path):
+    """The daemon's every answer carries ``Workspace.state_notices``, recomputed when a stat stamp
+    changes: the stamp left out the record of the commits made here, so a read between git moving
+    the branch and the post-commit hook recording the person's commit named their own CLAUDE.md a
+    peer's in every daemon answer until HEAD moved again (final read of the change)."""
+    from vault_mem import Vault
+
+    mine, _peer = person_and_peer(tmp_path)
+    with Vault(mine) as vault:
+        assert not any("HEAD holds" in n for n in vault.ws.state_notices())
+        (mine / "CLAUDE.md").write_text("my own notes for my agent\n")
+        git(mine, "add", "CLAUDE.md")
+        subprocess.run(["git", "-c", "core.hooksPath=/nonexistent", "commit", "-q", "-m", "mine"], cwd=mine,
+                       check=True)
+        head = git(mine, "rev-parse", "HEAD").strip()
+        assert any("HEAD holds" in n for n in vault.ws.state_notices())  # the read in the window
+        provenance.record_local(mine / ".git", [head])  # what post-commit then does
+        assert not any("HEAD holds" in n for n in vault.ws.state_notices())
+
+
+def test_a_backslash_git_prints_before_digits_that_are_no_octal_escape_stays_as_it_is():
+    """``git_path`` read any three digits after a backslash as an octal escape: ``\\189`` raised
+    (``int('189', 8)``). git escapes a backslash itself, so only its own ``\\NNN`` octal escapes
+    reach it; anything else is kept as printed (final read of the change)."""
+    from vault_mem.store.git import git_path
+
+    assert git_path('"caf\\303\\251.md"') == "café.md"
+    assert git_path('"x\\189.md"') == "x\\189.md"

@@ -153,7 +153,7 @@ def git_path(text: str) -> str:
                 out.append(_C_ESCAPES[nxt])
                 i += 2
                 continue
-            if body[i + 1:i + 4].isdigit() and len(body[i + 1:i + 4]) == 3:
+            if len(body[i + 1:i + 4]) == 3 and all(d in "01234567" for d in body[i + 1:i + 4]):
                 out.append(int(body[i + 1:i + 4], 8) & 0xFF)
                 i += 4
                 continue
@@ -162,13 +162,18 @@ def git_path(text: str) -> str:
     return out.decode("utf-8", "replace")
 
 
+def glob_escaped(text: str) -> str:
+    """``text`` matched literally by a glob pattern of git's (a ``:(glob)`` pathspec, an ignore
+    line): each ``\\ * ? [`` escaped. The one escape of a folder name put into a pattern."""
+    return "".join("\\" + c if c in "\\*?[" else c for c in text)
+
+
 def files_in(folder: str) -> str:
     """The pathspec of the files directly in ``folder`` (top-level relative, ``""``: the top),
     never those of the folders below it: git lists them reading that folder's tree alone. git
     lists a commit's changes whole before printing one, and a tree that names one subtree many
     times holds any number of paths for the few objects a push carries."""
-    escaped = "".join("\\" + c if c in "\\*?[" else c for c in folder)
-    return f":(glob){escaped}/*" if folder else ":(glob)*"
+    return f":(glob){glob_escaped(folder)}/*" if folder else ":(glob)*"
 
 
 #: what a control character is called in :func:`refuse_control_characters`' message

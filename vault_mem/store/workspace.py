@@ -83,6 +83,7 @@ from vault_mem.store.history import (
 )
 from vault_mem.store.hooks import unsafe_hooks_notice
 from vault_mem.store.locks import SAY_WAITING_AFTER_S, WRITE_LOCK, WriteLock, daemon_pid
+from vault_mem.store.provenance import record_file
 from vault_mem.store.settings import Settings, carry_committed_blob, settings_in_force
 from vault_mem.store.trust import approve_config, approved_config, seal, trust_file, unseal
 from vault_mem.store.treeshapes import TreeShapes
@@ -308,13 +309,15 @@ class Workspace:
     def _state_stamp(self) -> list:
         """A cheap key (``stat`` calls, no git process) of what :meth:`state_notices` derives
         from: vault.toml, this machine's approvals, HEAD and the refs, git's configuration, the
-        hooks folder, the ignore files, and the records of a sync stopped and of a pull in the
-        state folder (not the folder itself: every read writes a cache there)."""
+        hooks folder, the ignore files, the record of a sync stopped in the state folder (not the
+        folder itself: every read writes a cache there), and the record of the commits made here
+        (what HEAD holds unapproved depends on it: a post-commit hook recording the person's
+        commit after a read had named their file a peer's)."""
         git_dir, common = self.repo.git_dir, self.repo.common_dir
         approvals = trust_file()
         paths = [self.root / CONFIG_FILE, *([approvals] if approvals else []), git_dir / "HEAD", common / "packed-refs",
                  common / "config", git_dir / "config.worktree", self.state_dir / STOPPED,
-                 self.repo.hooks_dir]
+                 record_file(common), self.repo.hooks_dir]
         try:
             with open(git_dir / "HEAD", "rb") as fh:
                 ref = fh.read(4096).decode("utf-8", "replace").strip()
