@@ -57,14 +57,11 @@ class PathTable(Collection[str]):
                 # condition on the rows the sidecar holds (the kept judgement's, checked in this
                 # transaction), or None: the paths bound as JSON
                 source = kept(db, len(self._paths)) if kept is not None else None
-                if source is not None:
-                    #: how many rows it keeps in (the table's size)
-                    self.kept = conn.execute(f"INSERT INTO temp.{self.name}(path) SELECT path FROM main.files "
-                                             f"WHERE {source}").rowcount
-                else:
-                    self.kept = conn.execute(f"INSERT INTO temp.{self.name}(path) SELECT path FROM main.files "
-                                             "WHERE path NOT IN (SELECT value FROM json_each(?))",
-                                             (json.dumps(sorted(self._paths)),)).rowcount
+                where, bound = ((source, ()) if source is not None else
+                                ("path NOT IN (SELECT value FROM json_each(?))", (json.dumps(sorted(self._paths)),)))
+                #: how many rows it keeps in (the table's size)
+                self.kept = conn.execute(f"INSERT INTO temp.{self.name}(path) SELECT path FROM main.files "
+                                         f"WHERE {where}", bound).rowcount
                 version = self._data_version()  # in the snapshot the rows were read from
             except BaseException:
                 conn.execute("ROLLBACK")

@@ -33,7 +33,7 @@ from pathlib import Path
 from vault_mem.config import STATE_DIR
 from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.store.files import atomic_write, current_bytes
-from vault_mem.store.git import GitRepo
+from vault_mem.store.git import GitRepo, glob_escaped
 from vault_mem.store.worktree import config_values, forget_config
 
 DRIVER = "vault-mem-index"
@@ -169,8 +169,7 @@ def exclude_block(prefix: str) -> str:
     folder = prefix.rstrip("/")
     if "\n" in folder or "\r" in folder:
         return ""
-    escaped = "".join("\\" + c if c in "\\*?[" else c for c in folder)
-    pattern = f"/{escaped}/{STATE_DIR}/" if folder else f"/{STATE_DIR}/"
+    pattern = f"/{glob_escaped(folder)}/{STATE_DIR}/" if folder else f"/{STATE_DIR}/"
     return "\n".join([
         f"{_BEGIN} {_tag(prefix)} (written by vault-mem, rewritten by `vault-mem hooks install`):",
         "# vault-mem's derived state is never committed, whatever a .gitignore says",

@@ -31,7 +31,7 @@ from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import MAX_KEY_LEN, is_memory_name, is_memory_path, validate_key
 from vault_mem.model.names import named
 from vault_mem.platform import settle
-from vault_mem.store.git import GitRepo, git_path
+from vault_mem.store.git import GitRepo, git_path, glob_escaped
 from vault_mem.store.history import (MAX_INCOMING_PATHS, blob_sizes, changed_count, changed_entries, changed_paths,
                                      merge_base)
 from vault_mem.store.files import PRIVATE_FILE, atomic_write, read_own, replace_file
@@ -151,10 +151,6 @@ _EMPTY_TREES = {40: "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
                 64: "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"}
 
 
-def _glob_escaped(text: str) -> str:
-    return "".join("\\" + c if c in "*?[]\\" else c for c in text)
-
-
 def held_pathspecs(prefix: str) -> tuple[list[str], list[str]]:
     """The two listings of HEAD :func:`held_unapproved` makes, as git pathspecs (from the top of
     the repository): everything but the type folders' ``*.md`` files, and of a folder's ``*.md``
@@ -165,7 +161,7 @@ def held_pathspecs(prefix: str) -> tuple[list[str], list[str]]:
     ``readme``, ``vault``). A type folder holds a memory per file, 100,000 of them in a large vault,
     none of which takes approval (:func:`needs_approval`): these leave them to git's tree walk. A
     superset: each name found is still put to :func:`needs_approval`."""
-    base = _glob_escaped(prefix)
+    base = glob_escaped(prefix)
     rest = [f":(top,glob){base}**", *(f":(top,exclude,glob){base}{t}/*.md" for t in sorted(FOLDER_TYPES))]
     odd = (".md", "*[!a-z0-9._-]*.md", "[!a-z0-9]*.md", "*.*.md", "?" * (MAX_KEY_LEN + 1) + "*.md",
            "[acgilnpqrvw][aeglnopruw][adelmnrtux]*.md")
@@ -523,8 +519,7 @@ def held_record(root: Path, repo: GitRepo, prefix: str, state_dir: Path, templat
     found = None
     if payload and payload.get("key") == key and isinstance(payload.get("count"), int) \
             and isinstance(payload.get("files"), list):
-        files = tuple(IncomingGitFile(e[0], e[1], None) for e in payload["files"]
-                      if isinstance(e, list) and len(e) == 2 and all(isinstance(x, str) for x in e))
+        files = _recorded_files(payload)
         if payload["count"] == 0 or payload.get("made") == made:
             return Held(payload["count"], files)
         # the record of the commits made here changed since (a commit recorded after a read
@@ -544,6 +539,12 @@ def held_record(root: Path, repo: GitRepo, prefix: str, state_dir: Path, templat
     except OSError:
         pass  # a read-only state folder: found again by the next command, as said
     return held
+
+
+def _recorded_files(payload: dict) -> tuple[IncomingGitFile, ...]:
+    """The files a :data:`HELD_RECORD` payload names (each ``[path, blob]``; any other shape skipped)."""
+    return tuple(IncomingGitFile(e[0], e[1], None) for e in payload.get("files") or ()
+                 if isinstance(e, list) and len(e) == 2 and all(isinstance(x, str) for x in e))
 
 
 def _made_stamp(repo: GitRepo) -> list | None:
@@ -567,8 +568,7 @@ def _held_since(root: Path, repo: GitRepo, prefix: str, template: dict[str, str]
     old, files = payload.get("key", [None])[0], payload.get("files")
     if not isinstance(old, str) or not isinstance(files, list) or payload.get("count") != len(files):
         return None
-    kept = {e[0]: IncomingGitFile(e[0], e[1], None) for e in files
-            if isinstance(e, list) and len(e) == 2 and all(isinstance(x, str) for x in e)}
+    kept = {f.path: f for f in _recorded_files(payload)}
     try:
         changed = changed_entries(repo, old, head, prefix or ".")
     except GitError:

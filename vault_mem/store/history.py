@@ -24,7 +24,7 @@ from vault_mem.model.indexmd import INDEX_FILE
 from vault_mem.model.memory import is_memory_path
 from vault_mem.model.names import MAX_PATH_BYTES, email_key, fold, name_trouble, shown
 from vault_mem.store.arrivals import PER_WORKTREE, log_files, shared_log_files
-from vault_mem.store.files import atomic_write, ensure_own_dir, read_own
+from vault_mem.store.files import PRIVATE_FILE, atomic_write, ensure_own_dir, read_own
 from vault_mem.store.git import GitRepo, files_in, git_path
 from vault_mem.store.gitobjects import STREAM_FROM
 from vault_mem.store.provenance import recorded, replayed_file, replayed_from
@@ -982,7 +982,7 @@ def seen_elsewhere(repo: GitRepo, blob: str, prefix: str) -> bool:
         kept[f"{prefix}\0{blob}"] = {"walked": tips, "holders": holders}
         with contextlib.suppress(OSError, VaultMemError):  # a record is a cache: the walk stands without it
             ensure_own_dir(path.parent)
-            atomic_write(path, json.dumps(dict(list(kept.items())[-_SEEN_KEPT:])).encode("utf-8"), mode=0o600)
+            atomic_write(path, json.dumps(dict(list(kept.items())[-_SEEN_KEPT:])).encode("utf-8"), mode=PRIVATE_FILE)
     local = recorded(repo.common_dir)[1]
     return any(c not in local for c in holders)
 

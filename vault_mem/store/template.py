@@ -20,16 +20,24 @@ def template_dir() -> Path:
     raise VaultMemError("vault-mem's template_vault is missing from the installation; reinstall vault-mem")
 
 
+def vault_name(rel: Path) -> Path:
+    """Where the template's file ``rel`` goes in a vault: its ``dot-NAME`` files as ``.NAME``
+    (they ship so, that packaging never drops them)."""
+    return rel.parent / (("." + rel.name[4:]) if rel.name.startswith("dot-") else rel.name)
+
+
+def template_files() -> list[tuple[Path, Path]]:
+    """``(source, vault-relative destination)`` of each entry of template_vault/ that ``vault-mem
+    init`` writes (folders too), in path order; compiled Python left out."""
+    template = template_dir()
+    return [(src, vault_name(src.relative_to(template))) for src in sorted(template.rglob("*"))
+            if src.suffix != ".pyc"]
+
+
 @cache
 def template_blobs() -> dict[str, str]:
     """``{vault-relative path: blob id}`` of the files ``vault-mem init`` writes from
     template_vault/ (its ``dot-NAME`` files as ``.NAME``). Read once per process (a few small
     files: the key of every command's check of what HEAD holds unapproved)."""
-    template = template_dir()
-    out: dict[str, str] = {}
-    for path in sorted(template.rglob("*")):
-        if path.is_file() and not path.is_symlink():
-            rel = path.relative_to(template)
-            name = ("." + rel.name[4:]) if rel.name.startswith("dot-") else rel.name
-            out[(rel.parent / name).as_posix().removeprefix("./")] = GitRepo.blob_id(path.read_bytes())
-    return out
+    return {dest.as_posix(): GitRepo.blob_id(src.read_bytes())
+            for src, dest in template_files() if src.is_file() and not src.is_symlink()}

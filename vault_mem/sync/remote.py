@@ -60,7 +60,7 @@ from vault_mem.model.memory import is_memory_path
 from vault_mem.model.names import shell_word, shown
 from vault_mem.model.policy import describe_secrets, published_already
 from vault_mem.store.attributes import protect
-from vault_mem.store.git import damage_in, damaged_history_message
+from vault_mem.store.git import GitRepo, damage_in, damaged_history_message
 from vault_mem.store.history import (
     changes_outside,
     commits_with_parents,
@@ -497,7 +497,7 @@ def check_outgoing(vault: Vault, remote_tip: str | None, local: str | None, name
                         f"again; {after}")
 
 
-def _published(repo, prefix: str, top: str, data: bytes, commits: list[str]) -> bool:
+def _published(repo: GitRepo, prefix: str, top: str, data: bytes, commits: list[str]) -> bool:
     """:func:`check_outgoing`'s exception, its cheap half: the file at ``top`` (holding ``data``),
     one with a credential, is the remote's already when ``commits`` (the remote's tip, the merge
     base) hold each of its credentials in that file, or its very bytes

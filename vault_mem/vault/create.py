@@ -18,7 +18,7 @@ from vault_mem.store.attributes import protect
 from vault_mem.store.files import atomic_write, current_bytes, refuse_link
 from vault_mem.store.git import GitRepo, refuse_control_characters
 from vault_mem.store.hooks import install, unsafe_hooks_notice
-from vault_mem.store.template import template_dir
+from vault_mem.store.template import template_files
 from vault_mem.store.upstream import unborn_clone
 from vault_mem.store.workspace import Workspace, committed_link, init_repository
 
@@ -55,17 +55,14 @@ def create_files(path: str | Path) -> tuple[Path, list[Path]]:
     import shutil  # lazy: only init copies files (start-up time of every write, issue 29)
 
     created: list[Path] = []
-    template = template_dir()
-    for src in sorted(template.rglob("*")):
-        rel = src.relative_to(template)
-        # dot-files ship as dot-NAME so that packaging never drops them
-        dest = root / rel.parent / (("." + rel.name[4:]) if rel.name.startswith("dot-") else rel.name)
+    for src, rel in template_files():
+        dest = root / rel
         # a link, even dangling, on the way or at the name is left as it is: its target is not the vault's
-        if any(os.path.islink(p) for p in (*(root / rel).parents, dest) if p.is_relative_to(root) and p != root):
+        if any(os.path.islink(p) for p in (*dest.parents, dest) if p.is_relative_to(root) and p != root):
             continue
         if src.is_dir():
             dest.mkdir(exist_ok=True)
-        elif src.suffix != ".pyc" and not os.path.exists(dest):
+        elif not os.path.exists(dest):
             shutil.copyfile(src, dest)
             created.append(dest)
     return root, created
