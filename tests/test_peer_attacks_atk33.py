@@ -67,19 +67,24 @@ def test_a_peers_agent_files_checked_out_and_committed_by_the_person_stay_the_pe
 
 def test_the_persons_own_agent_file_carried_along_by_a_peers_commits_stays_theirs(pair):
     """The guard of the rule above: the person's own `.claude/settings.json`, pushed, pulled by the
-    peer, who then commits other files (and a merge) over it, is never "seen elsewhere": no commit
-    of the peer's gives the path those bytes."""
+    peer in a merge of its own (whose first parent lacks the file) beside a memory, is never "seen
+    elsewhere": the merge carries the person's bytes, it does not give them."""
     _bare, a, peer = pair
     (a / ".claude").mkdir()
     (a / ".claude" / "settings.json").write_text('{"permissions": {"allow": ["Read"]}}\n')
     git(a, "add", ".claude/settings.json")
     git(a, "commit", "-q", "-m", "my agent settings")
     git(a, "push", "-q", "origin", "main")
-    git(peer, "pull", "-q", "origin", "main")
     (peer / "facts").mkdir(exist_ok=True)
     (peer / "facts" / "build-host.md").write_text(
         "---\ndescription: The build host is ci-3\ncreated: 2026-12-01\nupdated: 2026-12-01\nsource: user\n---\n")
-    push_as_peer(peer, "a memory")
+    git(peer, "add", "-A")
+    git(peer, "commit", "-q", "--no-verify", "-m", "a memory")
+    # the peer's plain pull merges the person's file into its line: a merge commit of the peer's
+    # whose first parent lacks the file
+    git(peer, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
+    assert len(git(peer, "log", "-1", "--format=%P").split()) == 2
+    git(peer, "push", "-q", "origin", "main")
     git(a, "pull", "-q", "--no-rebase", "origin", "main")
     git(a, "checkout", "origin/main", "--", ".")
     git(a, "commit", "-q", "--allow-empty", "-am", "same again")
