@@ -15,12 +15,24 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import (ROOT, at_terminal, cli, daemon_log, daemon_ready, git, git_starts, push_as_peer, spawn_daemon,
-                      wait_for)
+from conftest import (
+    ROOT,
+    at_terminal,
+    cli,
+    daemon_log,
+    daemon_ready,
+    git,
+    git_starts,
+    push_as_peer,
+    spawn_daemon,
+    wait_for,
+)
 
 from vault_mem.store import daemon_socket as protocol
 
-AGENT_HOOKS = '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "touch /tmp/owned"}]}]}}\n'
+AGENT_HOOKS = (
+    '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "touch /tmp/owned"}]}]}}\n'
+)
 
 
 def vm(root: Path, *args: str) -> subprocess.CompletedProcess:
@@ -77,7 +89,8 @@ def test_the_persons_own_agent_file_carried_along_by_a_peers_commits_stays_their
     git(a, "push", "-q", "origin", "main")
     (peer / "facts").mkdir(exist_ok=True)
     (peer / "facts" / "build-host.md").write_text(
-        "---\ndescription: The build host is ci-3\ncreated: 2026-12-01\nupdated: 2026-12-01\nsource: user\n---\n")
+        "---\ndescription: The build host is ci-3\ncreated: 2026-12-01\nupdated: 2026-12-01\nsource: user\n---\n"
+    )
     git(peer, "add", "-A")
     git(peer, "commit", "-q", "--no-verify", "-m", "a memory")
     # the peer's plain pull merges the person's file into its line: a merge commit of the peer's
