@@ -366,7 +366,10 @@ class Workspace:
         that answers for long (the daemon) opens the vault again then: the person's `vault-mem
         trust` changes no file of the vault, only this machine's approvals, and a daemon kept
         answering with the settings the person had just replaced (atk33)."""
-        self.state_notices()
+        try:
+            self.state_notices()
+        except (VaultMemError, OSError):  # what stops it stops the read too, which says so
+            return False
         return self._state_config is not None and self._state_config != self.settings.config
 
     def held(self) -> Held:
