@@ -304,6 +304,10 @@ class Daemon:
         (the watcher's fence first, as a :class:`~vault_mem.daemon.keeper.Keeper` does: an
         event still in the kernel's queue under load would be missed otherwise)."""
         batch = changes_so_far(self._watcher, self._batcher, applier=self._applier)
+        if not batch.config and self.vault.ws.settings_moved():
+            # approved with `vault-mem trust` (this machine's approvals, outside the vault: no
+            # event here) or put back here: the read is answered with the settings now in force
+            self._reload_config()
         if batch or self._index_stale:
             # stale: INDEX.md a person's git command held back is written before the read is
             # answered, not at the retry timer's next round: the command's end (a process
@@ -452,7 +456,7 @@ class Daemon:
     # -- handling a batch ----------------------------------------------------------------------
     def _handle(self, batch: Batch, *, why: str = "") -> None:
         t0 = time.perf_counter()
-        if batch.config:
+        if batch.config or self.vault.ws.settings_moved():
             self._reload_config()
         applied = self._applier.apply(batch)
         report, full, git_changed = applied.report, applied.full, applied.git_changed
@@ -562,7 +566,7 @@ class Daemon:
         for name, value in self._batch_delays().items():
             setattr(self._batcher, name, value)
         self._index_stale = True
-        log.info("vault-mem: vault.toml changed; settings reloaded")
+        log.info("vault-mem: the settings in force changed (vault.toml, or an approval on this machine); reloaded")
 
     # -- git -----------------------------------------------------------------------------------
     def _git_busy(self) -> str | None:

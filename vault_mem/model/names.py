@@ -279,10 +279,20 @@ def shell_word(name: str) -> str:
     (`` `vault-mem trust --author EMAIL` ``): :func:`shown`, then quoted for a POSIX shell when it
     holds anything but letters, digits and ``@%+=:,./-_``. Git keeps spaces, ``;``, ``|`` and
     ``$(...)`` in an author's email and a file's name, and a suggested command is pasted (by the
-    person, or by an agent reading the output) into a shell: unquoted, it ran the peer's."""
+    person, or by an agent reading the output) into a shell: unquoted, it ran the peer's. A name
+    :func:`shown` escapes (a byte that is no UTF-8, a line break, a tab, a backslash) is written
+    as its exact bytes in the ``$'...'`` quoting of bash, zsh and ksh, ASCII only: the escaped
+    form shown for reading named no file, so the one command that takes a peer's refused entry
+    out failed ("pathspec did not match any files") and every command stayed refused (atk33)."""
     import shlex  # lazy: most output names nothing to paste
 
-    return shlex.quote(shown(name))
+    if shown(name) == name:
+        return shlex.quote(name)
+    try:
+        raw = name.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no byte decoded to: the shown form, as before
+        return shlex.quote(shown(name))
+    return "$'" + "".join(chr(b) if 0x20 <= b < 0x7F and b not in b"'\\" else f"\\x{b:02x}" for b in raw) + "'"
 
 
 def fold(path: str) -> str:

@@ -33,7 +33,7 @@ from vault_mem.model.names import named
 from vault_mem.platform import settle
 from vault_mem.store.git import GitRepo, git_path, glob_escaped
 from vault_mem.store.history import (MAX_INCOMING_PATHS, blob_sizes, changed_count, changed_entries, changed_paths,
-                                     merge_base)
+                                     given_elsewhere, merge_base)
 from vault_mem.store.files import PRIVATE_FILE, atomic_write, read_own, replace_file
 from vault_mem.store.trust import approve_git_files, approved_git_files, seal, unseal
 from vault_mem.store.provenance import record_file, recorded
@@ -207,7 +207,9 @@ def held_unapproved(root: Path, repo: GitRepo, prefix: str, template: dict[str, 
 def _not_made_here(repo: GitRepo, head: str, prefix: str, found: dict[str, IncomingGitFile]) -> list[IncomingGitFile]:
     """Of ``found`` (``{vault-relative path: the file at head}``), in path order, those whose
     bytes at ``head`` no commit made here left there: the last commit of ``head``'s history that
-    changed the path (:func:`_last_changes`) is made here AND holds those very bytes at it. A
+    changed the path (:func:`_last_changes`) is made here AND holds those very bytes at it, and
+    no commit not made here gave the path those bytes (:func:`~vault_mem.store.history.given_elsewhere`:
+    the person's `git checkout origin/main -- .` and `git commit -a` made a peer's hooks theirs). A
     merge lists no file in git's log, so a peer's merge whose version is in neither parent (an
     "evil merge", amended) was credited to the earlier commit of this machine the log walked on
     to (`vault-mem init`'s first commit adds `.gitattributes`: a peer's `merge=ours` line went
@@ -215,10 +217,16 @@ def _not_made_here(repo: GitRepo, head: str, prefix: str, found: dict[str, Incom
     the change as a diff (the whole text of a settings file hid the one line a peer added)."""
     here = recorded(repo.common_dir)[1]
     last = _last_changes(repo, head, [prefix + rel for rel in sorted(found)])
+    own = {prefix + rel: found[rel].theirs or "" for rel in sorted(found)
+           if last.get(prefix + rel) in here and _blob_in(repo, last[prefix + rel], prefix + rel) == found[rel].theirs}
+    # ... unless a commit not made here gave the path those very bytes: the person's `git
+    # checkout origin/main -- .` and `git commit -a` took a peer's files (atk33)
+    for top in given_elsewhere(repo, own):
+        del own[top]
     out = []
     for rel in sorted(found):
         f, commit = found[rel], last.get(prefix + rel)
-        if commit in here and _blob_in(repo, commit, prefix + rel) == f.theirs:
+        if prefix + rel in own:
             continue  # the person's or this machine's agents' own bytes
         out.append(IncomingGitFile(f.path, f.theirs, _before(repo, commit, prefix + rel)))
     return out
@@ -472,6 +480,11 @@ HELD_RECORD = "held-unapproved"
 #: how many of the files found the record keeps by name (a peer's 19,000 are counted past these;
 #: `vault-mem trust` asks :func:`held_unapproved` itself)
 MAX_HELD_RECORDED = 200
+#: beside :data:`HELD_RECORD` when more files than :data:`MAX_HELD_RECORDED` are held: all of
+#: them, signed alike and named in the record by its digest, read only when HEAD moved
+#: (:func:`_held_since`), so that a move is put to the rule for the paths it changed, however
+#: many are held; the record every command reads stays small
+HELD_ALL = "held-unapproved-all"
 
 
 @dataclass(frozen=True)
@@ -524,21 +537,52 @@ def held_record(root: Path, repo: GitRepo, prefix: str, state_dir: Path, templat
             return Held(payload["count"], files)
         # the record of the commits made here changed since (a commit recorded after a read
         # between git moving the branch and its post-commit hook): a file counted a peer's may
-        # be this machine's own; asked again of the files named (review of unify32)
-        if payload["count"] == len(files):
-            found = _not_made_here(repo, key[0], prefix, {f.path: f for f in files})
+        # be this machine's own; asked again of the files held (review of unify32)
+        every = _every_file(root, state_dir, payload)
+        if every is not None:
+            found = _not_made_here(repo, key[0], prefix, {f.path: f for f in every})
     if found is None and payload and isinstance(payload.get("key"), list) and payload["key"][1:] == key[1:]:
-        found = _held_since(root, repo, prefix, template, payload, key[0])
+        found = _held_since(root, repo, prefix, template, payload, key[0], _every_file(root, state_dir, payload))
     if found is None:
         found = held_unapproved(root, repo, prefix, template)
     held = Held(len(found), tuple(found[:MAX_HELD_RECORDED]))
     try:
-        body = seal(root, HELD_RECORD, {"key": key, "count": held.count, "made": made,
-                                        "files": [[f.path, f.theirs] for f in held.files]})
-        atomic_write(path, body, mode=PRIVATE_FILE)
+        record = {"key": key, "count": held.count, "made": made, "files": _listed(held.files)}
+        if held.count > MAX_HELD_RECORDED:  # first, and named by its digest: a write of vault-mem's
+            every = seal(root, HELD_ALL, {"files": _listed(found)})  # carries the record alone
+            atomic_write(state_dir / HELD_ALL, every, mode=PRIVATE_FILE)
+            record["all"] = hashlib.sha256(every).hexdigest()
+        atomic_write(path, seal(root, HELD_RECORD, record), mode=PRIVATE_FILE)
     except OSError:
         pass  # a read-only state folder: found again by the next command, as said
     return held
+
+
+def _listed(files) -> list[list]:
+    """``files`` as a record keeps them: ``[path, blob]`` each."""
+    return [[f.path, f.theirs] for f in files]
+
+
+def _every_file(root: Path, state_dir: Path, payload: dict) -> tuple[IncomingGitFile, ...] | None:
+    """Every file a :data:`HELD_RECORD` payload counts: the files it names, or past
+    :data:`MAX_HELD_RECORDED` those of the :data:`HELD_ALL` written with it (the digest the
+    record names, as many); None when they cannot be told (no such file, another one: found
+    again whole)."""
+    files = _recorded_files(payload)
+    count = payload.get("count")
+    if count == len(files):
+        return files
+    if not isinstance(count, int) or count <= len(files) or not isinstance(payload.get("all"), str):
+        return None
+    try:
+        raw = read_own(state_dir / HELD_ALL)
+    except VaultMemError:
+        return None
+    if not raw or hashlib.sha256(raw).hexdigest() != payload["all"]:
+        return None
+    every = unseal(root, HELD_ALL, raw)
+    files = _recorded_files(every) if every else ()
+    return files if len(files) == count else None
 
 
 def _recorded_files(payload: dict) -> tuple[IncomingGitFile, ...]:
@@ -557,18 +601,20 @@ def _made_stamp(repo: GitRepo) -> list | None:
 
 
 def _held_since(root: Path, repo: GitRepo, prefix: str, template: dict[str, str], payload: dict,
-                head: str) -> list[IncomingGitFile] | None:
+                head: str, every: tuple[IncomingGitFile, ...] | None) -> list[IncomingGitFile] | None:
     """:func:`held_unapproved` at ``head`` worked out from a record of an earlier HEAD (the
     approvals and the template as they were): the paths that changed since, one ``git
     diff-tree`` whatever HEAD's size, each put to the rule; the rest stand as recorded. None
     where it cannot be (a record that named only the first files, that commit gone): found
     again whole. A path whose bytes did not change keeps its standing, even where HEAD moved to
     another line of history that changed it last (a `reset` to a peer's identical copy of a file
-    the person committed here: the bytes are the person's own)."""
-    old, files = payload.get("key", [None])[0], payload.get("files")
-    if not isinstance(old, str) or not isinstance(files, list) or payload.get("count") != len(files):
+    the person committed here: the bytes are the person's own). ``every``: the files the record
+    counts (:func:`_every_file`; past the 200 it names, :data:`HELD_ALL`'s: before, each move
+    with more held listed HEAD whole, 8.4 s per `git commit` with a peer's 20,000 files)."""
+    old = payload.get("key", [None])[0]
+    if not isinstance(old, str) or every is None:
         return None
-    kept = {f.path: f for f in _recorded_files(payload)}
+    kept = {f.path: f for f in every}
     try:
         changed = changed_entries(repo, old, head, prefix or ".")
     except GitError:

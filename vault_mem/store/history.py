@@ -987,6 +987,45 @@ def seen_elsewhere(repo: GitRepo, blob: str, prefix: str) -> bool:
     return any(c not in local for c in holders)
 
 
+def given_elsewhere(repo: GitRepo, files: dict[str, str]) -> set[str]:
+    """Those of ``files`` (``{top-level path: blob}``) whose bytes a commit not made on this
+    machine gave that path, among the commits this repository names (:func:`known_tips`): the
+    bytes arrived from elsewhere, whoever committed them since (:func:`seen_elsewhere`'s rule,
+    for a file no approval of the person's vouches for). A person's `git checkout origin/main --
+    .` and `git commit -a` made a peer's `.claude/settings.json` a commit made here (atk33). A
+    merge gives a path bytes only when they are in none of its parents (git's combined diff,
+    ``-c``): a peer's plain `git pull` merging the person's own file into its line carries the
+    person's bytes, it does not give them (a peer's "evil merge" does). One ``git log`` of the
+    paths named, literally, per 2,000 paths; nothing kept (asked only for the few files a commit
+    made here left that take approval, when HEAD's listing puts them to the rule again)."""
+    tips = known_tips(repo) if files else []
+    if not tips:
+        return set()
+    local = recorded(repo.common_dir)[1]
+    rs, _ = separators()
+    tops = sorted(files)
+    found: set[str] = set()
+    for i in range(0, len(tops), 2000):
+        chunk = tops[i:i + 2000]
+        out = repo.run("--literal-pathspecs", "-c", "core.quotePath=false", "log", "--stdin", "--no-renames",
+                       "-c", "--raw", "--no-abbrev", f"--format={rs}%H", "--full-history", "--", *chunk,
+                       input="".join(f"{c}\n" for c in tips).encode("ascii"), cwd=repo.toplevel)
+        for record in out.split(rs)[1:]:
+            lines = record.splitlines()
+            if not lines or lines[0].strip() in local:
+                continue
+            for line in lines[1:]:
+                meta, tab, name = line.partition("\t")
+                words = meta.split()
+                # ":old new old-blob new-blob S" or, a merge, "::m1 m2 m old1 old2 new SS": the
+                # bytes the path holds after the commit come last but one
+                if tab and len(words) >= 4 and words[0].startswith(":"):
+                    top = git_path(name)
+                    if files.get(top) == words[-2]:
+                        found.add(top)
+    return found
+
+
 def _seen_kept(path: Path) -> dict:
     """:func:`seen_elsewhere`'s record (empty when there is none or it is not its shape: a link
     there, a file too big, one nested too deep for the parser). Read as vault-mem's own records

@@ -276,6 +276,8 @@ class Workspace:
 
     #: (stamp, notices) of :meth:`state_notices`' last answer
     _state_said: tuple[list, list[str]] | None = None
+    #: the settings in force as :meth:`state_notices` last worked them out
+    _state_config: Config | None = None
 
     def _state_notes(self) -> list[str]:
         """The notices that say a condition of the vault as it is (not an event): the git hooks
@@ -355,8 +357,20 @@ class Workspace:
                if os.path.lexists(self.root / CONFIG_FILE) else None)
         settings = settings_in_force(self.root, self.repo, self.prefix, raw, self.state_dir)
         notes = list(dict.fromkeys([*settings.notices, *self._state_notes()]))
-        self._state_said = (stamp, notes)
+        self._state_said, self._state_config = (stamp, notes), settings.config
         return list(notes)
+
+    def settings_moved(self) -> bool:
+        """Whether the settings in force now differ from those this workspace opened with
+        (:meth:`state_notices`' check, as cheap: ``stat`` calls while nothing changed). A process
+        that answers for long (the daemon) opens the vault again then: the person's `vault-mem
+        trust` changes no file of the vault, only this machine's approvals, and a daemon kept
+        answering with the settings the person had just replaced (atk33)."""
+        try:
+            self.state_notices()
+        except (VaultMemError, OSError):  # what stops it stops the read too, which says so
+            return False
+        return self._state_config is not None and self._state_config != self.settings.config
 
     def held(self) -> Held:
         """The files HEAD holds that take approval in versions not approved here nor committed here
