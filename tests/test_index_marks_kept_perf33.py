@@ -51,7 +51,9 @@ def fresh_marks(vault: Vault) -> tuple[set[str], set[str]]:
     return {p[n:] for p in staged}, {p[n:] for p in marked}
 
 
-def test_a_judgement_made_again_after_a_hand_edit_lists_git_index_no_more(team, tmp_path, monkeypatch) -> None:
+def test_a_judgement_made_again_after_a_hand_edit_lists_git_index_no_more(
+    team, tmp_path, monkeypatch
+) -> None:
     """A hand edit of a peer's memory moves the sidecar's rows (the judgement is made again,
     "changed"), not git's index: the marks read for the judgement before are given again, no
     ``git ls-files`` runs. Fails before index_marks_kept (one listing per judgement)."""
@@ -78,12 +80,16 @@ def test_the_kept_marks_are_dropped_when_git_index_or_head_changes(team, change)
     assert index_marks_kept(vault.ws) == kept  # given again, nothing changed
     rel = "facts/peer-note-011.md"
     if change == "staged":
-        (mine / rel).write_text((mine / rel).read_text(encoding="utf-8") + "\nStaged line.\n", encoding="utf-8")
+        (mine / rel).write_text(
+            (mine / rel).read_text(encoding="utf-8") + "\nStaged line.\n", encoding="utf-8"
+        )
         git(mine, "add", rel)
     elif change in ("assume-unchanged", "skip-worktree"):
         git(mine, "update-index", f"--{change}", rel)
     elif change == "unstaged":
-        (mine / rel).write_text((mine / rel).read_text(encoding="utf-8") + "\nStaged line.\n", encoding="utf-8")
+        (mine / rel).write_text(
+            (mine / rel).read_text(encoding="utf-8") + "\nStaged line.\n", encoding="utf-8"
+        )
         git(mine, "add", rel)
         assert index_marks_kept(vault.ws)[0] == {rel}
         git(mine, "reset", "-q", "--", rel)
@@ -121,4 +127,3 @@ def test_marks_read_while_the_index_changed_are_not_kept(team, monkeypatch) -> N
     assert (str(vault.ws.repo.git_dir), vault.ws.prefix) not in peers_mod._MARKS
     assert index_marks_kept(vault.ws) == fresh_marks(vault)
     assert rel in fresh_marks(vault)[0]
-
