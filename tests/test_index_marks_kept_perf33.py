@@ -24,15 +24,39 @@ from vault_mem.vault.peers import index_marks_kept
 N_PEER = 80
 
 
-@pytest.fixture
-def team(tmp_path):
+def team_vault(tmp_path: Path, *, own: bool = True) -> tuple[Vault, Path]:
+    """The person's vault holding ``N_PEER`` memories a peer pushed, synced from a real remote,
+    opened warm: with one memory of the person's agent (``own``), or none of the person's at all
+    (the person's one memory of :func:`person_and_peer` last changed by the peer too)."""
     mine, peer = person_and_peer(tmp_path)
     git(peer, "config", "user.email", PEER_EMAIL)
     write(peer, peer_files("peer-note", N_PEER))
+    if not own:
+        for theirs in peer.glob("*/editor-choice.md"):
+            theirs.write_text(theirs.read_text(encoding="utf-8") + "\nThe peer's line.\n", encoding="utf-8")
     push_as_peer(peer, "the peer's notes")
     vault = Vault(mine)
     assert sync(vault).received == 1
-    vault.remember("deploy-window", "Deploys to staging happen on Tuesdays", "Never on Fridays.")
+    if own:
+        vault.remember("deploy-window", "Deploys to staging happen on Tuesdays", "Never on Fridays.")
+    vault.reconcile()
+    return vault, mine
+
+
+def statements_while(vault: Vault, fn) -> list[str]:
+    """The SQL statements the vault's sidecar connection ran while ``fn`` ran."""
+    statements: list[str] = []
+    vault.sidecar.db.conn.set_trace_callback(statements.append)
+    try:
+        fn()
+    finally:
+        vault.sidecar.db.conn.set_trace_callback(None)
+    return statements
+
+
+@pytest.fixture
+def team(tmp_path):
+    vault, mine = team_vault(tmp_path)
     yield vault, mine
     vault.close()
 

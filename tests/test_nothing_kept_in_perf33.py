@@ -9,43 +9,26 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from conftest import PEER_EMAIL, git, person_and_peer, push_as_peer
-from test_peer_paths_table import peer_files, write
+from test_index_marks_kept_perf33 import statements_while, team_vault
 
 from vault_mem import Vault
 from vault_mem.index.pathsets import PathTable
 from vault_mem.index.search import Filters, keyword_search
 from vault_mem.model.terms import query_terms
 
-N_PEER = 80
 QUERY = "staging deploys happen"
 
 
 @pytest.fixture
 def all_peers(tmp_path):
-    mine, peer = person_and_peer(tmp_path)
-    git(peer, "config", "user.email", PEER_EMAIL)
-    write(peer, peer_files("peer-note", N_PEER))
-    for own in peer.glob("*/editor-choice.md"):  # the person's one memory, last changed by the peer
-        own.write_text(own.read_text(encoding="utf-8") + "\nThe peer's line.\n", encoding="utf-8")
-    push_as_peer(peer, "the peer's notes")
-    from vault_mem.sync.remote import sync
-
-    vault = Vault(mine)
-    assert sync(vault).received == 1
-    vault.reconcile()
+    vault, _mine = team_vault(tmp_path, own=False)
     yield vault
     vault.close()
 
 
 def matches(vault: Vault, fn) -> list[str]:
-    statements: list[str] = []
-    vault.sidecar.db.conn.set_trace_callback(statements.append)
-    try:
-        fn()
-    finally:
-        vault.sidecar.db.conn.set_trace_callback(None)
-    return [s for s in statements if "MATCH" in s and "bm25" in s]
+    """The keyword rankings run while ``fn`` ran."""
+    return [s for s in statements_while(vault, fn) if "MATCH" in s and "bm25" in s]
 
 
 def test_a_search_keeping_no_row_in_ranks_nothing(all_peers) -> None:

@@ -7,44 +7,27 @@ connection, another connection's commit. Real SQLite, real files, a real peer's 
 from __future__ import annotations
 
 import pytest
-from conftest import PEER_EMAIL, git, person_and_peer, push_as_peer
-from test_peer_paths_table import peer_files, write
+from test_index_marks_kept_perf33 import statements_while, team_vault
 
 from vault_mem import Vault
 from vault_mem.index import queries
 from vault_mem.index.queries import term_counts
 from vault_mem.model.terms import query_terms
-from vault_mem.sync.remote import sync
-
-N_PEER = 80
 
 
 @pytest.fixture
 def team(tmp_path, monkeypatch):
-    """The person's vault with ``N_PEER`` memories a peer pushed and one of the person's agent;
-    every word counts as common from 2 memories (the rule runs from 1,000 memories up)."""
+    """The person's vault with memories a peer pushed and one of the person's agent; every word
+    counts as common from 2 memories (the rule runs from 1,000 memories up)."""
     monkeypatch.setattr(queries, "COMMON_TERM_FLOOR", 2)
-    mine, peer = person_and_peer(tmp_path)
-    git(peer, "config", "user.email", PEER_EMAIL)
-    write(peer, peer_files("peer-note", N_PEER))
-    push_as_peer(peer, "the peer's notes")
-    vault = Vault(mine)
-    assert sync(vault).received == 1
-    vault.remember("deploy-window", "Deploys to staging happen on Tuesdays", "Never on Fridays.")
-    vault.reconcile()
+    vault, mine = team_vault(tmp_path)
     yield vault, mine
     vault.close()
 
 
 def counted(vault: Vault, fn) -> list[str]:
-    """The word-count statements the sidecar's connection ran while ``fn`` ran."""
-    statements: list[str] = []
-    vault.sidecar.db.conn.set_trace_callback(statements.append)
-    try:
-        fn()
-    finally:
-        vault.sidecar.db.conn.set_trace_callback(None)
-    return [s for s in statements if s.startswith("SELECT count(*) FROM (SELECT 1 FROM fts")]
+    """The word-count statements run while ``fn`` ran."""
+    return [s for s in statements_while(vault, fn) if s.startswith("SELECT count(*) FROM (SELECT 1 FROM fts")]
 
 
 def uncached(vault: Vault, terms: list[str], cap: int) -> list[int]:
