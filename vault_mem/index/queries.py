@@ -81,10 +81,44 @@ COMMON_TERM_SHARE = 50
 COMMON_TERM_COUNT_SPAN = 8
 
 
+#: at most this many words' counts kept per connection (:func:`term_counts`)
+TERM_COUNTS_KEPT = 4096
+
+
 def term_counts(db, terms: Sequence[str], cap: int) -> list[int]:
-    """How many memories hold each word, each count stopping at ``cap``."""
-    return [db.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
-                       [fts_query([t]), cap]).fetchone()[0] for t in terms]
+    """How many memories hold each word, each count stopping at ``cap``. Kept on ``db`` while
+    its rows stay as they were (:func:`_rows_now`): a recall whose hits are a peer's is asked
+    again without them (``Vault._trusted_kept``), and its second search counted every word of
+    the query again (an FTS5 scan per word, ~1 ms each at 100k memories)."""
+    now = _rows_now(db)
+    kept = getattr(db, "_term_counts", None)
+    if kept is None or kept[0] != now:
+        kept = (now, {})
+        try:
+            db._term_counts = kept
+        except AttributeError:  # a bare connection: counted each time
+            pass
+    counts = kept[1]
+    out = []
+    for t in terms:
+        found = counts.get((t, cap))
+        if found is None:
+            found = db.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
+                               [fts_query([t]), cap]).fetchone()[0]
+            if len(counts) >= TERM_COUNTS_KEPT:
+                counts.clear()
+            counts[(t, cap)] = found
+        out.append(found)
+    return out
+
+
+def _rows_now(db) -> tuple:
+    """A value that moves with any change to the rows ``db`` reads: its connection (a recovery
+    replaces it), every change this connection made (``total_changes``, counted or not: the
+    keyword index is written with the rows) and every other connection's commit (``PRAGMA
+    data_version``)."""
+    conn = getattr(db, "conn", db)
+    return (conn, conn.total_changes, conn.execute("PRAGMA data_version").fetchone()[0])
 
 
 def common_bar(db, floor: int | None = None) -> tuple[int, int]:

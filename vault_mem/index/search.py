@@ -263,6 +263,11 @@ def keyword_matches(db, terms: Sequence[str]) -> list[str]:
 def keyword_search(db, terms: Sequence[str], filters: Filters, limit: int = CANDIDATES) -> list[tuple[int, float]]:
     """Top ``limit`` (file id, bm25) for the query's words (:func:`keyword_matches`); bm25 is
     negative, lower is better."""
+    if isinstance(filters.excluded, PathTable) and filters.excluded.kept_in(db) == 0:
+        # the rows not left out: none (every memory a peer's, in a clone of a team's vault where
+        # the person wrote none yet), so no row passes ``f.path IN`` the table: nothing to rank
+        # (ranking every match of the query first cost as much as the search itself)
+        return []
     out: dict[int, float] = {}
     try:
         for match in keyword_matches(db, terms):

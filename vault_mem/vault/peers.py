@@ -38,8 +38,8 @@ authors' standing) and that of the paths it was moved from. So ``p`` is judged a
   of a file depends on its HEAD version, its bytes and its index entry alone, so it is asked
   again only of the files whose HEAD version (the commits below), bytes (their logged rows) or
   index entry moved: staged or not, marked apart or not (assume-unchanged, skip-worktree), by
-  :func:`~vault_mem.store.worktree.index_marks`, two cheap git processes taken before the
-  status; past :data:`STATUS_ASKED_AT_MOST` such files, of the whole vault (~0.26 s of CPU at
+  :func:`~vault_mem.store.worktree.index_marks`, two git processes taken before the status
+  (their answer kept while git's index file and HEAD stay: :func:`index_marks_kept`); past :data:`STATUS_ASKED_AT_MOST` such files, of the whole vault (~0.26 s of CPU at
   100k). Exact for every memory file; the answer for other paths (INDEX.md) is not read;
 - (5): it entered or left the lineage, or its move entry changed (a move made here or a peer's:
   one table, :func:`~vault_mem.index.authors.moved_from`; a peer's move forgotten past its
@@ -137,7 +137,7 @@ if TYPE_CHECKING:
     from vault_mem.index.sidecar import Sidecar
     from vault_mem.store.workspace import Workspace
 
-__all__ = ["CHANGED_AT_MOST", "Judged", "KeptPeers", "STATUS_ASKED_AT_MOST"]
+__all__ = ["CHANGED_AT_MOST", "Judged", "KeptPeers", "STATUS_ASKED_AT_MOST", "index_marks_kept"]
 
 #: past this many paths to judge again (or commits newly recorded as made here), the whole
 #: judgement is made again: a change that big (a sync of a team's month) is no saving
@@ -352,14 +352,9 @@ class KeptPeers:
 
     @staticmethod
     def _marks(ws: Workspace) -> tuple[set[str], set[str]] | None:
-        """:func:`~vault_mem.store.worktree.index_marks` of the vault, vault-relative; None when
-        git cannot say."""
-        try:
-            staged, marked = index_marks(ws.repo, ws.prefix or ".")
-        except VaultMemError:
-            return None
-        n = len(ws.prefix)
-        return {top[n:] for top in staged}, {top[n:] for top in marked}
+        """:func:`~vault_mem.store.worktree.index_marks` of the vault, vault-relative
+        (:func:`index_marks_kept`); None when git cannot say."""
+        return index_marks_kept(ws)
 
     def _changed(self, ws: Workspace, sidecar: Sidecar, ids: authors.Identities, origins: authors.Origins,
                  base: _Base, head: str, marks: tuple[set[str], set[str]], lineage: set[str],
@@ -482,6 +477,49 @@ class KeptPeers:
             index = None
         return (head, sidecar.changes_stamp(), index, frozenset(ids.person), frozenset(ids.agents),
                 frozenset(ids.approved), ids.local)
+
+
+#: :func:`index_marks_kept`'s last answer per vault: ``(git's index file and HEAD it was read
+#: from, the staged paths, the marked paths)``
+_MARKS: dict[tuple[str, str], tuple[tuple, frozenset[str], frozenset[str]]] = {}
+
+
+def index_marks_kept(ws: Workspace) -> tuple[set[str], set[str]] | None:
+    """:func:`~vault_mem.store.worktree.index_marks` of the vault, vault-relative (None when git
+    cannot say), given again while git's index file and HEAD are the ones it was read from.
+    What the two git processes answer is read from those alone: the staged paths are the
+    index's entries against HEAD's tree (``diff-index --cached``), the marked ones the index's
+    own flags (``ls-files -v``); the index file is told by its inode, modification time, size
+    and trailing hash of its whole content (:func:`~vault_mem.store.gitindex.index_file_signature`),
+    so any `git add`, `git update-index --assume-unchanged`, `git reset` or commit gives another
+    value. At 100k memories ``ls-files`` lists every path (~3 MB read and split in this process):
+    each judgement made again (a hand edit, the MCP server's first answer after its start-up
+    thread's) paid it, with the index unchanged. Kept only when the index and HEAD were the
+    same before and after the git processes ran (a change meanwhile: read again next time)."""
+    repo = ws.repo
+    key = (str(repo.git_dir), ws.prefix)
+
+    def source() -> tuple | None:
+        try:
+            return repo.index_signature(), repo.head()
+        except (OSError, VaultMemError):
+            return None
+
+    before = source()
+    kept = _MARKS.get(key)
+    if before is not None and kept is not None and kept[0] == before:
+        return set(kept[1]), set(kept[2])
+    try:
+        staged, marked = index_marks(repo, ws.prefix or ".")
+    except VaultMemError:
+        return None
+    n = len(ws.prefix)
+    found = {top[n:] for top in staged}, {top[n:] for top in marked}
+    if before is not None and source() == before:
+        _MARKS[key] = (before, frozenset(found[0]), frozenset(found[1]))
+    else:
+        _MARKS.pop(key, None)
+    return found
 
 
 def _why(kept: tuple | None, now: tuple | None) -> str:
