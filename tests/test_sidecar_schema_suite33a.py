@@ -9,6 +9,7 @@ from pathlib import Path
 from vault_mem.index import db as dbmod
 from vault_mem.index import fresh_schema
 
+REGENERATE = "made again by: python -c 'from vault_mem.index import db; db.write_fresh_schema()'"
 PRAGMAS = ("user_version", "application_id", "encoding", "page_size", "auto_vacuum", "journal_mode",
            "foreign_keys", "integrity_check")
 
@@ -54,12 +55,12 @@ def test_a_new_sidecar_is_the_one_migrated_from_the_oldest_schema(tmp_path: Path
 
 
 def test_the_fresh_schema_module_holds_what_the_migrations_make() -> None:
-    """A migration added or changed without ``python -m vault_mem.index.fresh_schema`` fails here
+    """A migration added or changed without ``db.write_fresh_schema()`` fails here
     (a new sidecar would still be right: a module of another VERSION makes db migrate)."""
     statements, rows = dbmod.migrated_schema()
     assert fresh_schema.VERSION == dbmod.SCHEMA_VERSION == len(dbmod.MIGRATIONS)
-    assert list(fresh_schema.STATEMENTS) == statements, "run: python -m vault_mem.index.fresh_schema"
-    assert list(fresh_schema.ROWS) == rows, "run: python -m vault_mem.index.fresh_schema"
+    assert list(fresh_schema.STATEMENTS) == statements, REGENERATE
+    assert list(fresh_schema.ROWS) == rows, REGENERATE
 
 
 def test_a_module_of_another_version_makes_a_new_sidecar_by_the_migrations(tmp_path: Path, monkeypatch) -> None:

@@ -1064,7 +1064,7 @@ _FTS_SHADOWS = ("fts_data", "fts_idx", "fts_content", "fts_docsize", "fts_config
 def migrated_schema() -> tuple[list[str], list[tuple[str, tuple]]]:
     """What the migrations leave in a new sidecar, as :func:`_create_current` replays it: the
     statements (``sqlite_master``'s, in its order) and each table's rows. Made in memory; for
-    :mod:`vault_mem.index.fresh_schema` (``python -m vault_mem.index.fresh_schema`` prints it)."""
+    :mod:`vault_mem.index.fresh_schema` (:func:`write_fresh_schema` writes it)."""
     conn = driver().connect(":memory:", isolation_level=None)
     try:
         for migration in MIGRATIONS:
@@ -1084,6 +1084,24 @@ def migrated_schema() -> tuple[list[str], list[tuple[str, tuple]]]:
         return statements, rows
     finally:
         conn.close()
+
+
+def write_fresh_schema() -> None:
+    """Rewrite :mod:`vault_mem.index.fresh_schema` from what the migrations make now (after a
+    migration is added): ``python -c 'from vault_mem.index import db; db.write_fresh_schema()'``."""
+    statements, rows = migrated_schema()
+    out = ["#: the schema version these statements make (db.SCHEMA_VERSION); at another, db migrates\n",
+           f"VERSION = {SCHEMA_VERSION}\n\n", "STATEMENTS: tuple[str, ...] = (\n"]
+    for sql in statements:
+        lines = sql.splitlines(keepends=True)
+        out.append("    " + "\n    ".join(repr(line) for line in lines) + ",\n")
+    out.append(")\n\n#: (table, row): the rows the migrations write into a new file\n")
+    out.append("ROWS: tuple[tuple[str, tuple], ...] = (\n")
+    out.extend(f"    ({table!r}, {row!r}),\n" for table, row in rows)
+    out.append(")\n")
+    here = Path(__file__).with_name("fresh_schema.py")
+    text = here.read_text(encoding="utf-8")
+    here.write_text(text[:text.index("#: the schema version these")] + "".join(out), encoding="utf-8")
 
 
 def _compact(db: Database) -> None:

@@ -1,8 +1,9 @@
 """The sidecar's schema at its current version, as the migrations leave a new file: what
 :func:`vault_mem.index.db._create_current` runs to make a new sidecar directly, instead of the
-migrations one by one. Made again by ``python -m vault_mem.index.fresh_schema`` (it rewrites the
-part below from :func:`vault_mem.index.db.migrated_schema`); tests/test_sidecar_schema_suite33a.py
-fails while a migration has changed what it should hold. The statements are ``sqlite_master``'s
+migrations one by one. Made again by
+``python -c 'from vault_mem.index import db; db.write_fresh_schema()'`` (from
+:func:`vault_mem.index.db.migrated_schema`); tests/test_sidecar_schema_suite33a.py fails while a
+migration has changed what it should hold. The statements are ``sqlite_master``'s
 own text, byte for byte (indentation and comments included), in its order; FTS5's own tables
 are made by the ``fts`` statement.
 """
@@ -190,30 +191,3 @@ ROWS: tuple[tuple[str, tuple], ...] = (
     ('counters', ('index_listed:3', 0)),
     ('counters', ('files_scan', 0)),
 )
-
-
-def _render() -> str:
-    """The part of this file from :data:`VERSION` to here, as the migrations make it now."""
-    from vault_mem.index import db
-
-    statements, rows = db.migrated_schema()
-    out = ["#: the schema version these statements make (db.SCHEMA_VERSION); at another, db migrates\n",
-           f"VERSION = {db.SCHEMA_VERSION}\n\n", "STATEMENTS: tuple[str, ...] = (\n"]
-    for sql in statements:
-        lines = sql.splitlines(keepends=True)
-        out.append("    " + "\n    ".join(repr(line) for line in lines) + ",\n" if len(lines) > 1
-                   else f"    {sql!r},\n")
-    out.append(")\n\n#: (table, row): the rows the migrations write into a new file\n")
-    out.append("ROWS: tuple[tuple[str, tuple], ...] = (\n")
-    out.extend(f"    ({table!r}, {row!r}),\n" for table, row in rows)
-    out.append(")\n")
-    return "".join(out)
-
-
-if __name__ == "__main__":
-    import pathlib
-
-    here = pathlib.Path(__file__)
-    text = here.read_text(encoding="utf-8")
-    start, end = text.index("#: the schema version these"), text.index("\n\ndef _render()")
-    here.write_text(text[:start] + _render() + text[end:], encoding="utf-8")
