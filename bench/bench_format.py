@@ -9,6 +9,10 @@ What it prints, in microseconds per call (median of R timings of N calls):
 - ``render``: :func:`render_memory` of the hand-kept memory (a new file, or the fallback)
 - ``rewrite``: :func:`rewrite_memory` of the hand-kept file after a description change (the
   update path: parse the old text, edit the changed fields, parse the result back)
+- ``writer``: the frontmatter of a memory an agent writes (the tool's fields, its tags) by the
+  pure-Python writer and by libyaml's, in the same run; and which one :func:`dump_yaml` takes
+  for it (the C writer where it writes the same bytes, tests/test_frontmatter.py). Skipped
+  where the checkout has one writer only.
 
 It runs from a checkout of any version: ``rewrite`` is skipped where it does not exist, so
 ``PYTHONPATH=<other checkout> python bench/bench_format.py`` gives the figures to compare.
@@ -68,6 +72,15 @@ def main() -> None:
     print(f"render, hand-kept memory   {per_call(lambda: M.render_memory(new)):8.1f} us")
     if hasattr(M, "rewrite_memory"):
         print(f"rewrite, description edit  {per_call(lambda: M.rewrite_memory(HAND_KEPT, new)):8.1f} us")
+    from vault_mem.model import frontmatter_handler as fh
+
+    if getattr(fh, "_CDumper", None) is not None:
+        written = {**meta, "scope": "project", "pinned": False, "supersedes": ["facts/old-editor"]}
+        pure = per_call(lambda: fh._dump(written, fh._Dumper, 2))
+        libyaml = per_call(lambda: fh._dump(written, fh._CDumper, 2))
+        taken = "libyaml" if fh._c_dumpable(written) else "pure"
+        print(f"writer, pure Python        {pure:8.1f} us")
+        print(f"writer, libyaml            {libyaml:8.1f} us   ({pure / libyaml:.1f}x; dump_yaml takes {taken})")
 
 
 if __name__ == "__main__":

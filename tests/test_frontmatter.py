@@ -539,3 +539,96 @@ def test_a_control_character_in_frontmatter_is_a_malformed_file(char):
 def test_the_c_loader_agrees_with_the_strict_loader_on_rendered_frontmatter(meta):
     yaml_text = HANDLER.split(render_memory(Memory("k", "fact", meta, "")))[0]
     _same_outcome(yaml_text)
+
+
+# --- the C writer: libyaml writes a frontmatter only where it writes the pure writer's bytes -----
+
+# Pieces that matter to a YAML writer's choice of style, quoting, escapes and line folding
+_AWKWARD = ["a", "word", " ", "  ", ":", ": ", "-", "- ", "---", "...", "#", " #", "'", '"', "''", "\\", "{",
+            "}", "[", "]", ",", "&", "*", "!", "|", ">", "%", "@", "`", "?", "~", "null", "yes", "No", "on",
+            "OFF", "y", "true", "1", "017", "0x1F", "1_000", "1.5", "1e3", ".inf", ".nan", "12:30:45",
+            "2026-01-02", "2026-01-02 10:00:00", "<<", "=", "\u00e9", "\u00a0", "\u4e2d", "\u20ac", "\ud7ff",
+            "\ue000", "\ufffd", "\U0001f600", "\n", "\n\n", " \n", "\n ", "\t", "\r", "\x85", "\u2028",
+            "\u2029", "\ufeff", "\x07", "\x7f", "\u00e9" * 70]  # lines past the width: below
+_awkward_text = st.one_of(st.lists(st.sampled_from(_AWKWARD), max_size=6).map("".join),
+                          st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40))
+_awkward_key = st.one_of(_awkward_text, st.sampled_from(["", "k" * 99, "k" * 100, "k" * 101, "k" * 127,
+                                                         "\u00e9" * 50, "\u00e9" * 51, "\u00e9" * 64]))
+_awkward_scalar = st.one_of(_awkward_text, st.integers(), st.floats(), st.booleans(), st.none(), st.dates(),
+                            st.datetimes(timezones=st.sampled_from([None, dt.timezone.utc,
+                                                                    dt.timezone(dt.timedelta(hours=-5))])))
+_awkward_value = st.recursive(_awkward_scalar, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.dictionaries(_awkward_key, inner, max_size=3)), max_leaves=8)
+
+
+def _pure(meta):
+    from vault_mem.model import frontmatter_handler as fh
+
+    return fh._dump(meta, fh._Dumper, 2)
+
+
+@settings(max_examples=EXAMPLES_200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(meta=st.dictionaries(_awkward_key, _awkward_value, max_size=6))
+def test_the_c_writer_writes_the_pure_writers_bytes(meta):
+    """Every frontmatter is written byte for byte as the pure-Python writer writes it (the house
+    format of every committed memory file), whichever writer :func:`dump_yaml` takes."""
+    from vault_mem.model import frontmatter_handler as fh
+
+    assert fh.dump_yaml(meta) == _pure(meta), meta
+    if fh._CDumper is not None and fh._c_dumpable(meta):
+        assert fh._dump(meta, fh._CDumper, 2) == _pure(meta), meta
+
+
+@pytest.mark.parametrize("meta", [
+    {"description": "Uses Helix as the main editor", "created": dt.date(2026, 1, 2), "updated": dt.date(2026, 1, 2),
+     "source": "agent", "tags": ["editor", "tools"], "scope": "project", "pinned": True, "expires": None},
+    {"description": "Caf\u00e9 \u4e2d\u6587 \u20ac: 'quoted' \"and\" # not a comment, - dash", "n": 1.5,
+     "yes": "no", "on": ["off", "1", "", "2026-01-02"], "links": {"issue": "https://x/42", "related": ["a", "b"]},
+     "when": dt.datetime(2026, 1, 2, 10, 0, tzinfo=dt.timezone.utc)},
+])
+def test_the_c_writer_is_taken_for_ordinary_frontmatter(meta):
+    from vault_mem.model import frontmatter_handler as fh
+
+    if fh._CDumper is None:
+        pytest.skip("PyYAML was built without libyaml")
+    assert fh._c_dumpable(meta)
+    assert fh._dump(meta, fh._CDumper, 2) == _pure(meta) == fh.dump_yaml(meta)
+
+
+def test_the_c_writer_leaves_what_it_writes_otherwise_to_the_pure_writer():
+    from vault_mem.model import frontmatter_handler as fh
+
+    for text in ("a\nb", "a\n\n", "\n", "a\tb", "a\rb", "\x85", "\u2028", "\u2029", "\ufeff", "\x07", "\x7f",
+                 "\U0001f600"):
+        for meta in ({"k": text}, {"k": [text]}, {"k": {"a": text}}, {text: 1}):
+            assert not fh._c_dumpable(meta), meta
+            assert fh.dump_yaml(meta) == _pure(meta)
+    for key in ("", "k" * 101, "\u00e9" * 51):
+        assert not fh._c_dumpable({key: 1}) and not fh._c_dumpable({"k": {key: 1}})
+    assert fh._c_dumpable({"k" * 100: 1}) and fh._c_dumpable({"\u00e9" * 50: 1})
+    quoted = fh._QuotedStr("x")
+    assert not fh._c_dumpable({"k": quoted}) and not fh._c_dumpable({"k": ("a",)}) and not fh._c_dumpable({1: "a"})
+    # what neither writer represents fails as it did (the pure writer's error)
+    with pytest.raises(Exception) as pure_err:
+        _pure({"k": object()})
+    with pytest.raises(type(pure_err.value)):
+        fh.dump_yaml({"k": object()})
+    # a line past the writers' width (10,000): folded alike
+    for text in ("x" * 10_050, "word " * 2010, "&" + "word " * 2010, "'word " * 2010):
+        meta = {"k": text, "l": [text]}
+        assert fh._c_dumpable(meta) and fh.dump_yaml(meta) == _pure(meta)
+    # every key length either side of both writers' simple-key limits (126 characters, 128 bytes)
+    for n in range(90, 131):
+        for key in ("k" * n, "\u00e9" * n, "'" + "k" * n, "- " + "\u4e2d" * n):
+            meta = {key: 1, "m": {key: [key]}}
+            assert fh.dump_yaml(meta) == _pure(meta)
+            if fh._CDumper is not None and fh._c_dumpable(meta):
+                assert fh._dump(meta, fh._CDumper, 2) == _pure(meta), key
+
+
+def test_without_libyaml_the_pure_writer_writes(monkeypatch):
+    from vault_mem.model import frontmatter_handler as fh
+
+    meta = {"description": "d", "tags": ["a", "b"]}
+    monkeypatch.setattr(fh, "_CDumper", None)
+    assert fh.dump_yaml(meta) == _pure(meta) == "description: d\ntags: [a, b]\n"

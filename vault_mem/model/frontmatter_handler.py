@@ -133,9 +133,70 @@ _IndentlessListDumper.add_representer(list, _represent_block_list)
 
 
 def dump_yaml(meta: dict[str, Any], *, dumper: type[yaml.SafeDumper] = _Dumper, indent: int = 2) -> str:
-    """``meta`` as block-mapping YAML in the house format, ending in a newline."""
+    """``meta`` as block-mapping YAML in the house format, ending in a newline. The house format
+    is the pure-Python writer's: libyaml's writes it where :func:`_c_dumpable` says the two give
+    the same bytes (a memory file is committed: a changed byte would show in a person's diff)."""
+    if dumper is _Dumper and indent == 2 and _CDumper is not None and _c_dumpable(meta):
+        dumper = _CDumper
+    return _dump(meta, dumper, indent)
+
+
+def _dump(meta: dict[str, Any], dumper: type, indent: int) -> str:
     return yaml.dump(meta, Dumper=dumper, sort_keys=False, allow_unicode=True,
                      default_flow_style=False, width=10_000, indent=indent)
+
+
+#: libyaml's emitter (CSafeDumper: its C emitter behind PyYAML's own Python representers and
+#: resolver, so the same style choices reach it), when PyYAML was built with it: ~4x faster than
+#: the pure-Python writer, which was ~8% of a profile of the test suite and a share of every
+#: write. Used only for :func:`_c_dumpable` values, where the two write the same bytes.
+_CDumper: type | None = None
+if getattr(yaml, "__with_libyaml__", False):
+    class _CHouseDumper(yaml.CSafeDumper):  # type: ignore[misc,name-defined]
+        """:class:`_Dumper`'s representers on libyaml's emitter."""
+
+        def ignore_aliases(self, data) -> bool:  # type: ignore[override]
+            return True
+
+    _CHouseDumper.add_representer(str, _represent_str)
+    _CHouseDumper.add_representer(list, _represent_list)
+    _CDumper = _CHouseDumper
+
+#: The characters of text libyaml writes as the pure writer does (tests/test_frontmatter.py
+#: compares the two on many values): printable BMP characters. Left to the pure writer: line
+#: breaks (a block scalar kept with ``|+`` ends libyaml's document with ``...``), tabs and other
+#: control characters, U+0085/U+2028/U+2029 and a BOM (quoted differently), and characters
+#: outside the BMP (libyaml escapes an emoji as ``"\U0001F600"``, the pure writer writes it).
+_C_WRITABLE = lazy(r"[\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]*")
+#: A mapping key is written as a simple key (``key: value``) below a length the two writers
+#: measure differently (the pure one writes ``? key`` from 126 characters, libyaml past 128 UTF-8
+#: bytes): a key of more bytes than this, or an empty one (``? ''`` in the pure writer), goes
+#: the pure way.
+_C_KEY_BYTES = 100
+_C_SCALARS = (int, float, bool, type(None), dt.date)  # datetime is a date; bool an int
+
+
+def _c_writable_text(text: str) -> bool:
+    if text.isascii():
+        return text.isprintable()  # for ASCII: exactly \x20-\x7e
+    return _C_WRITABLE.fullmatch(text) is not None
+
+
+def _c_dumpable(value: Any) -> bool:
+    """Whether libyaml writes ``value`` (a frontmatter mapping, or a value inside one) byte for
+    byte as the pure writer does: text of :data:`_C_WRITABLE`'s characters (exactly ``str``:
+    a subclass, such as the quoted text of an in-place edit, has its own representer), numbers,
+    booleans, None, dates, and lists and mappings of those whose keys are text of 1 to
+    :data:`_C_KEY_BYTES` UTF-8 bytes."""
+    kind = type(value)
+    if kind is str:
+        return _c_writable_text(value)
+    if kind is list:
+        return all(_c_dumpable(v) for v in value)
+    if kind is dict:
+        return all(type(k) is str and 0 < len(k.encode()) <= _C_KEY_BYTES and _c_writable_text(k)
+                   and _c_dumpable(v) for k, v in value.items())
+    return isinstance(value, _C_SCALARS)
 
 
 def split_exact(text: str) -> tuple[str, str, str, str]:
