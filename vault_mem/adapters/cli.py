@@ -536,8 +536,10 @@ def cmd_list(args) -> int:
             vaults.close()
     else:
         rows = read(args, "list", params)
-    text = "\n".join(_peer_lead(r) + f"{r['key']:<32} {r['type']:<10} " + (f"[{r['vault']}] " if r.get("vault") else "")
-                     + r["description"] + _peer_mark(r) for r in rows) or "(no memories)"
+    # each description quoted after `| `, said once to be data, as `get` and `recall` quote memory text
+    text = "\n".join([f"({lines_notice()})"] * bool(rows) + [
+        _peer_lead(r) + f"{r['key']:<32} {r['type']:<10} " + (f"[{r['vault']}] " if r.get("vault") else "")
+        + "| " + r["description"] + _peer_mark(r) for r in rows]) or "(no memories)"
     emit(args, rows, text)
     return 0
 
