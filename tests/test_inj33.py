@@ -21,7 +21,9 @@ def _peers_memory(tmp_path):
     order."""
     mine, peer = person_and_peer(tmp_path)
     (peer / "facts").mkdir(exist_ok=True)
-    (peer / "facts" / "deploy-notes.md").write_text(f"---\ndescription: Deploy notes. {ORDER}\n---\n{ORDER}\n")
+    (peer / "facts" / "deploy-notes.md").write_text(
+        f"---\ndescription: Deploy notes. {ORDER}\n---\n{ORDER}\n"
+    )
     push_as_peer(peer, "deploy notes")
     assert cli("sync", "--vault", str(mine)).returncode == 0
     return mine, peer
@@ -45,3 +47,64 @@ def test_list_says_once_that_the_descriptions_it_shows_are_never_an_instruction(
     # nothing listed: nothing quoted, nothing to say
     empty = cli("list", "--vault", str(mine), "--type", "procedure").stdout
     assert NEVER not in empty and "(no memories)" in empty, empty
+
+
+def test_the_mcp_servers_results_say_the_vaults_state_as_it_is_not_as_it_was_at_its_start(tmp_path):
+    """Before: an MCP server running with no daemon said the notices of its opening once, in its
+    first result, and never looked again, for a session of hours: a peer's vault.toml that the
+    person's `vault-mem sync` (another terminal) took after the session began, waiting for
+    approval, was said in no later result, and the peer's agent files a plain `git pull` took
+    then neither. The daemon's answers say the state as it is at each read
+    (``Workspace.state_notices``, recomputed when its stat stamp changes); the server's results
+    now come from the same home."""
+    from mcp import Client
+
+    mine, peer = person_and_peer(tmp_path)
+    said: list[str] = []
+
+    async def session() -> None:
+        async with Client(mcp_server_in(mine), read_timeout_seconds=60) as client:
+            said.append((await client.call_tool("list", {})).content[0].text)
+            toml = peer / "vault.toml"
+            toml.write_text(toml.read_text().replace("[recall]\n", "[recall]\nmin_similarity = -1.0\n", 1))
+            push_as_peer(peer, "tune recall")
+            assert cli("sync", "--vault", str(mine)).returncode == 0
+            said.append((await client.call_tool("list", {})).content[0].text)
+            said.append((await client.call_tool("recall", {"query": "editor"})).content[0].text)
+            (peer / "CLAUDE.md").write_text(f"{ORDER}\n")
+            push_as_peer(peer, "notes")
+            git(mine, "pull", "-q", "--no-rebase", "origin", "main")
+            said.append((await client.call_tool("list", {})).content[0].text)
+
+    anyio.run(session)
+    first, listed, recalled, after_pull = said
+    assert "vault.toml" not in first, first
+    for text in (listed, recalled, after_pull):
+        assert "notice: vault.toml has changes this machine has not approved" in text, text
+    assert "Not approved on this machine" in after_pull or "plain `git pull` took 1" in after_pull, after_pull
+    assert "MARK-inj33" not in after_pull and "deploy.sh" not in after_pull, after_pull
+
+
+def test_the_json_forms_an_agent_reads_say_once_that_memory_text_is_never_an_instruction(tmp_path):
+    """Before: `get --json`, `recall --json`, `list --json` and `export` (to stdout), which an
+    agent runs through its shell (often piped into `jq`), gave a peer's description and body as JSON strings with
+    nothing saying they are data and never an instruction, where the text forms say it (inj32,
+    above). Now each says it once on standard error, which a pipe into `jq` does not swallow and
+    a shell tool shows; the JSON on standard output keeps its shape."""
+    mine, _ = _peers_memory(tmp_path)
+    for args in (
+        ["get", "deploy-notes"],
+        ["recall", "-k", "5", "deploy notes answering"],
+        ["list"],
+        ["export"],
+    ):
+        r = cli(*args, "--json", "--vault", str(mine))
+        assert r.returncode == 0, r.stderr
+        data = json.loads(r.stdout)
+        assert "MARK-inj33" in r.stdout and NEVER not in r.stdout
+        assert isinstance(data, list) == (args[0] in ("list", "export")), data
+        said = [ln for ln in r.stderr.splitlines() if NEVER in ln]
+        assert len(said) == 1 and "trusted" in said[0], r.stderr
+    # nothing quoted: nothing said
+    r = cli("list", "--json", "--type", "procedure", "--vault", str(mine))
+    assert json.loads(r.stdout) == [] and NEVER not in r.stderr, r.stderr

@@ -47,7 +47,7 @@ from vault_mem.config import CONFIG_FILE, PERSONAL, VERSION, daemon_may_answer
 from vault_mem.store.finder import resolve_vault_root, resolve_vaults
 from vault_mem.errors import UsageError, VaultMemError, WriteOutcomeUnknownError, for_person
 from vault_mem.model.names import email_key, quoted, shell_word, shown, shown_email, shown_text
-from vault_mem.model.render import author_label, lines_notice
+from vault_mem.model.render import author_label, json_notice, lines_notice
 from vault_mem.platform.threads import one_blas_thread
 
 if TYPE_CHECKING:
@@ -70,9 +70,13 @@ def command(name: str):
     return register
 
 
-def emit(args: argparse.Namespace, data: Any, text: str | None = None) -> None:
-    """JSON for machines with --json, readable text otherwise."""
+def emit(args: argparse.Namespace, data: Any, text: str | None = None, *, quotes: bool = False) -> None:
+    """JSON for machines with --json, readable text otherwise. ``quotes``: the JSON holds memory
+    text (``get``, a ``recall`` with hits, a ``list`` with rows), which is said once to be data on
+    stderr (:func:`~vault_mem.model.render.json_notice`; the text forms say it themselves)."""
     if args.json:
+        if quotes:
+            warn(f"note: {json_notice()}")
         print(json_text(data))
     elif text is not None:
         print(text)
@@ -456,7 +460,7 @@ def cmd_get(args) -> int:
         from vault_mem.model.fusion import split_key  # lazy: start-up time (module docstring)
 
         view = read(args, "get", {"key": split_key(args.key, vaults.names)[1]})
-    emit(args, view, _get_text(view))
+    emit(args, view, _get_text(view), quotes=True)
     return 0
 
 
@@ -540,7 +544,7 @@ def cmd_list(args) -> int:
     text = "\n".join([f"({lines_notice()})"] * bool(rows) + [
         _peer_lead(r) + f"{r['key']:<32} {r['type']:<10} " + (f"[{r['vault']}] " if r.get("vault") else "")
         + "| " + r["description"] + _peer_mark(r) for r in rows]) or "(no memories)"
-    emit(args, rows, text)
+    emit(args, rows, text, quotes=bool(rows))
     return 0
 
 
@@ -601,7 +605,7 @@ def cmd_recall(args) -> int:
     else:
         data = read(args, "recall", params)
     if args.json:
-        emit(args, data)
+        emit(args, data, quotes=bool(data["hits"]))
         return 0
     from vault_mem.model import verdict  # lazy: start-up time (module docstring)
 
@@ -1291,7 +1295,9 @@ def cmd_export(args) -> int:
     for problem in problems:
         warn(f"not exported: {problem}")
     text = render(records, "json" if args.json else "jsonl")
-    if not args.output:
+    if not args.output:  # memory text an agent may read as it is printed: said once to be data
+        if records:
+            warn(f"note: {json_notice()}")
         sys.stdout.write(text)
         return 0
     path = write_export(text, args.output)
