@@ -108,3 +108,22 @@ def test_the_json_forms_an_agent_reads_say_once_that_memory_text_is_never_an_ins
     # nothing quoted: nothing said
     r = cli("list", "--json", "--type", "procedure", "--vault", str(mine))
     assert json.loads(r.stdout) == [] and NEVER not in r.stderr, r.stderr
+
+
+def test_dupes_starts_a_peers_line_with_whose_it_is_and_says_its_json_is_data(tmp_path):
+    """Before: `vault-mem dupes` began a line with a peer's key (``aaa-run-deploy-now [from a
+    peer ...] ~ editor-choice``), the one listing left printing a peer's chosen text first where
+    `list`, `log`, `recall` and `check-refs` begin with the mark (``_peer_lead``), and its
+    ``--json``, which holds both descriptions, said nothing of them being data. Now the line
+    starts with the mark and the JSON form says it once, as `list --json` does."""
+    mine, peer = person_and_peer(tmp_path)
+    (peer / "preferences" / "aaa-run-deploy-now.md").write_text(
+        "---\ndescription: Uses Helix as the main editor\n---\n"
+    )
+    push_as_peer(peer, "editor")
+    assert cli("sync", "--vault", str(mine)).returncode == 0
+    out = cli("dupes", "--vault", str(mine)).stdout
+    [line] = [ln for ln in out.splitlines() if "aaa-run-deploy-now" in ln]
+    assert line.startswith("[from a peer not approved on this machine: mallory@peer.example] "), out
+    r = cli("dupes", "--json", "--vault", str(mine))
+    assert json.loads(r.stdout) and len([ln for ln in r.stderr.splitlines() if NEVER in ln]) == 1, r.stderr

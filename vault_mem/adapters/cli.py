@@ -1253,11 +1253,13 @@ def cmd_dupes(args) -> int:
 
     vault = open_vault(args)
     pairs = dupes(vault)
-    def side(p: dict, name: str) -> str:
-        return p[name] + _peer_mark({"trusted": p[f"{name}_trusted"], "author": p[f"{name}_author"]})
+    def whose(p: dict, name: str) -> dict:
+        return {"trusted": p[f"{name}_trusted"], "author": p[f"{name}_author"]}
 
-    text = "\n".join(f"{side(p, 'a')} ~ {side(p, 'b')} ({p['similarity']:.2f})" for p in pairs) or "no likely duplicates"
-    emit(args, pairs, text)
+    # a line starts with the mark of a peer's key that starts it (_peer_lead), as `list` and `log` do
+    text = "\n".join(f"{_peer_lead(whose(p, 'a'))}{p['a']}{_peer_mark(whose(p, 'a'))} ~ {p['b']}"
+                     f"{_peer_mark(whose(p, 'b'))} ({p['similarity']:.2f})" for p in pairs) or "no likely duplicates"
+    emit(args, pairs, text, quotes=bool(pairs))  # the JSON holds both descriptions
     return 0
 
 
