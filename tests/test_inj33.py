@@ -127,3 +127,32 @@ def test_dupes_starts_a_peers_line_with_whose_it_is_and_says_its_json_is_data(tm
     assert line.startswith("[from a peer not approved on this machine: mallory@peer.example] "), out
     r = cli("dupes", "--json", "--vault", str(mine))
     assert json.loads(r.stdout) and len([ln for ln in r.stderr.splitlines() if NEVER in ln]) == 1, r.stderr
+
+
+def test_the_mcp_servers_results_stop_saying_a_change_the_person_approved_mid_session(tmp_path):
+    """The guard of the fix above: the results say a peer's vault.toml waiting for approval while
+    it waits (every result, as every command does), and no more once the person approved it in
+    a terminal during the session."""
+    from conftest import at_terminal
+    from mcp import Client
+
+    mine, peer = person_and_peer(tmp_path)
+    toml = peer / "vault.toml"
+    toml.write_text(toml.read_text().replace("[recall]\n", "[recall]\nmin_similarity = 0.5\n", 1))
+    push_as_peer(peer, "tune recall")
+    assert cli("sync", "--vault", str(mine)).returncode == 0
+    said: list[str] = []
+    waiting = "notice: vault.toml has changes this machine has not approved"
+
+    async def session() -> None:
+        async with Client(mcp_server_in(mine), read_timeout_seconds=60) as client:
+            said.append((await client.call_tool("list", {})).content[0].text)
+            said.append((await client.call_tool("list", {})).content[0].text)
+            trust = at_terminal("trust", "--all", "--vault", str(mine))
+            assert trust.returncode == 0, trust.stdout + trust.stderr
+            said.append((await client.call_tool("list", {})).content[0].text)
+
+    anyio.run(session)
+    first, again, approved = said
+    assert waiting in first and waiting in again, again
+    assert waiting not in approved and "vault.toml" not in approved, approved
