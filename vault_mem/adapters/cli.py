@@ -552,13 +552,15 @@ def cmd_list(args) -> int:
 def cmd_log(args) -> int:
     vault, key, label = open_for_key(args, args.key, strict=False)
     entries = vault.log(key, limit=args.limit)
-    # the mark before the author's name and the subject: both are text the commit's writer chose
-    text = "\n".join(f"{e.commit[:10]} {e.date} " + _peer_lead({"author": e.email, "trusted": e.trusted})
-                     + f"{e.author:<18} {e.subject}" + _peer_mark({"author": e.email, "trusted": e.trusted})
-                     for e in entries) or "(no history)"
+    # the mark before the author's name and the subject: both are text the commit's writer chose;
+    # the subject (a peer's, any text) quoted after `| ` and said once to be data, as memory text is
+    text = "\n".join([f"({lines_notice()})"] * bool(entries) + [
+        f"{e.commit[:10]} {e.date} " + _peer_lead({"author": e.email, "trusted": e.trusted})
+        + f"{e.author:<18} | {e.subject}" + _peer_mark({"author": e.email, "trusted": e.trusted})
+        for e in entries]) or "(no history)"
     if label:  # the JSON stays a list of entries, each naming its vault
         text = f"{label.rstrip(', ')} {vault.root}:\n{text}"
-    emit(args, [{**e.to_dict(), **_named(args, vault)} for e in entries], text)
+    emit(args, [{**e.to_dict(), **_named(args, vault)} for e in entries], text, quotes=bool(entries))
     return 0
 
 
@@ -983,7 +985,7 @@ def cmd_trust(args) -> int:
         "vault": str(ws.root), "pending": {k: [old, new] for k, (old, new) in s.changes.items()},
         "settings_pending": s.pending_raw is not None, "problem": s.problem,
         "in_force": setting_values(s.config), "approved": False, "approved_files": [], "trust_file": None,
-        "items": [{k: v for k, v in item.items() if k not in ("text", "head")} for item in items],
+        "items": [{k: v for k, v in item.items() if k not in ("text", "head", "brief")} for item in items],
         "git_files": [{"path": f.path, "remote": ref, "blob": f.theirs, "ours": f.ours, "shown": text}
                       for (ref, f), text in zip(files, shown_texts, strict=True)]}
     head = [f"vault.toml is not in force: {s.problem} (nothing of it to approve until it is fixed)"] if s.problem else []
@@ -1007,8 +1009,11 @@ def cmd_trust(args) -> int:
         approved, why_not = _ask_each(args, head, items, lambda item: trust_items.indented(shown_text(
             git_file_text(ws.repo, files[item["index"]][1], at_head=files[item["index"]][0] == "HEAD"))))
     if not approved:
-        shown_all = not trust_items.asked_on_terminal(why_not)  # asked: the person saw each already
-        listing = "\n".join([*head, *trust_items.said_once(item["text"] for item in asking)]) if shown_all else ""
+        # asked: the person saw each already; no terminal asked: each change named, never shown (a
+        # peer's text, and whoever ran this without a terminal may be an agent)
+        asked = trust_items.asked_on_terminal(why_not)
+        listing = "" if asked else "\n".join([*head, *trust_items.said_once(item["brief"] for item in asking),
+                                              f"({trust_items.BRIEF_WHY})"])
         who = "; ".join(f"`{item['check']}`" for item in asking)
         emit(args, *_with_authors(vault, data, f"{listing}\nnot approved ({why_not}); check who changed them ({who}), "
                                   "then run `vault-mem trust` in a terminal and type the word it shows for each you approve, or "
