@@ -149,7 +149,7 @@ def test_a_teammates_project_memories_never_list_before_the_persons_personal_one
     flags = [r["trusted"] for r in rows]
     assert flags == sorted(flags, reverse=True) and flags.count(False) == 5, [(r["key"], r["trusted"]) for r in rows]
     listed = cli("list", cwd=proj).stdout.splitlines()
-    assert not listed[0].startswith("[") and listed[-1].startswith("["), listed
+    assert not listed[1].startswith("[") and listed[-1].startswith("["), listed  # [0]: text is data (inj33)
 
     async def session():
         async with Client(mcp_server_in(proj), read_timeout_seconds=60) as client:

@@ -217,7 +217,8 @@ def test_list_and_log_mark_what_a_peer_wrote(tmp_path):
     logged = cli("log", "--vault", str(mine)).stdout
     [line] = [ln for ln in logged.splitlines() if PEERS_MARK in ln]
     assert "from a peer not approved on this machine: person@example.com" in line, logged
-    assert not any("peer" in ln for ln in logged.splitlines() if PEERS_MARK not in ln), logged
+    # no other entry is marked (the first line is the statement that memory text is data: inj33)
+    assert not any("peer" in ln for ln in logged.splitlines()[1:] if PEERS_MARK not in ln), logged
     entries = json.loads(cli("log", "--vault", str(mine), "--json").stdout)
     assert [e["trusted"] for e in entries if PEERS_MARK in e["subject"]] == [False]
     assert all(e["trusted"] for e in entries if PEERS_MARK not in e["subject"]), entries

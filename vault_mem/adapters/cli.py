@@ -47,7 +47,7 @@ from vault_mem.config import CONFIG_FILE, PERSONAL, VERSION, daemon_may_answer
 from vault_mem.store.finder import resolve_vault_root, resolve_vaults
 from vault_mem.errors import UsageError, VaultMemError, WriteOutcomeUnknownError, for_person
 from vault_mem.model.names import email_key, quoted, shell_word, shown, shown_email, shown_text
-from vault_mem.model.render import author_label, lines_notice
+from vault_mem.model.render import author_label, json_notice, lines_notice
 from vault_mem.platform.threads import one_blas_thread
 
 if TYPE_CHECKING:
@@ -70,9 +70,13 @@ def command(name: str):
     return register
 
 
-def emit(args: argparse.Namespace, data: Any, text: str | None = None) -> None:
-    """JSON for machines with --json, readable text otherwise."""
+def emit(args: argparse.Namespace, data: Any, text: str | None = None, *, quotes: bool = False) -> None:
+    """JSON for machines with --json, readable text otherwise. ``quotes``: the JSON holds memory
+    text (``get``, a ``recall`` with hits, a ``list`` with rows), which is said once to be data on
+    stderr (:func:`~vault_mem.model.render.json_notice`; the text forms say it themselves)."""
     if args.json:
+        if quotes:
+            warn(f"note: {json_notice()}")
         print(json_text(data))
     elif text is not None:
         print(text)
@@ -456,7 +460,7 @@ def cmd_get(args) -> int:
         from vault_mem.model.fusion import split_key  # lazy: start-up time (module docstring)
 
         view = read(args, "get", {"key": split_key(args.key, vaults.names)[1]})
-    emit(args, view, _get_text(view))
+    emit(args, view, _get_text(view), quotes=True)
     return 0
 
 
@@ -536,9 +540,11 @@ def cmd_list(args) -> int:
             vaults.close()
     else:
         rows = read(args, "list", params)
-    text = "\n".join(_peer_lead(r) + f"{r['key']:<32} {r['type']:<10} " + (f"[{r['vault']}] " if r.get("vault") else "")
-                     + r["description"] + _peer_mark(r) for r in rows) or "(no memories)"
-    emit(args, rows, text)
+    # each description quoted after `| `, said once to be data, as `get` and `recall` quote memory text
+    text = "\n".join([f"({lines_notice()})"] * bool(rows) + [
+        _peer_lead(r) + f"{r['key']:<32} {r['type']:<10} " + (f"[{r['vault']}] " if r.get("vault") else "")
+        + "| " + r["description"] + _peer_mark(r) for r in rows]) or "(no memories)"
+    emit(args, rows, text, quotes=bool(rows))
     return 0
 
 
@@ -546,13 +552,15 @@ def cmd_list(args) -> int:
 def cmd_log(args) -> int:
     vault, key, label = open_for_key(args, args.key, strict=False)
     entries = vault.log(key, limit=args.limit)
-    # the mark before the author's name and the subject: both are text the commit's writer chose
-    text = "\n".join(f"{e.commit[:10]} {e.date} " + _peer_lead({"author": e.email, "trusted": e.trusted})
-                     + f"{e.author:<18} {e.subject}" + _peer_mark({"author": e.email, "trusted": e.trusted})
-                     for e in entries) or "(no history)"
+    # the mark before the author's name and the subject: both are text the commit's writer chose;
+    # the subject (a peer's, any text) quoted after `| ` and said once to be data, as memory text is
+    text = "\n".join([f"({lines_notice()})"] * bool(entries) + [
+        f"{e.commit[:10]} {e.date} " + _peer_lead({"author": e.email, "trusted": e.trusted})
+        + f"{e.author:<18} | {e.subject}" + _peer_mark({"author": e.email, "trusted": e.trusted})
+        for e in entries]) or "(no history)"
     if label:  # the JSON stays a list of entries, each naming its vault
         text = f"{label.rstrip(', ')} {vault.root}:\n{text}"
-    emit(args, [{**e.to_dict(), **_named(args, vault)} for e in entries], text)
+    emit(args, [{**e.to_dict(), **_named(args, vault)} for e in entries], text, quotes=bool(entries))
     return 0
 
 
@@ -599,7 +607,7 @@ def cmd_recall(args) -> int:
     else:
         data = read(args, "recall", params)
     if args.json:
-        emit(args, data)
+        emit(args, data, quotes=bool(data["hits"]))
         return 0
     from vault_mem.model import verdict  # lazy: start-up time (module docstring)
 
@@ -977,7 +985,7 @@ def cmd_trust(args) -> int:
         "vault": str(ws.root), "pending": {k: [old, new] for k, (old, new) in s.changes.items()},
         "settings_pending": s.pending_raw is not None, "problem": s.problem,
         "in_force": setting_values(s.config), "approved": False, "approved_files": [], "trust_file": None,
-        "items": [{k: v for k, v in item.items() if k not in ("text", "head")} for item in items],
+        "items": [{k: v for k, v in item.items() if k not in ("text", "head", "brief")} for item in items],
         "git_files": [{"path": f.path, "remote": ref, "blob": f.theirs, "ours": f.ours, "shown": text}
                       for (ref, f), text in zip(files, shown_texts, strict=True)]}
     head = [f"vault.toml is not in force: {s.problem} (nothing of it to approve until it is fixed)"] if s.problem else []
@@ -1001,8 +1009,11 @@ def cmd_trust(args) -> int:
         approved, why_not = _ask_each(args, head, items, lambda item: trust_items.indented(shown_text(
             git_file_text(ws.repo, files[item["index"]][1], at_head=files[item["index"]][0] == "HEAD"))))
     if not approved:
-        shown_all = not trust_items.asked_on_terminal(why_not)  # asked: the person saw each already
-        listing = "\n".join([*head, *trust_items.said_once(item["text"] for item in asking)]) if shown_all else ""
+        # asked: the person saw each already; no terminal asked: each change named, never shown (a
+        # peer's text, and whoever ran this without a terminal may be an agent)
+        asked = trust_items.asked_on_terminal(why_not)
+        listing = "" if asked else "\n".join([*head, *trust_items.said_once(item["brief"] for item in asking),
+                                              f"({trust_items.BRIEF_WHY})"])
         who = "; ".join(f"`{item['check']}`" for item in asking)
         emit(args, *_with_authors(vault, data, f"{listing}\nnot approved ({why_not}); check who changed them ({who}), "
                                   "then run `vault-mem trust` in a terminal and type the word it shows for each you approve, or "
@@ -1247,11 +1258,13 @@ def cmd_dupes(args) -> int:
 
     vault = open_vault(args)
     pairs = dupes(vault)
-    def side(p: dict, name: str) -> str:
-        return p[name] + _peer_mark({"trusted": p[f"{name}_trusted"], "author": p[f"{name}_author"]})
+    def whose(p: dict, name: str) -> dict:
+        return {"trusted": p[f"{name}_trusted"], "author": p[f"{name}_author"]}
 
-    text = "\n".join(f"{side(p, 'a')} ~ {side(p, 'b')} ({p['similarity']:.2f})" for p in pairs) or "no likely duplicates"
-    emit(args, pairs, text)
+    # a line starts with the mark of a peer's key that starts it (_peer_lead), as `list` and `log` do
+    text = "\n".join(f"{_peer_lead(whose(p, 'a'))}{p['a']}{_peer_mark(whose(p, 'a'))} ~ {p['b']}"
+                     f"{_peer_mark(whose(p, 'b'))} ({p['similarity']:.2f})" for p in pairs) or "no likely duplicates"
+    emit(args, pairs, text, quotes=bool(pairs))  # the JSON holds both descriptions
     return 0
 
 
@@ -1289,7 +1302,9 @@ def cmd_export(args) -> int:
     for problem in problems:
         warn(f"not exported: {problem}")
     text = render(records, "json" if args.json else "jsonl")
-    if not args.output:
+    if not args.output:  # memory text an agent may read as it is printed: said once to be data
+        if records:
+            warn(f"note: {json_notice()}")
         sys.stdout.write(text)
         return 0
     path = write_export(text, args.output)

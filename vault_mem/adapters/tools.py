@@ -377,8 +377,10 @@ def dispatch(vault: Vault | Vaults, name: str, arguments_json: str | dict | None
 def call_tool(vault: Vault | Vaults, name: str, arguments: str | dict | None) -> ToolResult:
     """Like :func:`dispatch` but tells errors apart (the MCP server sets ``isError`` from it).
 
-    A successful result's ``data`` carries ``notices``: what the vault noticed since the last
-    report (:meth:`~vault_mem.Vault.take_notices`), so each reaches the model once."""
+    A successful result's ``data`` carries ``notices``: the vault's state as it is now (a
+    vault.toml waiting for approval, a peer's agent files HEAD holds: said in every result while
+    it lasts, as every command says it) and the events noticed since the last report, each once
+    (:meth:`~vault_mem.Vault.notices_now`)."""
     try:
         spec = _BY_NAME.get(name)
         if spec is None:
@@ -390,7 +392,7 @@ def call_tool(vault: Vault | Vaults, name: str, arguments: str | dict | None) ->
         if vault_name and name in ("remember", "forget"):
             data["vault_name"] = vault_name  # every write names its vault and file (DESIGN §8)
         if isinstance(data, dict):
-            notices = vault.take_notices()
+            notices = vault.notices_now()  # the state as it is now: a session lasts for hours
             if notices:
                 data["notices"] = [render.for_agent(n) for n in notices]
         text = _TEXT[name](data) if name in _TEXT else json.dumps(data, ensure_ascii=False, default=str)

@@ -64,7 +64,10 @@ def change_by(repo: GitRepo, rev: str, top: str) -> tuple[str, str, str] | None:
 def pending_items(ws: Workspace, s, files, texts: list[str]) -> list[dict[str, Any]]:
     """Each change waiting for approval, as ``trust`` shows and asks about it: its ``name`` (the
     vault-relative file, what ``trust PATH`` takes), whose commit brought it, what it changes, and
-    the ``text`` shown (escaped: every part but vault-mem's words is text a peer chose)."""
+    the ``text`` shown (escaped: every part but vault-mem's words is text a peer chose); ``brief``:
+    the same without the file's text and with a new text value by its length (as the notices say
+    them), for a run with no terminal to ask on: an agent told to run `vault-mem trust` read a
+    peer's CLAUDE.md whole, outside any fence (inj33)."""
     from vault_mem.config import describe_changes
     from vault_mem.store.gitfiles import is_git_file
 
@@ -78,7 +81,9 @@ def pending_items(ws: Workspace, s, files, texts: list[str]) -> list[dict[str, A
         what = f"changes settings: {describe_changes(s.changes)}"
         items.append({"name": CONFIG_FILE, "kind": "settings", "commit": commit, "author": email, "what": what,
                       "check": f"git log -p -- {CONFIG_FILE}",
-                      "text": f"{CONFIG_FILE} in {ws.root}, {by}, {what}"})
+                      "text": f"{CONFIG_FILE} in {ws.root}, {by}, {what}",
+                      "brief": f"{CONFIG_FILE} in {ws.root}, {by}, changes settings: "
+                               f"{describe_changes(s.changes, new_text=False)}"})
     for index, ((ref, f), text) in enumerate(zip(files, texts, strict=True)):
         commit, email, by = whose(ref, f.path)
         verb = "deletes" if f.theirs is None else "adds" if f.ours is None else "changes"
@@ -90,8 +95,14 @@ def pending_items(ws: Workspace, s, files, texts: list[str]) -> list[dict[str, A
         head = f"{quoted(f.path)} {where}, {by}, {what} ({(f.theirs or 'deleted')[:10]}):"
         items.append({"name": f.path, "kind": "git file", "index": index, "remote": ref, "commit": commit,
                       "author": email, "what": what, "check": f"git log -p {shell_word(ref)} -- {shell_word(f.path)}",
-                      "head": head, "text": f"{head}\n{indented(text)}"})
+                      "head": head, "text": f"{head}\n{indented(text)}",
+                      "brief": f"{head[:-1]}; its text is shown on the person's terminal"})
     return items
+
+
+#: what an item says where no terminal can ask the person (:func:`pending_items`' ``brief``)
+BRIEF_WHY = ("a change is shown whole only where the person can answer, on their terminal: its text is a peer's, "
+             "and whoever runs this command without one (an agent's shell) is never shown it")
 
 
 #: after "a file vault-mem does not read": who reads it (the first time a listing says it)

@@ -135,6 +135,14 @@ class Vaults:
             out += [self._named(name, n) for n in vault.take_notices()]
         return out
 
+    def notices_now(self) -> list[str]:
+        """:meth:`take_notices` with each vault's :meth:`~vault_mem.Vault.notices_now` (its state
+        as it is now), for a process that answers for long."""
+        out, self.notices = self.notices, []
+        for name, vault in self.opened.items():
+            out += [self._named(name, n) for n in vault.notices_now()]
+        return out
+
     def for_write(self, name: str | None = None) -> NamedVault:
         """Where a write goes: the vault ``name`` (project or personal), else the first (the
         project vault, or the personal one outside any project)."""

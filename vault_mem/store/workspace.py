@@ -248,6 +248,8 @@ class Workspace:
         rel = os.path.relpath(root, self.repo.toplevel.resolve())
         #: the vault's folder inside its repository ("" at the top level, else "memory/")
         self.prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+        # the stamp of the state said at the opening, taken before any of it is read (see below)
+        stamp = self._state_stamp()
         #: what vault.toml asks for and what is in force on this machine (DESIGN §7)
         self.settings: Settings = settings_in_force(root, self.repo, self.prefix, raw, self.state_dir)
         #: things the vault did on its own that a person should hear about (recovered writes,
@@ -267,7 +269,16 @@ class Workspace:
             raise StateError(f"cannot create {self.state_dir} ({exc.strerror}); make {root} writable "
                              "for you, or create that folder, and retry") from exc
         self.lock = WriteLock(self.state_dir / WRITE_LOCK)
-        self.notices.extend(self._state_notes())
+        state = list(dict.fromkeys([*self.settings.notices, *self._state_notes()]))
+        self.notices.extend(n for n in state if n not in self.notices)
+        #: the notices of the vault's state said at the opening (:meth:`state_notices` says them
+        #: as they are now); kept as :meth:`state_notices`' first answer when vault.toml still
+        #: holds the bytes read above, taken before the stamp was (an opening's state notices
+        #: cost ~0.25 s: a long-lived process's first result would pay them twice)
+        self.opening_state = frozenset(state)
+        if raw == (read_own(root / CONFIG_FILE, max_bytes=MAX_CONFIG_BYTES + 1)
+                   if os.path.lexists(root / CONFIG_FILE) else None):
+            self._state_said = (stamp, state)
         if home_note:
             self.notices.append(home_note)
         #: the checks every write makes (key, format, size, secrets, lint)

@@ -825,6 +825,17 @@ class Vault:
         self.notices.clear()
         return out
 
+    def notices_now(self) -> list[str]:
+        """:meth:`take_notices` for a process that answers for long (an MCP server, an agent
+        loop over :func:`~vault_mem.adapters.tools.call_tool`): the vault's state as it is now
+        (:meth:`~vault_mem.store.workspace.Workspace.state_notices`, the daemon's every answer
+        says the same), then the events not reported yet. What the opening said of the state is
+        not said again from then (it may be resolved since). An MCP server said its opening's
+        notices once and never looked again: a peer's vault.toml a sync in another terminal took
+        during the session, waiting for approval, was said in no result (inj33)."""
+        events = [n for n in self.take_notices() if n not in self.ws.opening_state]
+        return list(dict.fromkeys([*self.ws.state_notices(), *events]))
+
     def close(self) -> None:
         """Release the sidecar's database and the repository's git processes (a closed vault
         reopens them on the next use of either), after stopping what was installed to close with
