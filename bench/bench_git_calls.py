@@ -17,9 +17,13 @@ its wall time and the CPU of it and every process it waited for (``RUSAGE_CHILDR
 the rounds after the first. The commands, as a person or agent runs them, keyword-only
 (``VAULT_MEM_EMBEDDER=none``) and without a daemon (``VAULT_MEM_DAEMON=off``):
 
-``remember`` (a new key each time, a text unlike the others), ``recall``, ``recall`` after a
+``API remember (warm process)`` (a Python that opens the vault and writes once, then the
+counted write: only the processes between two marks it runs, ``true MARK``, are counted; its
+wall and CPU are the whole script's), ``remember`` (a new key each time, a text unlike the others), ``recall``, ``recall`` after a
 ``remember`` (outside the count: the sidecar's authors then come up to the new HEAD), ``get``, ``list``, ``log``, ``forget`` (of a key
-remembered just before, outside the count), ``sync`` with nothing to do, ``doctor``, a person's
+remembered just before, outside the count), ``sync`` with nothing to do, ``sync`` taking a peer's commit (outside the count: a sync pushes
+this vault's commits, then a plain clone of the remote beside the vault, ``BASE/vm-N.peer``,
+commits one new memory file and pushes it), ``doctor``, a person's
 ``git commit`` of a memory edit (pre-commit + post-commit hooks), ``git checkout`` of another
 branch and back (post-checkout, twice), ``git pull`` with nothing new (post-merge),
 the prompt hook (``vault-mem hook user-prompt-submit``), an MCP server's start + one ``recall``
@@ -62,6 +66,10 @@ _WORDS = ("amber basalt cobalt dune ember fjord glacier harbor iris jasper kelp 
           "onyx prairie quartz reef sierra tundra umber valley willow xenon yarrow zephyr anchor beacon "
           "canyon delta estuary falcon grove heron inlet juniper kestrel lantern meadow nimbus orchid "
           "pebble quiver raven summit thistle").split()
+
+
+#: the marks a command's own script runs (``true MARK``) around the part of it that is counted
+MARK_START, MARK_END = "bench-git-calls-count-from-here", "bench-git-calls-count-to-here"
 
 
 def load() -> str:
@@ -117,7 +125,33 @@ class Runner:
                 f.write(f"\nedited {time.time_ns()}\n")
 
         git = shutil.which("git") or "git"
+        # a warm process: the vault opened and one write made before the counted one, the count
+        # between two marks (``true`` run with MARK_START / MARK_END: traced() counts between them)
+        api_write = ("import subprocess, sys; from vault_mem.vault.core import Vault\n"
+                     "with Vault(sys.argv[1]) as v:\n"
+                     "    v.remember(sys.argv[2] + '-warm', sys.argv[3], sys.argv[3])\n"
+                     f"    subprocess.run(['true', '{MARK_START}'])\n"
+                     "    v.remember(sys.argv[2], sys.argv[4], sys.argv[4])\n"
+                     f"    subprocess.run(['true', '{MARK_END}'])\n")
+
+        def before_peer_sync() -> None:
+            """Everything of this vault's pushed (outside the count), then a peer's clone of the
+            remote commits one new memory and pushes it: the counted sync takes that commit."""
+            self.run(self.vm("sync"))
+            peer = self.peer()
+            subprocess.run([git, "-C", str(peer), "fetch", "-q", "origin"], check=True, env=self.env)
+            subprocess.run([git, "-C", str(peer), "reset", "-q", "--hard", "origin/main"], check=True, env=self.env)
+            key = self.key()
+            (peer / "facts" / f"{key}.md").write_text(
+                f"---\ndescription: {self.words()}\ncreated: 2026-12-06T08:00:00Z\n---\n{self.words()}\n")
+            subprocess.run([git, "-C", str(peer), "add", "-A"], check=True, env=self.env)
+            subprocess.run([git, "-C", str(peer), "commit", "-q", "--no-verify", "-m", "a peer's memory"],
+                           check=True, env=self.env)
+            subprocess.run([git, "-C", str(peer), "push", "-q", "origin", "HEAD:main"], check=True, env=self.env)
+
         return {
+            "API remember (warm process)": (None, lambda: [sys.executable, "-c", api_write, str(self.vault), self.key(),
+                                                           self.words(), self.words()], None),
             "remember": (None, lambda: self.vm("remember", self.key(), "--type", "fact",
                                                "--description", self.words(), "--body", self.words()), None),
             "recall": (None, lambda: self.vm("recall", "editor settings"), None),
@@ -129,6 +163,7 @@ class Runner:
             "log": (None, lambda: self.vm("log"), None),
             "forget": (before_forget, lambda: self.vm("forget", forget_key[0]), None),
             "sync (nothing to do)": (None, lambda: self.vm("sync"), None),
+            "sync (a peer's commit)": (before_peer_sync, lambda: self.vm("sync"), None),
             "doctor": (None, lambda: self.vm("doctor"), None),
             "git commit (pre+post-commit)": (before_commit, lambda: [git, "-C", str(self.vault), "commit", "-q", "-a",
                                                                     "-m", "a person's edit"], None),
@@ -139,6 +174,16 @@ class Runner:
             "mcp start + recall": (None, lambda: self.vm("mcp"), mcp_in),
             "API open+close": (None, lambda: [sys.executable, "-c", api, str(self.vault)], None),
         }
+
+    def peer(self) -> Path:
+        """A plain git clone of this vault's remote beside it (made once): the peer of a sync."""
+        peer = self.vault.with_name(self.vault.name + ".peer")
+        if not (peer / ".git").exists():
+            remote = subprocess.run(["git", "-C", str(self.vault), "remote", "get-url", "origin"], check=True,
+                                    capture_output=True, text=True).stdout.strip()
+            shutil.rmtree(peer, ignore_errors=True)
+            subprocess.run(["git", "clone", "-q", remote, str(peer)], check=True)
+        return peer
 
     def run(self, argv: list[str], stdin: bytes | None = None, trace: Path | None = None) -> tuple[float, float]:
         """Wall and CPU (ms) of ``argv`` and every process it waited for."""
@@ -165,12 +210,19 @@ def traced(runner: Runner, name: str, spec: tuple, tmp: Path) -> tuple[collectio
     runner.run(argv(), stdin, trace=trace)
     kinds: collections.Counter = collections.Counter()
     gits: list[list[str]] = []
+    marked = MARK_START in trace.read_text(errors="replace")
+    counting = not marked
     with trace.open(errors="replace") as f:
         for line in f:
             m = bench_suite_procs._EXEC.match(line)
             if not m or " = -1 " in line:
                 continue
             args = [a.encode().decode("unicode_escape", "replace") for a in bench_suite_procs._ARG.findall(m.group(2))]
+            if marked and args[1:2] in ([MARK_START], [MARK_END]):
+                counting = args[1] == MARK_START
+                continue
+            if not counting:
+                continue
             kinds[bench_suite_procs.kind(m.group(1), args)] += 1
             if m.group(1).rsplit("/", 1)[-1] == "git":
                 gits.append(args)
