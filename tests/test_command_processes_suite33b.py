@@ -157,3 +157,32 @@ def test_a_branch_made_at_the_same_commit_starts_no_vault_mem(vault, tmp_path):
     log.unlink()
     git(root, "checkout", "-q", "feature")  # HEAD moves: the hook brings the vault up to date
     assert "hook post-checkout" in log.read_text()
+
+
+def test_the_memo_of_fixed_commits_stays_while_any_block_of_any_thread_uses_it(vault):
+    """A daemon's sync keeps one memo of fixed commits' answers while an answer's opening, in
+    another thread, uses it too (the opening's block is new here): when the opening's block
+    began first, its end dropped the memo under the sync, whose questions asked git again."""
+    import threading
+
+    from vault_mem.store import history
+
+    repo = vault.ws.repo
+    sync_in, opening_done = threading.Event(), threading.Event()
+    seen: list = []
+
+    def sync() -> None:
+        with history.remembered(repo):
+            sync_in.set()
+            opening_done.wait(30)
+            seen.append(repo.history_memo)  # the memo, after the opening's block ended
+
+    worker = threading.Thread(target=sync)
+    with history.remembered(repo):  # the opening's block, first
+        repo.history_memo["asked"] = "answer"
+        worker.start()
+        assert sync_in.wait(30)
+    opening_done.set()
+    worker.join(30)
+    assert seen == [{"asked": "answer"}]
+    assert repo.history_memo is None  # the last block out drops it
