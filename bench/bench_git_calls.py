@@ -20,7 +20,9 @@ the rounds after the first. The commands, as a person or agent runs them, keywor
 ``API remember (warm process)`` (a Python that opens the vault and writes once, then the
 counted write: only the processes between two marks it runs, ``true MARK``, are counted; its
 wall and CPU are the whole script's), ``remember`` (a new key each time, a text unlike the others), ``recall``, ``recall`` after a
-``remember`` (outside the count: the sidecar's authors then come up to the new HEAD), ``get``, ``list``, ``log``, ``forget`` (of a key
+``remember`` (outside the count: the sidecar's authors then come up to the new HEAD), ``recall``
+after a person's ``git commit --no-verify`` of a memory edit (outside the count: the open then
+checks the commit's tree, HEAD's vault.toml and what HEAD holds unapproved), ``get``, ``list``, ``log``, ``forget`` (of a key
 remembered just before, outside the count), ``sync`` with nothing to do, ``sync`` taking a peer's commit (outside the count: a sync pushes
 this vault's commits, then a plain clone of the remote beside the vault, ``BASE/vm-N.peer``,
 commits one new memory file and pushes it), ``doctor``, a person's
@@ -33,8 +35,9 @@ in a new Python (``Vault(root)``; the Python's own start-up counted in its wall/
 ``--old``: a checkout of the code to compare with (``git archive main | tar -x -C OLD``); its
 commands run on a ``cp -a`` copy of the vault (``BASE/vm-N-old``) with its ``vault_mem`` first
 on ``PYTHONPATH``, each command's rounds alternating with this checkout's; both checkouts are
-byte-compiled first. The copy's git hooks stay the ones this checkout installed (an older
-``hooks install`` leaves them), so the git-command rows compare the Python part alone. Prints per command
+byte-compiled first. Each vault's git hooks are its checkout's own (``hooks install`` run
+again in each at every start, in the vault's folder), so the git-command rows compare the hooks'
+shell and Python both. Prints per command
 and checkout: git processes, every process started, wall p50, CPU p50; the git kinds; the load
 average at the start and end. Asserts nothing.
 """
@@ -158,6 +161,9 @@ class Runner:
             "recall after a remember": (lambda: self.run(self.vm("remember", self.key(), "--type", "fact", "--description",
                                                                  self.words(), "--body", self.words())),
                                         lambda: self.vm("recall", "editor settings"), None),
+            "recall after a person's commit": (lambda: (before_commit(), subprocess.run(
+                [git, "-C", str(self.vault), "commit", "-q", "-a", "--no-verify", "-m", "a person's edit"],
+                check=True, env=self.env)), lambda: self.vm("recall", "editor settings"), None),
             "get": (None, lambda: self.vm("get", sorted((self.vault / "facts").glob("*.md"))[1].stem), None),
             "list": (None, lambda: self.vm("list"), None),
             "log": (None, lambda: self.vm("log"), None),
@@ -244,9 +250,16 @@ def prepare(base: Path, n: int) -> Path:
         corpus.git(vault, "fetch", "-q", "origin")
         corpus.git(vault, "branch", "-q", "--set-upstream-to", "origin/main")
         corpus.git(vault, "branch", "-q", "other")
-        subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(vault), "hooks", "install"], check=True,
-                       env={**os.environ, "PYTHONPATH": str(CODE)}, capture_output=True)
+    install_hooks(vault, CODE)
     return vault
+
+
+def install_hooks(vault: Path, code: Path) -> None:
+    """``vault-mem hooks install`` of checkout ``code`` in ``vault``, run in the vault's folder:
+    ``python -m`` puts its working folder first on sys.path, ahead of PYTHONPATH, so run from
+    this checkout it installed this checkout's hooks in the old twin too."""
+    subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(vault), "hooks", "install"], check=True,
+                   cwd=vault, env={**os.environ, "PYTHONPATH": str(code)}, capture_output=True)
 
 
 def main() -> None:
@@ -268,6 +281,7 @@ def main() -> None:
     print(f"load at start: {load()} ({os.cpu_count()} CPUs)", flush=True)
     for n in (int(x) for x in args.sizes.split(",")):
         vault = prepare(args.base, n)
+        install_hooks(vault, CODE)  # this checkout's hooks (a vault kept from a run of other code)
         runners = [Runner(CODE, vault, "new")]
         if args.old:
             twin = args.base / f"vm-{n}-old"
@@ -278,8 +292,7 @@ def main() -> None:
             shutil.rmtree(remote, ignore_errors=True)
             subprocess.run(["cp", "-a", str(args.base / f"vm-{n}.remote"), str(remote)], check=True)
             subprocess.run(["git", "-C", str(twin), "remote", "set-url", "origin", str(remote)], check=True)
-            subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(twin), "hooks", "install"], check=True,
-                           env={**os.environ, "PYTHONPATH": str(args.old)}, capture_output=True)
+            install_hooks(twin, args.old)
             runners.insert(0, Runner(args.old, twin, "old"))
         print(f"== {n} memories; load {load()}", flush=True)
         with tempfile.TemporaryDirectory(prefix="git-calls-") as tmp:
