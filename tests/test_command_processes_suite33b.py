@@ -127,38 +127,6 @@ def test_a_blob_looked_up_in_loose_trees_is_the_one_git_names(tmp_path):
                 assert repo.blob_at(head, path) == _gits_blob(root, head, path), (step, path)
 
 
-def test_a_branch_made_at_the_same_commit_starts_no_vault_mem(vault, tmp_path):
-    """post-checkout of a branch made or switched to at the commit checked out (``git checkout
-    -b``, ``git switch -c``, back to a branch at that commit): git changed no file, so the hook
-    starts nothing (it started a Python, ~100 ms of CPU). A checkout that moves HEAD, and one of
-    files (git's flag 0, HEAD unmoved), still run vault-mem."""
-    import re
-    import sys
-
-    from vault_mem.store.hooks import MARKER
-
-    root = vault.root
-    hook = root / ".git" / "hooks" / "post-checkout"
-    assert MARKER in hook.read_text()
-    log, python = tmp_path / "python-starts.log", tmp_path / "python"
-    python.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{sys.executable}" "$@"\n')
-    python.chmod(0o755)
-    hook.write_text(re.sub(r"^PYTHON=.*$", f"PYTHON={python}", hook.read_text(), count=1, flags=re.M))
-    branch = git(root, "rev-parse", "--abbrev-ref", "HEAD").strip()
-    git(root, "checkout", "-q", "-b", "feature")
-    git(root, "switch", "-q", "-c", "feature-2")
-    git(root, "checkout", "-q", branch)
-    assert not log.exists(), log.read_text()
-    _persons_commit(root, "on-main")
-    edited = root / "facts" / "on-main.md"
-    edited.write_text(edited.read_text() + "\nedited\n")
-    git(root, "checkout", "-q", "--", "facts/on-main.md")  # files checked out: flag 0, HEAD unmoved
-    assert "hook post-checkout" in log.read_text()
-    log.unlink()
-    git(root, "checkout", "-q", "feature")  # HEAD moves: the hook brings the vault up to date
-    assert "hook post-checkout" in log.read_text()
-
-
 def test_the_memo_of_fixed_commits_stays_while_any_block_of_any_thread_uses_it(vault):
     """A daemon's sync keeps one memo of fixed commits' answers while an answer's opening, in
     another thread, uses it too (the opening's block is new here): when the opening's block

@@ -33,8 +33,7 @@ from vault_mem.model.indexmd import READER_NOTE
 from vault_mem.adapters.tools import memory_preamble
 from vault_mem.errors import UsageError
 from vault_mem.store import provenance
-from vault_mem.store.hooks import (HOOK_NAMES, HOOK_PURPOSES, LAUNCHED, NOTHING_TO_DO, RECORD, SHELL_ONLY, hooks_dir,
-                                   install)
+from vault_mem.store.hooks import HOOK_NAMES, HOOK_PURPOSES, LAUNCHED, RECORD, SHELL_ONLY, hooks_dir, install
 
 
 def claude_event(event: str, vault_root: Path, **fields) -> str:
@@ -291,9 +290,7 @@ def test_installed_hooks_differ_only_in_their_name_purpose_and_missing_tool_rule
     assert not any("vault-mem-commit" in texts[n] for n in HOOK_NAMES if n != "pre-commit")
     texts["pre-commit"] = texts["pre-commit"].replace(mark + "\n", "\n")
     def common(name: str) -> str:
-        # post-commit, post-rewrite keep the record; post-checkout leaves a checkout that changed nothing
-        record = "\n".join(part for part in (NOTHING_TO_DO.get(name), RECORD.get(name)) if part)
-        text = texts[name].replace(record + "\n", "\n")
+        text = texts[name].replace(RECORD.get(name, "") + "\n", "\n")  # post-commit, post-rewrite keep the record
         head = text.split("# neither is there: vault-mem cannot run\n")[0]
         return head.replace(name, "NAME").replace(HOOK_PURPOSES[name], "PURPOSE")
     for name, text in texts.items():

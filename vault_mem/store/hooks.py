@@ -344,20 +344,6 @@ class RepoFolder(Protocol):
     def prefix(self) -> str: ...
 
 
-#: What a hook leaves undone before it starts anything (after a hook it chains runs), where git's
-#: arguments say there is nothing for it to do. post-checkout of a branch made or switched to at
-#: the commit checked out (`git checkout -b`, `git switch -c`: the old and new HEAD the same, a
-#: branch checkout): git changed no file and HEAD's commit is the one the vault was at, so there
-#: is nothing to bring up to date; it started a Python (~100 ms of CPU) to find that out. A
-#: forced one (`git checkout -f`, the same commit) is then as a `git reset --hard`, which runs no
-#: hook at all: the next command's reconcile (or the daemon's watcher) takes what it discarded.
-#: Not part of :data:`RECORD`: an older hook without these lines is not unsafe, only slower.
-NOTHING_TO_DO = {
-    "post-checkout": '# a branch made or switched to at the same commit: no file changed, nothing to do\n'
-                     '[ "$1" = "$2" ] && [ "$3" = 1 ] && exit 0',
-}
-
-
 def hooks_dir(vault: RepoFolder) -> Path:
     """Where git looks for this repository's hooks (honours ``core.hooksPath`` and worktrees)."""
     return Path(vault.repo.hooks_dir)
@@ -659,7 +645,7 @@ def render(name: str, prefix: str, wrapped: bool = False) -> str:
         "HOME_DIR": _home_dir(),
         "LAUNCH": LAUNCH,
         "MARK_LINE": _MARK_LINE if name == "pre-commit" else "",
-        "RECORD": "\n".join(part for part in (NOTHING_TO_DO.get(name), RECORD.get(name)) if part),
+        "RECORD": RECORD.get(name, ""),
         "MISSING": _missing(name),
     }
     text = template_path().read_text(encoding="utf-8")
