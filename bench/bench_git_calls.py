@@ -17,9 +17,15 @@ its wall time and the CPU of it and every process it waited for (``RUSAGE_CHILDR
 the rounds after the first. The commands, as a person or agent runs them, keyword-only
 (``VAULT_MEM_EMBEDDER=none``) and without a daemon (``VAULT_MEM_DAEMON=off``):
 
-``remember`` (a new key each time, a text unlike the others), ``recall``, ``recall`` after a
-``remember`` (outside the count: the sidecar's authors then come up to the new HEAD), ``get``, ``list``, ``log``, ``forget`` (of a key
-remembered just before, outside the count), ``sync`` with nothing to do, ``doctor``, a person's
+``API remember (warm process)`` (a Python that opens the vault and writes once, then the
+counted write: only the processes between two marks it runs, ``true MARK``, are counted; its
+wall and CPU are the whole script's), ``remember`` (a new key each time, a text unlike the others), ``recall``, ``recall`` after a
+``remember`` (outside the count: the sidecar's authors then come up to the new HEAD), ``recall``
+after a person's ``git commit --no-verify`` of a memory edit (outside the count: the open then
+checks the commit's tree, HEAD's vault.toml and what HEAD holds unapproved), ``get``, ``list``, ``log``, ``forget`` (of a key
+remembered just before, outside the count), ``sync`` with nothing to do, ``sync`` taking a peer's commit (outside the count: a sync pushes
+this vault's commits, then a plain clone of the remote beside the vault, ``BASE/vm-N.peer``,
+commits one new memory file and pushes it), ``doctor``, a person's
 ``git commit`` of a memory edit (pre-commit + post-commit hooks), ``git checkout`` of another
 branch and back (post-checkout, twice), ``git pull`` with nothing new (post-merge),
 the prompt hook (``vault-mem hook user-prompt-submit``), an MCP server's start + one ``recall``
@@ -29,8 +35,9 @@ in a new Python (``Vault(root)``; the Python's own start-up counted in its wall/
 ``--old``: a checkout of the code to compare with (``git archive main | tar -x -C OLD``); its
 commands run on a ``cp -a`` copy of the vault (``BASE/vm-N-old``) with its ``vault_mem`` first
 on ``PYTHONPATH``, each command's rounds alternating with this checkout's; both checkouts are
-byte-compiled first. The copy's git hooks stay the ones this checkout installed (an older
-``hooks install`` leaves them), so the git-command rows compare the Python part alone. Prints per command
+byte-compiled first. Each vault's git hooks are its checkout's own (``hooks install`` run
+again in each at every start, in the vault's folder), so the git-command rows compare the hooks'
+shell and Python both. Prints per command
 and checkout: git processes, every process started, wall p50, CPU p50; the git kinds; the load
 average at the start and end. Asserts nothing.
 """
@@ -62,6 +69,10 @@ _WORDS = ("amber basalt cobalt dune ember fjord glacier harbor iris jasper kelp 
           "onyx prairie quartz reef sierra tundra umber valley willow xenon yarrow zephyr anchor beacon "
           "canyon delta estuary falcon grove heron inlet juniper kestrel lantern meadow nimbus orchid "
           "pebble quiver raven summit thistle").split()
+
+
+#: the marks a command's own script runs (``true MARK``) around the part of it that is counted
+MARK_START, MARK_END = "bench-git-calls-count-from-here", "bench-git-calls-count-to-here"
 
 
 def load() -> str:
@@ -117,18 +128,48 @@ class Runner:
                 f.write(f"\nedited {time.time_ns()}\n")
 
         git = shutil.which("git") or "git"
+        # a warm process: the vault opened and one write made before the counted one, the count
+        # between two marks (``true`` run with MARK_START / MARK_END: traced() counts between them)
+        api_write = ("import subprocess, sys; from vault_mem.vault.core import Vault\n"
+                     "with Vault(sys.argv[1]) as v:\n"
+                     "    v.remember(sys.argv[2] + '-warm', sys.argv[3], sys.argv[3])\n"
+                     f"    subprocess.run(['true', '{MARK_START}'])\n"
+                     "    v.remember(sys.argv[2], sys.argv[4], sys.argv[4])\n"
+                     f"    subprocess.run(['true', '{MARK_END}'])\n")
+
+        def before_peer_sync() -> None:
+            """Everything of this vault's pushed (outside the count), then a peer's clone of the
+            remote commits one new memory and pushes it: the counted sync takes that commit."""
+            self.run(self.vm("sync"))
+            peer = self.peer()
+            subprocess.run([git, "-C", str(peer), "fetch", "-q", "origin"], check=True, env=self.env)
+            subprocess.run([git, "-C", str(peer), "reset", "-q", "--hard", "origin/main"], check=True, env=self.env)
+            key = self.key()
+            (peer / "facts" / f"{key}.md").write_text(
+                f"---\ndescription: {self.words()}\ncreated: 2026-12-06T08:00:00Z\n---\n{self.words()}\n")
+            subprocess.run([git, "-C", str(peer), "add", "-A"], check=True, env=self.env)
+            subprocess.run([git, "-C", str(peer), "commit", "-q", "--no-verify", "-m", "a peer's memory"],
+                           check=True, env=self.env)
+            subprocess.run([git, "-C", str(peer), "push", "-q", "origin", "HEAD:main"], check=True, env=self.env)
+
         return {
+            "API remember (warm process)": (None, lambda: [sys.executable, "-c", api_write, str(self.vault), self.key(),
+                                                           self.words(), self.words()], None),
             "remember": (None, lambda: self.vm("remember", self.key(), "--type", "fact",
                                                "--description", self.words(), "--body", self.words()), None),
             "recall": (None, lambda: self.vm("recall", "editor settings"), None),
             "recall after a remember": (lambda: self.run(self.vm("remember", self.key(), "--type", "fact", "--description",
                                                                  self.words(), "--body", self.words())),
                                         lambda: self.vm("recall", "editor settings"), None),
+            "recall after a person's commit": (lambda: (before_commit(), subprocess.run(
+                [git, "-C", str(self.vault), "commit", "-q", "-a", "--no-verify", "-m", "a person's edit"],
+                check=True, env=self.env)), lambda: self.vm("recall", "editor settings"), None),
             "get": (None, lambda: self.vm("get", sorted((self.vault / "facts").glob("*.md"))[1].stem), None),
             "list": (None, lambda: self.vm("list"), None),
             "log": (None, lambda: self.vm("log"), None),
             "forget": (before_forget, lambda: self.vm("forget", forget_key[0]), None),
             "sync (nothing to do)": (None, lambda: self.vm("sync"), None),
+            "sync (a peer's commit)": (before_peer_sync, lambda: self.vm("sync"), None),
             "doctor": (None, lambda: self.vm("doctor"), None),
             "git commit (pre+post-commit)": (before_commit, lambda: [git, "-C", str(self.vault), "commit", "-q", "-a",
                                                                     "-m", "a person's edit"], None),
@@ -139,6 +180,16 @@ class Runner:
             "mcp start + recall": (None, lambda: self.vm("mcp"), mcp_in),
             "API open+close": (None, lambda: [sys.executable, "-c", api, str(self.vault)], None),
         }
+
+    def peer(self) -> Path:
+        """A plain git clone of this vault's remote beside it (made once): the peer of a sync."""
+        peer = self.vault.with_name(self.vault.name + ".peer")
+        if not (peer / ".git").exists():
+            remote = subprocess.run(["git", "-C", str(self.vault), "remote", "get-url", "origin"], check=True,
+                                    capture_output=True, text=True).stdout.strip()
+            shutil.rmtree(peer, ignore_errors=True)
+            subprocess.run(["git", "clone", "-q", remote, str(peer)], check=True)
+        return peer
 
     def run(self, argv: list[str], stdin: bytes | None = None, trace: Path | None = None) -> tuple[float, float]:
         """Wall and CPU (ms) of ``argv`` and every process it waited for."""
@@ -165,12 +216,19 @@ def traced(runner: Runner, name: str, spec: tuple, tmp: Path) -> tuple[collectio
     runner.run(argv(), stdin, trace=trace)
     kinds: collections.Counter = collections.Counter()
     gits: list[list[str]] = []
+    marked = MARK_START in trace.read_text(errors="replace")
+    counting = not marked
     with trace.open(errors="replace") as f:
         for line in f:
             m = bench_suite_procs._EXEC.match(line)
             if not m or " = -1 " in line:
                 continue
             args = [a.encode().decode("unicode_escape", "replace") for a in bench_suite_procs._ARG.findall(m.group(2))]
+            if marked and args[1:2] in ([MARK_START], [MARK_END]):
+                counting = args[1] == MARK_START
+                continue
+            if not counting:
+                continue
             kinds[bench_suite_procs.kind(m.group(1), args)] += 1
             if m.group(1).rsplit("/", 1)[-1] == "git":
                 gits.append(args)
@@ -192,9 +250,16 @@ def prepare(base: Path, n: int) -> Path:
         corpus.git(vault, "fetch", "-q", "origin")
         corpus.git(vault, "branch", "-q", "--set-upstream-to", "origin/main")
         corpus.git(vault, "branch", "-q", "other")
-        subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(vault), "hooks", "install"], check=True,
-                       env={**os.environ, "PYTHONPATH": str(CODE)}, capture_output=True)
+    install_hooks(vault, CODE)
     return vault
+
+
+def install_hooks(vault: Path, code: Path) -> None:
+    """``vault-mem hooks install`` of checkout ``code`` in ``vault``, run in the vault's folder:
+    ``python -m`` puts its working folder first on sys.path, ahead of PYTHONPATH, so run from
+    this checkout it installed this checkout's hooks in the old twin too."""
+    subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(vault), "hooks", "install"], check=True,
+                   cwd=vault, env={**os.environ, "PYTHONPATH": str(code)}, capture_output=True)
 
 
 def main() -> None:
@@ -216,6 +281,7 @@ def main() -> None:
     print(f"load at start: {load()} ({os.cpu_count()} CPUs)", flush=True)
     for n in (int(x) for x in args.sizes.split(",")):
         vault = prepare(args.base, n)
+        install_hooks(vault, CODE)  # this checkout's hooks (a vault kept from a run of other code)
         runners = [Runner(CODE, vault, "new")]
         if args.old:
             twin = args.base / f"vm-{n}-old"
@@ -226,8 +292,7 @@ def main() -> None:
             shutil.rmtree(remote, ignore_errors=True)
             subprocess.run(["cp", "-a", str(args.base / f"vm-{n}.remote"), str(remote)], check=True)
             subprocess.run(["git", "-C", str(twin), "remote", "set-url", "origin", str(remote)], check=True)
-            subprocess.run([sys.executable, "-m", "vault_mem", "--vault", str(twin), "hooks", "install"], check=True,
-                           env={**os.environ, "PYTHONPATH": str(args.old)}, capture_output=True)
+            install_hooks(twin, args.old)
             runners.insert(0, Runner(args.old, twin, "old"))
         print(f"== {n} memories; load {load()}", flush=True)
         with tempfile.TemporaryDirectory(prefix="git-calls-") as tmp:

@@ -214,6 +214,8 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
     damage_seen = 0
     #: answers about fixed commits kept while a sync runs (:func:`vault_mem.store.history.remembered`)
     history_memo: dict | None = None
+    #: how many :func:`~vault_mem.store.history.remembered` blocks use :attr:`history_memo` now
+    history_memo_users = 0
 
     def __init__(self, path: Path):
         self.cwd = Path(path)

@@ -14,6 +14,7 @@ import itertools
 import json
 import os
 import re
+import threading
 from collections.abc import Callable, Container, Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple, TypeVar
@@ -114,15 +115,23 @@ def remembered(repo: GitRepo) -> Iterator[None]:
     Such an answer never changes (the objects are content-addressed), so a sync that asks the
     same question from several checks starts one git process for it, not one per check. Shared
     by the repository's threads meanwhile (it holds only those answers); nested blocks share
-    the outer one's."""
-    if repo.history_memo is not None:
-        yield
-        return
-    repo.history_memo = {}
+    the outer one's, and blocks of several threads at once (a daemon's sync and an answer's
+    opening) share one kept until the last of them ends."""
+    with _MEMO_LOCK:
+        repo.history_memo_users += 1
+        if repo.history_memo is None:
+            repo.history_memo = {}
     try:
         yield
     finally:
-        repo.history_memo = None
+        with _MEMO_LOCK:
+            repo.history_memo_users -= 1
+            if not repo.history_memo_users:
+                repo.history_memo = None
+
+
+#: guards :func:`remembered`'s count of the blocks that use a repository's memo
+_MEMO_LOCK = threading.Lock()
 
 
 def _once(repo: GitRepo, key: tuple, ids: tuple[str | None, ...], answer: Callable[[], _T]) -> _T:

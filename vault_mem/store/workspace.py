@@ -79,6 +79,7 @@ from vault_mem.store.history import (
     held_beside,
     head_branch,
     prefix_twin,
+    remembered,
     tree_entries,
 )
 from vault_mem.store.hooks import unsafe_hooks_notice
@@ -261,15 +262,19 @@ class Workspace:
             raise UsageError(f"the agent name {named[:80]!r} is not usable: printable text without '<' or '>', "
                              "at most 500 characters (--agent, $VAULT_MEM_AGENT)")
         self.agent = named or self.config.agent_name
-        self.check_head_tree()  # before anything is written: a fresh clone's tree is a peer's
-        home_note = config_home_notice(once=True)  # a relative XDG_CONFIG_HOME, ignored: once per process
-        try:
-            ensure_own_dir(self.state_dir)
-        except OSError as exc:
-            raise StateError(f"cannot create {self.state_dir} ({exc.strerror}); make {root} writable "
-                             "for you, or create that folder, and retry") from exc
-        self.lock = WriteLock(self.state_dir / WRITE_LOCK)
-        state = list(dict.fromkeys([*self.settings.notices, *self._state_notes()]))
+        # the open's questions about fixed commits answered once: after HEAD moved, the tree's
+        # check and the held files' record both read what changed since the commit each saw
+        # last, the same one diff-tree (it ran twice in every command after a commit or a pull)
+        with remembered(self.repo):
+            self.check_head_tree()  # before anything is written: a fresh clone's tree is a peer's
+            home_note = config_home_notice(once=True)  # a relative XDG_CONFIG_HOME, ignored: once per process
+            try:
+                ensure_own_dir(self.state_dir)
+            except OSError as exc:
+                raise StateError(f"cannot create {self.state_dir} ({exc.strerror}); make {root} writable "
+                                 "for you, or create that folder, and retry") from exc
+            self.lock = WriteLock(self.state_dir / WRITE_LOCK)
+            state = list(dict.fromkeys([*self.settings.notices, *self._state_notes()]))
         self.notices.extend(n for n in state if n not in self.notices)
         #: the notices of the vault's state said at the opening (:meth:`state_notices` says them
         #: as they are now); kept as :meth:`state_notices`' first answer when vault.toml still
@@ -278,7 +283,7 @@ class Workspace:
         self.opening_state = frozenset(state)
         if raw == (read_own(root / CONFIG_FILE, max_bytes=MAX_CONFIG_BYTES + 1)
                    if os.path.lexists(root / CONFIG_FILE) else None):
-            self._state_said = (stamp, state)
+            self._state_said, self._state_config = (stamp, state), self.settings.config
         if home_note:
             self.notices.append(home_note)
         #: the checks every write makes (key, format, size, secrets, lint)
@@ -367,7 +372,8 @@ class Workspace:
         raw = (read_own(self.root / CONFIG_FILE, max_bytes=MAX_CONFIG_BYTES + 1)
                if os.path.lexists(self.root / CONFIG_FILE) else None)
         settings = settings_in_force(self.root, self.repo, self.prefix, raw, self.state_dir)
-        notes = list(dict.fromkeys([*settings.notices, *self._state_notes()]))
+        with remembered(self.repo):  # as at the open
+            notes = list(dict.fromkeys([*settings.notices, *self._state_notes()]))
         self._state_said, self._state_config = (stamp, notes), settings.config
         return list(notes)
 
