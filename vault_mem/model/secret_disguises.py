@@ -58,16 +58,23 @@ def substituted(text: str, edits: list[Edit]) -> tuple[View, list[tuple[int, int
 # characters or more, each alone between single spaces
 _SPELLED = lazy(r"(?<!\S)\S(?: \S){7,199}(?!\S)")
 _SPELLED_HINT = lazy(r" \S \S \S \S ")  # (a search for a space first: the pattern above has no literal to skip to)
+# the same listed with commas ("letter by letter: W, h, c, t, $, x, k, 3"): eight characters or more,
+# each alone after a comma
+_SPELLED_LIST = lazy(r"(?<![^\s:(\[])[^\s,](?:,[ \t]?[^\s,]){7,199}(?![^\s,.;)\]])")
+_SPELLED_LIST_HINT = lazy(r"(?<![^\s,])\S, ?\S, ?\S, ?\S,")
 
 
 def spelled_out(text: str) -> list[Edit]:
-    """Each run of single characters between spaces, as the word it spells; not a run of one
+    """Each run of single characters between spaces or after commas, as the word it spells; not a run of one
     kind of character alone (``1 2 3 4 5 6 7 8``, ``a b c d e f g h``: a list, a scale)."""
-    if text.count(" ") < 7 or not _SPELLED_HINT.search(text):
-        return []
+    runs = []
+    if text.count(" ") >= 7 and _SPELLED_HINT.search(text):
+        runs.extend(_SPELLED.finditer(text))
+    if text.count(",") >= 7 and _SPELLED_LIST_HINT.search(text):
+        runs.extend(_SPELLED_LIST.finditer(text))
     edits = []
-    for m in _SPELLED.finditer(text):
-        word = m.group().replace(" ", "")
+    for m in runs:
+        word = "".join(m.group().split()).replace(",", "") if "," in m.group() else m.group().replace(" ", "")
         if any(c.isdigit() for c in word) + any(c.isalpha() for c in word) + any(not c.isalnum() for c in word) >= 2 \
                 and len(set(word)) >= 6:
             edits.append((m.start(), m.end(), word))

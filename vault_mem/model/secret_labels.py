@@ -203,6 +203,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         if not cls or (before in ("$", "%") and not sigil_literal) or (before == "{" and not COMMA_LITERAL.match(text, kw.end())
                                                                        and not FLOW_MEMBER.match(text, kw.end())):
             continue  # ${SECRET_KEY:?missing}, %PASSWORD%, {password}: a reference to a variable, a template's field
+        if low[max(0, start - 5):start] == "$env:" and SIGIL_LITERAL.match(text, kw.end()) is None:
+            continue  # PowerShell's `$env:DB_PASSWORD` read: a reference, as `$DB_PASSWORD` is (`$env:X = 'Y'` assigns)
         if text[max(0, start - 1):start] == ":" and in_arn(text, start):
             continue  # `arn:aws:secretsmanager:...:secret:prod/db`: a resource type, not a label
         # (an aside in parentheses between the label and its sign leaves the label where it was:
