@@ -11,6 +11,8 @@ corpus's), beside look-alikes of each that must still be stored. One table: (id,
 - A value spelled out character by character with commas ("W, h, c, t, ..."), and one read out in
   the phonetic alphabet with its case said word by word; an alphabet recited or call signs are none.
 - A password cut into labelled parts ("first half: X" / "second half: Y") under a line naming it.
+- A capitalised word and a ``!`` after a password's label ("password: Quicksilver!"), as the
+  same word in lower case counts; a state ("Expired!") is none.
 - A credential word ending its sentence is a label ("... a stale api secret. Replaced it with X"),
   as before a comma.
 - Look-alikes: PowerShell's ``$env:NAME`` read (``ConvertTo-SecureString $env:PW -AsPlainText``),
@@ -89,6 +91,11 @@ CASES = [
         "We rotated the api secret. Deploys resumed at 14:05 after build 8812.",
         False,
     ),
+    # a capitalised word whose one symbol is a trailing `!`
+    ("bang-word-colon", "wifi:\n  password: Quicksilver!\n", True),
+    ("bang-word-is", "The guest password is Marigolden!", True),
+    ("bang-state", "Your password is Expired! Reset it from the portal.", False),
+    ("bang-state-colon", "Password: Required!", False),
     # look-alikes: references and masks
     ("ps-env-read", "$pw = ConvertTo-SecureString $env:SVC_PASSWORD -AsPlainText -Force", False),
     ("ps-env-assign", "$env:SVC_PASSWORD = 'Hq8#vLm2Pz7x'", True),
