@@ -4,7 +4,8 @@ corpus's), beside look-alikes of each that must still be stored. One table: (id,
 
 - A password of three or four capitalised words run together after its label ("the password is
   CopperLanternWillow"): no type's or field's words in it (``UsernamePasswordCredentials``,
-  ``PlainTextSecretStr`` stay names), and two words (``SecretStr``) stay a type hint.
+  ``PlainTextSecretStr`` stay names), nor a note's words or a participle (``AskTheAdmin``,
+  ``LoadedFromEnvironment``), and two words (``SecretStr``) stay a type hint.
 - Redis's ``AUTH [user] X`` at redis-cli's prompt or in capitals; SMTP's ``AUTH LOGIN`` names a
   mechanism.
 - Recovery codes after an aside in parentheses ("backup codes (ops account): ...").
@@ -51,6 +52,10 @@ CASES = [
         False,
     ),
     ("camel-form-class", "the password is PasswordResetForm in forms.py", False),
+    ("camel-note-ask", "password: AskTheAdmin", False),
+    ("camel-note-not-set", "password: NotSetYet", False),
+    ("camel-note-participle", "password: LoadedFromEnvironment", False),
+    ("camel-note-whatever", "password: WhateverYouWant", False),
     # Redis AUTH
     ("redis-auth-prompt", "127.0.0.1:6379> auth Tq7vN2pLx9\nOK", True),
     ("redis-auth-user", "> AUTH worker g8Hf3kPz21Lm\nOK", True),

@@ -113,18 +113,27 @@ component page screen box label button modal mixin wrapper holder ref reference 
 writer parser serializer codec cipher digest verifier checker strategy mode kind format pattern template default
 none null empty flag enum class struct record tuple proto mock fake stub test dummy sample example basic bearer
 oauth session cookie cache connection pool context env vault storage file path name id uuid""".split())
+# the words of an instruction or a note where a value would go (`AskTheAdmin`, `NotSetYet`,
+# `SeeTheWiki`, `WhateverYouWant`): a sentence run together, no password of words
+_NOTE_WORDS = frozenset("""
+the and not you your our my its his her their see ask use set get yet from with into onto for per via any anything
+whatever whichever same before after above below here there this that these those own works work want check find look
+read call contact none only also just still each every all some other when where what who how then than now new old
+none same please try""".split())
 
 
 def camel_phrase(value: str) -> bool:
     """Three or four capitalised words run together, none of them a word a type's or a field's
-    name is made of (:data:`_TYPE_WORDS`) nor a state (``BlueHarborTulip``,
+    name is made of (:data:`_TYPE_WORDS`), a note's (:data:`_NOTE_WORDS`), a participle nor a state (``BlueHarborTulip``,
     ``OliviaMartinezRiver``): a password of words a person made, which reads as a CamelCase
     type's name but that no program names so. Two words (``SecretStr``, ``BlueHarbor``) stay a
     name; after a password's label only."""
     if _CAMEL_PHRASE.fullmatch(value) is None:
         return False
     words = [w.lower() for w in _CAPITALISED.findall(value)]
-    return all(sayable(w) and w not in _TYPE_WORDS and w not in STATE_WORDS for w in words)
+    # (a verb's participle, `LoadedFromEnvironment`, `InheritedFromParent`, says where the value comes from)
+    return all(sayable(w) and w not in _TYPE_WORDS and w not in STATE_WORDS and w not in _NOTE_WORDS
+               and not (len(w) >= 5 and w.endswith(("ed", "ing"))) for w in words)
 
 
 # A word, a number and a symbol at either end ("!Lantern52", "#quokka13", "Marmot95*"): a password a
