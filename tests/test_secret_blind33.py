@@ -12,8 +12,8 @@ corpus's), beside look-alikes of each that must still be stored. One table: (id,
 - A value spelled out character by character with commas ("W, h, c, t, ..."), and one read out in
   the phonetic alphabet with its case said word by word; an alphabet recited or call signs are none.
 - A password cut into labelled parts ("first half: X" / "second half: Y") under a line naming it.
-- A capitalised word and a ``!`` after a password's label ("password: Quicksilver!"), as the
-  same word in lower case counts; a state ("Expired!") is none.
+- A capitalised word and a ``!`` after a password's sign ("password: Quicksilver!"), as the
+  same word in lower case counts; a state ("Expired!") is none, and after "is" the ``!`` is prose's.
 - A credential word ending its sentence is a label ("... a stale api secret. Replaced it with X"),
   as before a comma.
 - Look-alikes: PowerShell's ``$env:NAME`` read (``ConvertTo-SecureString $env:PW -AsPlainText``),
@@ -61,6 +61,7 @@ CASES = [
     ("redis-auth-user", "> AUTH worker g8Hf3kPz21Lm\nOK", True),
     ("smtp-auth-mechanism", "C: EHLO client\nC: AUTH LOGIN\nS: 334 VXNlcm5hbWU6", False),
     ("redis-auth-placeholder", "> AUTH <password>", False),
+    ("redis-auth-log-words", "AUTH token expired\nAUTH failed", False),
     # codes after an aside
     (
         "codes-aside-digits",
@@ -98,7 +99,8 @@ CASES = [
     ),
     # a capitalised word whose one symbol is a trailing `!`
     ("bang-word-colon", "wifi:\n  password: Quicksilver!\n", True),
-    ("bang-word-is", "The guest password is Marigolden!", True),
+    ("bang-word-prose-colon", "Guest wifi password: Marigolden! Ask at the desk for the SSID.", True),
+    ("bang-word-is-exclaimed", "The password is Fantastic!", False),
     ("bang-state", "Your password is Expired! Reset it from the portal.", False),
     ("bang-state-colon", "Password: Required!", False),
     # look-alikes: references and masks

@@ -665,5 +665,7 @@ def protocol_logins(text: str) -> Iterator[Span]:
         if word in text or (word == "uth " and "UTH " in text):
             for m in pattern.finditer(text):
                 value = m.group("value").strip("\"")
-                if not is_placeholder(value, quoted=True) and not value.isdigit() and not _MECHANISM.fullmatch(value):
+                if not is_placeholder(value, quoted=True) and not value.isdigit() and not _MECHANISM.fullmatch(value) \
+                        and not (word == "uth " and value.isalpha() and (value.islower() or value.istitle())):
+                    # (after Redis's AUTH a word is a log's: "AUTH failed", "AUTH token expired")
                     yield "password in a sign-in transcript", m.start("value"), m.end("value")

@@ -636,11 +636,11 @@ def judged_value(text: str, tail: re.Match[str], cls: str, *, flag: bool = False
         # policy ("login admin, password Marble8510!"); after a word it ends a sentence ("is wrong!")
         value += "!"
         kind = judge(cls, "--" if flag and op == "" else op, value, quoted=False, code=code, ends=ends, hint=False)
-    elif not kind and cls == "password" and not quoted and raw[len(value):len(value) + 1] == "!" and ends \
+    elif not kind and cls == "password" and not quoted and raw[len(value):len(value) + 1] == "!" and ends and op in (":", "=") \
             and value.isalpha() and value[:1].isupper() and value[1:].islower() and plain_password(value.lower()):
-        # a capitalised word and a `!` ending the sentence ("password: Quicksilver!", "the password
-        # is Marigolden!"): a word and its one symbol, as a policy makes people write it; read as
-        # the same word in lower case is ("is wrong!", "Expired!": states, none)
+        # a capitalised word and a `!` after a password's sign ("password: Quicksilver!"): a word and
+        # its one symbol, as a policy makes people write it; read as the same word in lower case is
+        # ("Expired!": a state, none). After "is" the `!` is prose's ("the password is Fantastic!")
         value += "!"
         kind = "password assignment"
     if not kind:
