@@ -74,13 +74,22 @@ _NATO_ALT = "|".join(sorted(_NATO, key=len, reverse=True)).replace("-", "\\-")
 _NATO_WORD = lazy(rf"(?i:{_NATO_ALT})")
 # eight such words or more in a row, apart by spaces, commas or dashes
 _NATO_RUN = lazy(rf"(?<![\w-])(?i:{_NATO_ALT})(?:(?:,?[ \t]{{1,2}}|[ \t]?-[ \t]?)(?i:{_NATO_ALT})){{7,63}}(?![\w-])")
-_NATO_HINT = lazy(r"(?i:kilo|bravo|tango|victor|zulu|quebec|yankee|whiske?y|foxtrot|sierra|juliett?|oscar|romeo|charlie|hotel)")
+# (a run of eight holds one of these; plain substring searches of the lowered text, a regex of
+# them all cost 0.13 s on a 1 MB table)
+_NATO_HINTS = ("kilo", "bravo", "tango", "victor", "zulu", "quebec", "yankee", "whisk", "foxtrot", "sierra", "juliet",
+               "oscar", "romeo", "charlie", "hotel")
 
 
 def _phonetic_runs(text: str) -> Iterator[Edit]:
     """Each run of the phonetic alphabet's words (see :data:`_NATO_RUN`) as the value it reads
     out: a word's capital gives its letter's case, as a person reading a password aloud says it."""
-    if text.count(" ") < 7 or not _NATO_HINT.search(text):
+    if text.count(" ") < 7:
+        return
+    low = text.lower()
+    for hint in _NATO_HINTS:
+        if hint in low:  # (a plain loop: most texts hold none)
+            break
+    else:
         return
     for m in _NATO_RUN.finditer(text):
         word = "".join(_NATO[w.lower()].upper() if w[0].isupper() else _NATO[w.lower()]
