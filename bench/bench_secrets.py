@@ -37,6 +37,10 @@
     python bench/bench_secrets.py --set fresh61b           # fresh61's held-out half (written after them, measured once)
     python bench/bench_secrets.py --set fresh61            # both halves
     python bench/bench_secrets.py --set generic4           # probes written while fixing heldout10's classes (not held out)
+    python bench/bench_secrets.py --set blind32            # blind32's (bench/secrets_corpus_blind32.py; also bench_secrets_blind32.py)
+    python bench/bench_secrets.py --set blind32_hard       # blind32's harder half
+    python bench/bench_secrets.py --set blind33            # blind33's (blind: written at 725b773, untuned; agents' session notes)
+    python bench/bench_secrets.py --set all                # every set above, one line each, then the totals
     python bench/bench_secrets.py --code /work/main        # the same corpus against another checkout
     python bench/bench_secrets.py --misses --timing        # name each miss and false alarm; time the gate
 
@@ -63,6 +67,24 @@ from collections import defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+#: sets kept as bench/secrets_corpus_SET.py (the shape bench_secrets_blind32.py reads: no class or meta)
+_CORPUS_SETS = ("blind32", "blind32_hard", "blind33")
+#: what --set all runs: every set with a FORMS/LOOK_ALIKES module ("fresh61" is fresh61a + fresh61b)
+_ALL_SETS = ("fresh", "heldout", *(f"heldout{n}" for n in (*range(2, 23), 24, 26, 27, 28, 29, 30, 31)),
+             "review56", "sec23", "fresh61a", "fresh61b", "probe", "generic", "generic2", "generic3", "generic4",
+             *_CORPUS_SETS)
+
+
+def _corpus(name: str):
+    """The set's module: bench/data/secrets_NAME.py, or bench/secrets_corpus_NAME.py with each item's
+    class (a missing one counts as "-") and frontmatter (none) filled in."""
+    if name not in _CORPUS_SETS:
+        return __import__(f"secrets_{name}")
+    mod = __import__(f"secrets_corpus_{name}")
+    for it in mod.FORMS + mod.LOOK_ALIKES:
+        it.setdefault("class", "-")
+        it.setdefault("meta", {})
+    return mod
 
 
 def main() -> None:
@@ -75,7 +97,8 @@ def main() -> None:
                                       "review56", "sec23",
                                       "fresh61a", "fresh61b", "fresh61",
                                       "probe",
-                                      "generic", "generic2", "generic3", "generic4"), default="fresh")
+                                      "generic", "generic2", "generic3", "generic4", *_CORPUS_SETS, "all"),
+                    default="fresh")
     ap.add_argument("--misses", action="store_true", help="list each miss and false alarm by name")
     ap.add_argument("--timing", action="store_true", help="time the gate over the first-index corpus")
     args = ap.parse_args()
@@ -85,9 +108,6 @@ def main() -> None:
     from vault_mem.errors import SecretError
     from vault_mem.model.policy import check_write
 
-    corpus = __import__(f"secrets_{args.set}")
-    print(f"code: {Path(vault_mem.__file__).parent.parent}   corpus: {args.set} "
-          f"({len(corpus.FORMS)} forms, {len(corpus.LOOK_ALIKES)} look-alikes)")
 
     def refused(it: dict) -> bool:
         try:
@@ -95,6 +115,32 @@ def main() -> None:
         except SecretError:
             return True
         return False
+
+    if args.set == "all":
+        # one line per set (forms refused, look-alikes refused), misses named with their set, then the
+        # totals: what a before/after comparison diffs line by line
+        print(f"code: {Path(vault_mem.__file__).parent.parent}   sets: {len(_ALL_SETS)}")
+        totals = [0, 0, 0, 0]
+        for name in _ALL_SETS:
+            corpus = _corpus(name)
+            missed = [it["name"] for it in corpus.FORMS if not refused(it)]
+            alarms = [it["name"] for it in corpus.LOOK_ALIKES if refused(it)]
+            tp, fp = len(corpus.FORMS) - len(missed), len(alarms)
+            for i, n in enumerate((tp, len(corpus.FORMS), fp, len(corpus.LOOK_ALIKES))):
+                totals[i] += n
+            print(f"{name:<13} forms {tp}/{len(corpus.FORMS)}   look-alikes refused {fp}/{len(corpus.LOOK_ALIKES)}")
+            if args.misses:
+                for m in missed:
+                    print(f"  MISSED  {name}:{m}")
+                for a in alarms:
+                    print(f"  FALSE   {name}:{a}")
+        tp, n_forms, fp, n_alike = totals
+        print(f"all sets      forms {tp}/{n_forms} ({100 * tp / n_forms:.1f}%)   look-alikes refused {fp}/{n_alike} "
+              f"({100 * fp / n_alike:.1f}%)   precision {100 * tp / max(1, tp + fp):.1f}%   load {os.getloadavg()[0]:.1f}")
+        return
+    corpus = _corpus(args.set)
+    print(f"code: {Path(vault_mem.__file__).parent.parent}   corpus: {args.set} "
+          f"({len(corpus.FORMS)} forms, {len(corpus.LOOK_ALIKES)} look-alikes)")
 
     by_class: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     missed = []

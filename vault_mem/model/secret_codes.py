@@ -99,8 +99,9 @@ _CODE_SPLIT = lazy(r"[ \t]*[,;|][ \t]*|[ \t]{2,}|[ \t]*\r?\n[ \t]*(?:[-*•][ \t
 # (or hex of 16 to 64 digits alone: npm's and GitLab's codes)
 _ONE_OF_CODES = lazy(r"[a-z0-9]{4,12}(?:[- ][a-z0-9]{3,12})?|[0-9a-f]{16,64}")
 _FIRST_BULLET = lazy(r"\A(?:[-*•][ \t]{1,4}|[0-9]{1,2}[.)][ \t]{1,4})")
-# (whose codes they are may stand before the colon: "backup codes for ana@corp.dev: X, Y, Z")
-_CODES_HEAD = lazy(r"(?:[ \t]{1,4}(?:for|of|on|from)[ \t][^\n:]{1,80}?(?=:))?[ \t]{0,4}(?:[:=]|are|were)?[ \t]{0,4}(?:\r?\n[ \t]{0,8})?")
+# (whose codes they are may stand before the colon: "backup codes for ana@corp.dev: X, Y, Z", or
+# an aside in parentheses: "backup codes (shared admin): X, Y, Z")
+_CODES_HEAD = lazy(r"(?:[ \t]{1,4}(?:for|of|on|from)[ \t][^\n:]{1,80}?(?=:)|[ \t]{0,4}\([^\n()]{1,80}\)(?=[ \t]{0,4}[:=]))?[ \t]{0,4}(?:[:=]|are|were)?[ \t]{0,4}(?:\r?\n[ \t]{0,8})?")
 
 
 def code_list(value: str) -> bool:

@@ -619,6 +619,12 @@ _PROTOCOL_PASS = lazy(r"^[ \t]{0,8}(?:[<>]{1,2}[ \t]{0,2})?USER[ \t]{1,4}[^\s]{1
 _IMAP_LOGIN = lazy(r"^[ \t]{0,8}(?:[<>]{1,2}[ \t]{0,2})?[A-Za-z0-9.]{1,12}[ \t]{1,4}LOGIN[ \t]{1,4}[^\s]{1,64}[ \t]{1,4}"
                    r"(?P<value>[^\s]{4,200})[ \t]*\r?$", re.MULTILINE)
 
+# Redis's `AUTH [user] X` as typed at redis-cli's prompt or in a transcript (`> AUTH default X`,
+# `127.0.0.1:6379> auth X`): the command's capitals, or any case after the prompt. A mechanism's
+# name in capitals (SMTP's `AUTH LOGIN`, `AUTH CRAM-MD5`) is no password
+_REDIS_AUTH = lazy(r"^[ \t]{0,8}(?:(?P<prompt>(?:[\w.-]{1,64}:\d{1,5}(?:\[\d{1,2}\])?)?>)[ \t]{0,2}(?i:auth)|AUTH)"
+                   r"(?:[ \t]{1,4}[^\s]{1,64})?[ \t]{1,4}(?P<value>[^\s]{4,200})[ \t]*\r?$", re.MULTILINE)
+_MECHANISM = lazy(r"[A-Z0-9-]{2,20}")
 
 # A server's config directive that takes a user and a password in the clear: HAProxy's `stats auth
 # user:X` and a userlist's `user name insecure-password X` (its `password` takes a hash: passes)
@@ -653,10 +659,13 @@ def directive_logins(text: str) -> Iterator[Span]:
 
 
 def protocol_logins(text: str) -> Iterator[Span]:
-    """The password of a protocol's sign-in in a transcript (``USER`` then ``PASS``; IMAP ``LOGIN``)."""
-    for pattern, word in ((_PROTOCOL_PASS, "PASS "), (_IMAP_LOGIN, " LOGIN ")):
-        if word in text:
+    """The password of a protocol's sign-in in a transcript (``USER`` then ``PASS``; IMAP ``LOGIN``;
+    Redis ``AUTH``)."""
+    for pattern, word in ((_PROTOCOL_PASS, "PASS "), (_IMAP_LOGIN, " LOGIN "), (_REDIS_AUTH, "uth ")):
+        if word in text or (word == "uth " and "UTH " in text):
             for m in pattern.finditer(text):
                 value = m.group("value").strip("\"")
-                if not is_placeholder(value, quoted=True) and not value.isdigit():
+                if not is_placeholder(value, quoted=True) and not value.isdigit() and not _MECHANISM.fullmatch(value) \
+                        and not (word == "uth " and value.isalpha() and (value.islower() or value.istitle())):
+                    # (after Redis's AUTH a word is a log's: "AUTH failed", "AUTH token expired")
                     yield "password in a sign-in transcript", m.start("value"), m.end("value")

@@ -29,7 +29,7 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["CODES_LABEL", "CODE_KINDS", "CODE_PARTS", "COMMON_WORDS", "address_word_before", "camel_password", "digest_input", "granted_uuid", "grants", "judge", "quoted_words",
+__all__ = ["CODES_LABEL", "CODE_KINDS", "CODE_PARTS", "COMMON_WORDS", "address_word_before", "camel_password", "camel_phrase", "digest_input", "granted_uuid", "grants", "judge", "quoted_words",
            "name_before", "name_like", "paired_password", "passphrase", "password_shaped", "plain_password", "prose_key",
            "sentence_passphrase",
            "public_word_before", "random_groups", "strong_unlabelled", "symbol_word_number", "unsigned_password",
@@ -97,6 +97,43 @@ def camel_password(value: str) -> bool:
 
 
 _CAPITALISED = lazy(r"[A-Z][a-z]+")
+# three or four capitalised words run together, a mark after them at most (`BlueHarborTulip`,
+# `MapleCrescentOtter!`)
+_CAMEL_PHRASE = lazy(r"(?:[A-Z][a-z]{2,11}){3,4}[!?#@$%&*]?")
+# the words a type's, a class's or a field's name is made of (`UsernamePasswordCredentials`,
+# `PlainTextSecretStr`, `PasswordResetForm`): a name in code, not a password of words
+_TYPE_WORDS = frozenset("""
+str string field type secret password passwd pass token credential credentials optional config settings manager
+provider handler factory value input hash hasher policy model schema form widget validator encoder decoder text
+bytes data info request response client service store plain base abstract error exception reset change update
+entity attribute column property param params object array list dict map int bool char sensitive masked hidden
+encrypted hashed protected safe secure auth login user account key interface impl builder option options spec state
+result event payload message body header rule strength generator length hint prompt dialog view controller
+component page screen box label button modal mixin wrapper holder ref reference source resolver loader reader
+writer parser serializer codec cipher digest verifier checker strategy mode kind format pattern template default
+none null empty flag enum class struct record tuple proto mock fake stub test dummy sample example basic bearer
+oauth session cookie cache connection pool context env vault storage file path name id uuid""".split())
+# the words of an instruction or a note where a value would go (`AskTheAdmin`, `NotSetYet`,
+# `SeeTheWiki`, `WhateverYouWant`): a sentence run together, no password of words
+_NOTE_WORDS = frozenset("""
+the and not you your our my its his her their see ask use set get yet from with into onto for per via any anything
+whatever whichever same before after above below here there this that these those own works work want check find look
+read call contact none only also just still each every all some other when where what who how then than now new old
+none same please try""".split())
+
+
+def camel_phrase(value: str) -> bool:
+    """Three or four capitalised words run together, none of them a word a type's or a field's
+    name is made of (:data:`_TYPE_WORDS`), a note's (:data:`_NOTE_WORDS`), a participle nor a state (``BlueHarborTulip``,
+    ``OliviaMartinezRiver``): a password of words a person made, which reads as a CamelCase
+    type's name but that no program names so. Two words (``SecretStr``, ``BlueHarbor``) stay a
+    name; after a password's label only."""
+    if _CAMEL_PHRASE.fullmatch(value) is None:
+        return False
+    words = [w.lower() for w in _CAPITALISED.findall(value)]
+    # (a verb's participle, `LoadedFromEnvironment`, `InheritedFromParent`, says where the value comes from)
+    return all(sayable(w) and w not in _TYPE_WORDS and w not in STATE_WORDS and w not in _NOTE_WORDS
+               and not (len(w) >= 5 and w.endswith(("ed", "ing"))) for w in words)
 
 
 # A word, a number and a symbol at either end ("!Lantern52", "#quokka13", "Marmot95*"): a password a
@@ -206,7 +243,8 @@ _CASE_DIGIT_CASE = lazy(r"(?<![A-Za-z])[a-z][A-Z]{1,2}[a-z]?[0-9]|[0-9][a-z]+[A-
 def _letter_noise(value: str) -> bool:
     """Twelve to 64 lower-case ASCII letters with a run of four consonants (no English syllable
     has one; ``strengths`` has three) that are not common words run together."""
-    return 12 <= len(value) <= 64 and value.isascii() and value.isalpha() and value.islower() \
+    # (six letters or more of their own: a mask of x's, `xxxxxxxxxxxx`, is a run of one)
+    return 12 <= len(value) <= 64 and value.isascii() and value.isalpha() and value.islower() and len(set(value)) >= 6 \
         and CONSONANT_RUN.search(value.replace("y", "a")) is not None and not _run_of_words(value, 2)
 
 
@@ -319,7 +357,7 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
         return None  # a literal passed to a call with a space in it is a prompt: `getpass("DB password: ")`
     # (a literal passed to a call is judged by its look alone)
     strong = (quoted and op != "(") or op in ("=", ":=", "=>", "==")
-    if not strong and hint and type_name(value) and not (cls == "password" and camel_password(value)):
+    if not strong and hint and type_name(value) and not (cls == "password" and (camel_password(value) or camel_phrase(value))):
         return None  # (`password: SecretStr` names a type; capitalised words and a number are a password)
     words = len(value.split())
     if cls != "password" and words == 2 and (quoted or strong):
@@ -352,7 +390,8 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
         return "high-entropy string in assignment" if high_entropy(value) and not record_id(value) else None
     if cls == "password":
         hit = credential_like(value) or (strong and len(value) >= 4 and not value.isdigit())
-        hit = hit or (ends and words == 1 and plain_password(value)) or (words == 1 and (word_and_number(value) or camel_password(value)))
+        hit = hit or (ends and words == 1 and plain_password(value)) \
+            or (words == 1 and (word_and_number(value) or camel_password(value) or camel_phrase(value)))
         # (words run together read as a password wherever the sentence goes on: "my password was
         # harbortundracandle and it still works"; fourteen letters or more, ending as no state or
         # manner does, "incorrectlytyped", and naming no credential, "passwordconfirmation")

@@ -138,6 +138,10 @@ _PUBLIC_ON_LINE = lazy(r"public[ _-]?key")
 MAX_LABELS = 1000
 TOO_MANY_LABELS = "too many credential labels to check"
 
+# psql's interpolation of a variable as a literal (`:'name'`, `:"name"`) or as is (`:name`): a
+# space before the colon, none after it, a name
+_PSQL_VARIABLE = lazy(r"[ \t]{1,4}:(?:'[A-Za-z_]\w{0,62}'|\"[A-Za-z_]\w{0,62}\"|[A-Za-z_]\w{0,62})(?![\w'\"])")
+
 
 def assignments(text: str, low: str) -> Iterator[Span]:
     """``password=...``, ``secret: ...``, ``--token X``, ``the password is X``, ``the token for
@@ -203,6 +207,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
         if not cls or (before in ("$", "%") and not sigil_literal) or (before == "{" and not COMMA_LITERAL.match(text, kw.end())
                                                                        and not FLOW_MEMBER.match(text, kw.end())):
             continue  # ${SECRET_KEY:?missing}, %PASSWORD%, {password}: a reference to a variable, a template's field
+        if low[max(0, start - 5):start] == "$env:" and SIGIL_LITERAL.match(text, kw.end()) is None:
+            continue  # PowerShell's `$env:DB_PASSWORD` read: a reference, as `$DB_PASSWORD` is (`$env:X = 'Y'` assigns)
         if text[max(0, start - 1):start] == ":" and in_arn(text, start):
             continue  # `arn:aws:secretsmanager:...:secret:prod/db`: a resource type, not a label
         # (an aside in parentheses between the label and its sign leaves the label where it was:
@@ -212,6 +218,8 @@ def assignments(text: str, low: str) -> Iterator[Span]:
             continue  # "site key (public, goes in the HTML): X", "api key (example): X": the aside says what it is
         tail = ASSIGN_TAIL.match(text, aside.end() if aside else kw.end())
         op = label_sign(tail) if tail else ""
+        if tail and op == ":" and _PSQL_VARIABLE.match(text, tail.start("op")):
+            continue  # psql's `PASSWORD :'pw'`: the variable `pw` interpolated (set by `\set pw ...`), no literal
         if op == "," and not TUPLE_OPEN.search(text, max(0, start - 3), start):
             tail, op = None, ""  # a name and a literal after a comma are a tuple's only after its brace
         # `--token X` and fish's `set -x API_SECRET X` pass a value without a sign, like a flag

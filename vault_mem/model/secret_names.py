@@ -87,7 +87,8 @@ _ENGLISH = lazy(r"(?:pass(?:word|wd|phrase|code|[_-]phrase|wrd|owrd)?|pwd|pw|(?<
                       # plurals name a list of them (`api_tokens:`, "passwords for the lab: X and Y"):
                       # only the value-near-its-label rule reads after them (_PLURAL)
                       r"|(?:password|passphrase|secret|token|key|apikey)s)(?:[_-]?id|_base|" + _CONTENT + ")?" + _QUALIFIER
-                      + "?(?![a-z0-9_.-])")
+                      # (a dot ending its sentence is no dotted name's: "a stale client secret. Swapped it for X")
+                      + "?(?![a-z0-9_-]|\\.(?![ \\t\\r\\n]|\\Z))")
 _FOREIGN_WORDS = rf"{_FOREIGN_PASSWORD}|{_FOREIGN_SECRET}|{_SCRIPT_SECRET}"
 # each foreign word and the stems that find it: a text is read for the words whose stems it holds
 # only (one regex of all ~150 words costs ~10 ms on 4 KB of non-ASCII prose; of the few there, ~1)

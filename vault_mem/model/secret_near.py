@@ -26,8 +26,8 @@ from collections.abc import Iterator
 
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_judge import (
-    CODE_PARTS, COMMON_WORDS, NEAR_STOP, gives_example, judge, near_stop, passphrase, password_shaped, random_groups,
-    unsigned_password, word_and_number,
+    CODE_PARTS, COMMON_WORDS, NEAR_STOP, gives_example, judge, near_stop, passphrase, password_shaped, plain_password,
+    random_groups, unsigned_password, word_and_number,
 )
 from vault_mem.model.secret_names import (
     AND_PAIR, APP_PASSWORD, CALL_END, CJK_CHAR, COPULA_WORD, DASHED_VALUE, DIGIT_GROUPS,
@@ -636,6 +636,13 @@ def judged_value(text: str, tail: re.Match[str], cls: str, *, flag: bool = False
         # policy ("login admin, password Marble8510!"); after a word it ends a sentence ("is wrong!")
         value += "!"
         kind = judge(cls, "--" if flag and op == "" else op, value, quoted=False, code=code, ends=ends, hint=False)
+    elif not kind and cls == "password" and not quoted and raw[len(value):len(value) + 1] == "!" and ends and op in (":", "=") \
+            and value.isalpha() and value[:1].isupper() and value[1:].islower() and plain_password(value.lower()):
+        # a capitalised word and a `!` after a password's sign ("password: Quicksilver!"): a word and
+        # its one symbol, as a policy makes people write it; read as the same word in lower case is
+        # ("Expired!": a state, none). After "is" the `!` is prose's ("the password is Fantastic!")
+        value += "!"
+        kind = "password assignment"
     if not kind:
         return None
     if not assign_tail(tail) and not quoted and not credential_like(value) and not OWNER.match(text, tail.start()):

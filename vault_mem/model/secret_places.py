@@ -37,13 +37,14 @@ __all__ = ["grouped_values", "listed_parts", "new_values", "split_parts", "value
 _PART_WORDS = ("half", "part", "piece", "chunk", "segment")
 _PART_LINE = lazy(r"[ \t]{0,8}(?:[-*•][ \t]{1,4})?(?:first|second|third|fourth|last|other|1st|2nd|3rd|4th|[0-9]{1,2}(?:/[0-9])?)?"
                   r"[ \t]{0,2}(?:half|part|piece|chunk|segment)s?(?:[ \t]{0,2}(?:[0-9]{1,2}|one|two|three|a|b))?"
-                  r"(?:[ \t]{1,4}[a-z]{1,12}){0,3}[ \t]{0,4}[:=][ \t]{0,4}[`'\"]?(?P<value>[A-Za-z0-9+/_=.~-]{6,200})[`'\"]?[ \t]*\r?\Z",
+                  r"(?:[ \t]{1,4}[a-z]{1,12}){0,3}[ \t]{0,4}[:=][ \t]{0,4}[`'\"]?(?P<value>[A-Za-z0-9+/_=.~!@#$%^&*?-]{4,200})[`'\"]?[ \t]*\r?\Z",
                   re.IGNORECASE)
 
 
 def split_parts(text: str, low: str) -> Iterator[Span]:
     """Two parts or more of one value, each on its own labelled line ("first half:", "part 2:"),
-    that read together make a random token (:func:`random_token` or random hex)."""
+    that read together make a random token (:func:`random_token` or random hex), or a password no
+    word could be (:func:`unguessable`) under text that names a password."""
     # (only the lines holding a part's word and a sign: "part" alone is in every other text)
     parts = [m for start, end in lines_holding(low, _PART_WORDS, (":", "="))
              if (m := _PART_LINE.match(text, start, end))]
@@ -55,6 +56,15 @@ def split_parts(text: str, low: str) -> Iterator[Span]:
     joined = "".join(values)
     if (random_token(joined, min_len=32) or random_hex(joined, min_len=32)) and not looks_fake(joined):
         yield "token split into parts", parts[0].start("value"), parts[-1].end("value")
+    elif _PASSWORD_PARTS.search(low, 0, parts[0].start()) and unguessable(joined) and not looks_fake(joined) \
+            and not is_placeholder(joined, quoted=True):
+        # a password cut in parts under a line naming it ("the admin password is in two parts"):
+        # short parts a person made, no word or name read together
+        yield "password split into parts", parts[0].start("value"), parts[-1].end("value")
+
+
+# what the lines above a value's parts name it: a password (or its kin) a person would split
+_PASSWORD_PARTS = lazy(r"(?<![a-z])(?:pass(?:word|wd|phrase|code)?|pw|pwd|pin|secret|credentials?|creds|key)(?![a-z])")
 
 
 # A list of a value's parts under a name saying so (`"key_parts": ["zHAP8a5o", "scJy6QKG", ...]`,

@@ -85,7 +85,9 @@ _CALL_PREFIX = lazy(r"[!@=&*]?[\w.:>\[\]\"'$ +!?-]{0,200}")
 #: that hands out a secret, or a script named by its path, then its arguments
 _COMMAND_OUTPUT = lazy(r"`[ \t]{0,4}(?:(?:pass|gopass|gpg2?|security|secret-tool|op|bw|rbw|lpass|keepassxc-cli|kpcli|vault"
                        r"|aws|gcloud|az|cat|head|sops|age|doppler|pass-cli|kwallet-query|systemd-creds|sudo|sh|bash)"
-                       r"|(?:~|\.{1,2})?/[\w.@/-]{1,200})(?:[ \t]{1,4}[^`\n]{1,300})?`")
+                       r"|(?:~|\.{1,2})?/[\w.@/-]{1,200})(?:[ \t]{1,4}[^`\n]{1,300})?`"
+                       # (or a variable's value printed, psql's `\set pw `echo $APP_PW``: a reference as `$APP_PW` is)
+                       r"|`[ \t]{0,4}(?:echo|printf)(?:[ \t]{1,4}-[a-z]{1,3})?[ \t]{1,4}[\"']?\$\{?[A-Za-z_]\w{0,80}\}?[\"']?[ \t]{0,4}`")
 _DOTTED_REF = lazy(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\[.*)?")
 #: an environment variable's name (`DB_PASSWORD`): a reference, not a value
 ENV_NAME = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")

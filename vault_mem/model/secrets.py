@@ -127,7 +127,7 @@ from vault_mem.model.secret_commands import (
     mail_pairs, positional_passwords, protocol_logins, written_credentials,
 )
 from vault_mem.model.secret_disguises import (
-    char_code_runs, composed_values, joined_lists, reversed_words, rot13, spelled_out, substituted,
+    char_code_runs, composed_values, joined_lists, phonetic_values, reversed_words, rot13, spelled_out, substituted,
 )
 from vault_mem.model.secret_fields import (
     block_values, credential_files, csv_exports, header_lists, named_values, request_headers, settings_values, table_cells,
@@ -218,6 +218,7 @@ def _by_shape(text: str, low: str) -> Iterator[tuple[str, int, int]]:
         yield from slip39_shares(text)
         yield from listed_codes(text, low)
         yield from recovery_keys(text)
+        yield from phonetic_values(text)
         yield from split_parts(text, low)
         yield from listed_parts(text, low)
         if "\n" in text or "|" in text or ">" in text or "→" in text:  # (one row of names: `pg | db | X`)
