@@ -606,6 +606,17 @@ def test_the_c_writer_leaves_what_it_writes_otherwise_to_the_pure_writer():
     for key in ("", "k" * 101, "\u00e9" * 51):
         assert not fh._c_dumpable({key: 1}) and not fh._c_dumpable({"k": {key: 1}})
     assert fh._c_dumpable({"k" * 100: 1}) and fh._c_dumpable({"\u00e9" * 50: 1})
+    # a date-time in a flow list (quoted there, so tagged: `!!timestamp` against libyaml's `!`),
+    # bare, with microseconds, with a time zone, beside text, and in a list inside a block list
+    for when in (dt.datetime(2026, 12, 6, 10, 0), dt.datetime(2026, 12, 6, 10, 0, 0, 5),
+                 dt.datetime(2026, 12, 6, 10, 0, tzinfo=dt.timezone.utc)):
+        for meta in ({"seen": [when]}, {"seen": [when, "x"]}, {"seen": [[when], None]}):
+            assert not fh._c_dumpable(meta), meta
+            assert fh.dump_yaml(meta) == _pure(meta) and "!!timestamp" in _pure(meta)
+        for meta in ({"seen": when}, {"seen": [None, when]}, {"seen": [{"at": when}]}):  # plain there: alike
+            assert fh._c_dumpable(meta) and fh.dump_yaml(meta) == _pure(meta), meta
+            if fh._CDumper is not None:
+                assert fh._dump(meta, fh._CDumper, 2) == _pure(meta), meta
     quoted = fh._QuotedStr("x")
     assert not fh._c_dumpable({"k": quoted}) and not fh._c_dumpable({"k": ("a",)}) and not fh._c_dumpable({1: "a"})
     # what neither writer represents fails as it did (the pure writer's error)

@@ -106,9 +106,14 @@ def _represent_str(dumper: yaml.SafeDumper, data: str):
     return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
 
 
+def _flow_list(data: list) -> bool:
+    """Whether the house format writes ``data`` in flow style (``[a, b]``): every item a
+    one-line scalar (text, number, boolean, date)."""
+    return all(isinstance(x, (str, int, float, bool, dt.date)) and "\n" not in str(x) for x in data)
+
+
 def _represent_list(dumper: yaml.SafeDumper, data: list):
-    flow = all(isinstance(x, (str, int, float, bool, dt.date)) and "\n" not in str(x) for x in data)
-    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=_flow_list(data))
 
 
 class _QuotedStr(str):
@@ -187,12 +192,15 @@ def _c_dumpable(value: Any) -> bool:
     byte as the pure writer does: text of :data:`_C_WRITABLE`'s characters (exactly ``str``:
     a subclass, such as the quoted text of an in-place edit, has its own representer), numbers,
     booleans, None, dates, and lists and mappings of those whose keys are text of 1 to
-    :data:`_C_KEY_BYTES` UTF-8 bytes."""
+    :data:`_C_KEY_BYTES` UTF-8 bytes; no date-time in a list written in flow style."""
     kind = type(value)
     if kind is str:
         return _c_writable_text(value)
     if kind is list:
-        return all(_c_dumpable(v) for v in value)
+        # a date-time in a flow list is quoted there (its ':'), and a quoted value that is not
+        # text carries its tag: the pure writer spells it `!!timestamp`, libyaml `!`
+        return all(_c_dumpable(v) for v in value) and not (
+            _flow_list(value) and any(isinstance(v, dt.datetime) for v in value))
     if kind is dict:
         return all(type(k) is str and 0 < len(k.encode()) <= _C_KEY_BYTES and _c_writable_text(k)
                    and _c_dumpable(v) for k, v in value.items())
