@@ -17,9 +17,11 @@ from pathlib import Path
 
 import pytest
 from conftest import git
-from test_index_marks_kept_perf33 import fresh_marks, team_vault
+from test_index_marks_kept_perf33 import fresh_marks, statements_while, team_vault
 
 from vault_mem import Vault
+from vault_mem.index.pathsets import PathTable
+from vault_mem.index.queries import term_counts
 from vault_mem.store.gitindex import index_file_signature
 from vault_mem.vault import authors
 from vault_mem.vault.peers import KeptPeers, index_marks_kept
@@ -140,3 +142,42 @@ def test_marks_are_read_again_after_a_skiphash_index_of_the_same_stat(vault, tmp
     now = fresh_marks(vault)
     assert now[1]
     assert index_marks_kept(vault.ws) == now
+
+
+@pytest.fixture
+def zebras(tmp_path):
+    v = Vault.init(tmp_path / "zebras")
+    for i in range(3):
+        v.remember(f"zebra-note-{i}", f"Zebra crossing note {i}", "Body.")
+    yield v
+    v.close()
+
+
+def test_counts_taken_inside_a_transaction_rolled_back_are_not_kept(zebras) -> None:
+    """Fails before: a rollback moves neither total_changes nor data_version, so the count of
+    the rolled-back row was given after it."""
+    db = zebras.sidecar.db
+    assert term_counts(db, ["zebra"], 1000) == [3]
+    db.conn.execute("BEGIN IMMEDIATE")
+    db.conn.execute("INSERT INTO fts(rowid, description, body, extra) VALUES (999001, 'zebra', 'zebra', '')")
+    assert term_counts(db, ["zebra"], 1000) == [4]  # what the transaction sees
+    db.conn.execute("ROLLBACK")
+    assert term_counts(db, ["zebra"], 1000) == [3]
+
+
+def counted(vault: Vault, fn) -> list[str]:
+    return [s for s in statements_while(vault, fn) if s.startswith("SELECT count(*) FROM (SELECT 1 FROM fts")]
+
+
+def test_counts_stay_kept_across_a_write_that_changes_no_row(zebras) -> None:
+    """A path table's fill writes the temporary database alone (uncounted: the rows' stamp does
+    not move). Fails before: the counts were kept under raw total_changes, which it moved."""
+    db = zebras.sidecar.db
+    term_counts(db, ["zebra", "crossing"], 1000)
+    table = PathTable(db, ["nothing.md"])
+    try:
+        assert counted(zebras, lambda: term_counts(db, ["zebra", "crossing"], 1000)) == []
+    finally:
+        table.drop()
+    zebras.remember("zebra-extra", "Another zebra", "Body.")
+    assert term_counts(db, ["zebra"], 1000) == [4]  # a row written: counted again

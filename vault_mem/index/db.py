@@ -812,6 +812,20 @@ class Database:
         (:meth:`~vault_mem.index.sidecar.Sidecar.changes_stamp`) is told by."""
         return self.conn.total_changes - self._uncounted
 
+    def rows_stamp(self, version: int | None = None) -> tuple[int, int, int]:
+        """A value that moves with every change to the rows, whoever makes it: this connection
+        (a recovery replaces it), its changes so far (:meth:`changes`: a rolled-back change
+        counts too; those made inside :meth:`uncounted` do not) and every other connection's
+        commits (``PRAGMA data_version``; ``version``: the one read inside the transaction the
+        kept work was read in, as of its snapshot). The one stamp of work kept from the rows
+        (:meth:`~vault_mem.index.sidecar.Sidecar.changes_stamp`, a path table's, the
+        common-word counts). Nothing read inside a transaction is to be kept under it: a
+        ``ROLLBACK`` moves neither count, and what was read saw the transaction's own rows."""
+        conn = self.conn
+        if version is None:
+            version = conn.execute("PRAGMA data_version").fetchone()[0]
+        return (id(conn), self.changes(), version)
+
     @contextlib.contextmanager
     def uncounted(self) -> Iterator[None]:
         """The changes made inside do not move :meth:`changes`: for writes that change nothing
