@@ -779,6 +779,8 @@ class Database:
         self._depth = 0
         #: this connection's changes made inside :meth:`uncounted`, left out of :meth:`changes`
         self._uncounted = 0
+        #: :meth:`kept`'s dicts by name, each with the :meth:`rows_stamp` it holds for
+        self._kept: dict[str, tuple[tuple, dict]] = {}
 
     def check_read_only(self) -> str | None:
         """:attr:`read_only`, asked again: a long-lived process (the daemon, an MCP server, an
@@ -825,6 +827,18 @@ class Database:
         if version is None:
             version = conn.execute("PRAGMA data_version").fetchone()[0]
         return (id(conn), self.changes(), version)
+
+    def kept(self, name: str) -> dict | None:
+        """The dict of work read from the rows kept under ``name`` (its caller's own keys and
+        values), emptied whenever :meth:`rows_stamp` has moved since it was last asked for;
+        None inside a transaction (nothing read there is kept, nor is what was kept given)."""
+        if self.conn.in_transaction:
+            return None
+        now = self.rows_stamp()
+        found = self._kept.get(name)
+        if found is None or found[0] != now:
+            found = self._kept[name] = (now, {})
+        return found[1]
 
     @contextlib.contextmanager
     def uncounted(self) -> Iterator[None]:

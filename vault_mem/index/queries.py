@@ -88,18 +88,15 @@ TERM_COUNTS_KEPT = 4096
 def term_counts(db, terms: Sequence[str], cap: int) -> list[int]:
     """How many memories hold each word, each count stopping at ``cap``. Kept on ``db`` (a
     :class:`~vault_mem.index.db.Database`; a bare connection counts each time) while its rows
-    stay as they were (:meth:`~vault_mem.index.db.Database.rows_stamp`): a recall whose hits
+    stay as they were (:meth:`~vault_mem.index.db.Database.kept`): a recall whose hits
     are a peer's is asked again without them (``Vault._trusted_kept``), and its second search
     counted every word of the query again (an FTS5 scan per word, ~1 ms each at 100k
     memories). Nothing counted inside a transaction is kept (it saw the transaction's own
     rows, and a ``ROLLBACK`` moves no stamp)."""
-    stamp = getattr(db, "rows_stamp", None)
-    keep = stamp is not None and not db.conn.in_transaction
-    now = stamp() if keep else None
-    kept = getattr(db, "_term_counts", None)
-    if keep and (kept is None or kept[0] != now):
-        kept = db._term_counts = (now, {})
-    counts = kept[1] if keep else {}
+    kept = getattr(db, "kept", None)
+    counts = kept("term_counts") if kept is not None else None
+    if counts is None:
+        counts = {}
     out = []
     for t in terms:
         found = counts.get((t, cap))
