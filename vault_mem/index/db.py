@@ -779,6 +779,8 @@ class Database:
         self._depth = 0
         #: this connection's changes made inside :meth:`uncounted`, left out of :meth:`changes`
         self._uncounted = 0
+        #: :meth:`kept`'s dicts by name, each with the :meth:`rows_stamp` it holds for
+        self._kept: dict[str, tuple[tuple, dict]] = {}
 
     def check_read_only(self) -> str | None:
         """:attr:`read_only`, asked again: a long-lived process (the daemon, an MCP server, an
@@ -811,6 +813,32 @@ class Database:
         less those made inside :meth:`uncounted`: what work kept under the rows' stamp
         (:meth:`~vault_mem.index.sidecar.Sidecar.changes_stamp`) is told by."""
         return self.conn.total_changes - self._uncounted
+
+    def rows_stamp(self, version: int | None = None) -> tuple[int, int, int]:
+        """A value that moves with every change to the rows, whoever makes it: this connection
+        (a recovery replaces it), its changes so far (:meth:`changes`: a rolled-back change
+        counts too; those made inside :meth:`uncounted` do not) and every other connection's
+        commits (``PRAGMA data_version``; ``version``: the one read inside the transaction the
+        kept work was read in, as of its snapshot). The one stamp of work kept from the rows
+        (:meth:`~vault_mem.index.sidecar.Sidecar.changes_stamp`, a path table's, the
+        common-word counts). Nothing read inside a transaction is to be kept under it: a
+        ``ROLLBACK`` moves neither count, and what was read saw the transaction's own rows."""
+        conn = self.conn
+        if version is None:
+            version = conn.execute("PRAGMA data_version").fetchone()[0]
+        return (id(conn), self.changes(), version)
+
+    def kept(self, name: str) -> dict | None:
+        """The dict of work read from the rows kept under ``name`` (its caller's own keys and
+        values), emptied whenever :meth:`rows_stamp` has moved since it was last asked for;
+        None inside a transaction (nothing read there is kept, nor is what was kept given)."""
+        if self.conn.in_transaction:
+            return None
+        now = self.rows_stamp()
+        found = self._kept.get(name)
+        if found is None or found[0] != now:
+            found = self._kept[name] = (now, {})
+        return found[1]
 
     @contextlib.contextmanager
     def uncounted(self) -> Iterator[None]:

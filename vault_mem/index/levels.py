@@ -248,7 +248,6 @@ class VaultAliases:
     def __init__(self, db) -> None:
         self.db = db
         self._holders: dict[str, list[set[str]]] = {}
-        self._counts: dict[tuple[str, int], int] = {}
         self._n: int | None = None
 
     def holders(self, word: str) -> list[set[str]]:
@@ -276,9 +275,7 @@ class VaultAliases:
                 self._n = common_bar(self.db)[0]
             # the hit's word at least ALIAS_LIFT times as common among the holders as in the vault
             cap = int(both / len(held) * self._n / ALIAS_LIFT)
-            if (w, cap) not in self._counts:
-                self._counts[w, cap] = term_counts(self.db, [w], cap + 1)[0]
-            if self._counts[w, cap] <= cap:
+            if term_counts(self.db, [w], cap + 1)[0] <= cap:  # kept on the connection (term_counts)
                 return True
         return False
 

@@ -67,13 +67,13 @@ class PathTable(Collection[str]):
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
-        self._stamp = (db.changes(), version)  # after the block: its changes are left out of the count
+        self._stamp = db.rows_stamp(version)  # after the block: its changes are left out of the count
         self._live = True
 
-    def _rows_stamp(self) -> tuple[int, int]:
-        """A value that moves with any change to the rows: this connection's changes
-        (:meth:`~vault_mem.index.db.Database.changes`), every other connection's commits."""
-        return self._db.changes(), self._data_version()
+    def _rows_stamp(self) -> tuple[int, int, int]:
+        """A value that moves with any change to the rows
+        (:meth:`~vault_mem.index.db.Database.rows_stamp`)."""
+        return self._db.rows_stamp()
 
     def _data_version(self) -> int:
         """``PRAGMA data_version``: moved by every other connection's commit (read inside a
@@ -124,7 +124,7 @@ class PathTable(Collection[str]):
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
-        self._stamp = (self._db.changes(), version)
+        self._stamp = self._db.rows_stamp(version)
         self._paths = new
         return True
 

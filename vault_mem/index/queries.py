@@ -86,19 +86,17 @@ TERM_COUNTS_KEPT = 4096
 
 
 def term_counts(db, terms: Sequence[str], cap: int) -> list[int]:
-    """How many memories hold each word, each count stopping at ``cap``. Kept on ``db`` while
-    its rows stay as they were (:func:`_rows_now`): a recall whose hits are a peer's is asked
-    again without them (``Vault._trusted_kept``), and its second search counted every word of
-    the query again (an FTS5 scan per word, ~1 ms each at 100k memories)."""
-    now = _rows_now(db)
-    kept = getattr(db, "_term_counts", None)
-    if kept is None or kept[0] != now:
-        kept = (now, {})
-        try:
-            db._term_counts = kept
-        except AttributeError:  # a bare connection: counted each time
-            pass
-    counts = kept[1]
+    """How many memories hold each word, each count stopping at ``cap``. Kept on ``db`` (a
+    :class:`~vault_mem.index.db.Database`; a bare connection counts each time) while its rows
+    stay as they were (:meth:`~vault_mem.index.db.Database.kept`): a recall whose hits
+    are a peer's is asked again without them (``Vault._trusted_kept``), and its second search
+    counted every word of the query again (an FTS5 scan per word, ~1 ms each at 100k
+    memories). Nothing counted inside a transaction is kept (it saw the transaction's own
+    rows, and a ``ROLLBACK`` moves no stamp)."""
+    kept = getattr(db, "kept", None)
+    counts = kept("term_counts") if kept is not None else None
+    if counts is None:
+        counts = {}
     out = []
     for t in terms:
         found = counts.get((t, cap))
@@ -110,15 +108,6 @@ def term_counts(db, terms: Sequence[str], cap: int) -> list[int]:
             counts[(t, cap)] = found
         out.append(found)
     return out
-
-
-def _rows_now(db) -> tuple:
-    """A value that moves with any change to the rows ``db`` reads: its connection (a recovery
-    replaces it), every change this connection made (``total_changes``, counted or not: the
-    keyword index is written with the rows) and every other connection's commit (``PRAGMA
-    data_version``)."""
-    conn = getattr(db, "conn", db)
-    return (conn, conn.total_changes, conn.execute("PRAGMA data_version").fetchone()[0])
 
 
 def common_bar(db, floor: int | None = None) -> tuple[int, int]:

@@ -683,9 +683,7 @@ class Sidecar:
         under this stamp reads them) and every other connection's commits (``PRAGMA
         data_version``). What is worked out from the rows alone (vectors aside) holds while it
         stays."""
-        conn = self.db.conn
-        version = self.db.execute("PRAGMA data_version").fetchone()[0]
-        return (id(conn), self.db.changes(), version)
+        return self.db.rows_stamp()
 
     def _render(self, *, budget_tokens: int, today: dt.date, hidden: Collection[str],
                 author_of: Callable[[str], str] | None, for_file: bool) -> str:

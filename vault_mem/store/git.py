@@ -49,6 +49,7 @@ from vault_mem.errors import (
     HistoryDamagedError,
     LockTimeoutError,
     UsageError,
+    VaultMemError,
 )
 from vault_mem.model.names import visible
 from vault_mem.model.trailers import AGENT
@@ -390,6 +391,25 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         this machine, whatever ``git status`` says; and a squash's tip (:meth:`squashed_tip`).
         Read from the files, no git process."""
         return self.head_files("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD") + self.squashed_tip()
+
+    def index_state(self) -> tuple | None:
+        """``(HEAD's commit, what git reads it and its index through)``: what git's answers about
+        the index against HEAD's tree (``git status``, ``git diff-index --cached HEAD``, ``git
+        ls-files``) are made from, as one value that moves when any of it does: HEAD; the index
+        file git reads (:func:`~vault_mem.store.gitindex.index_file_read`: ``GIT_INDEX_FILE``
+        in a commit's hooks) by its signature (:func:`~vault_mem.store.gitindex.index_file_signature`);
+        the ``git replace`` refs git reads HEAD's tree through (:meth:`replace_refs`: git reads
+        the replacement, as the in-process object reader leaves it to git). None when it cannot
+        be told (an unborn HEAD, an unreadable index or ref): nothing is kept then. No git
+        process: a few ``stat`` calls and small reads, and the 20-byte trailer of the index."""
+        try:
+            head = self.head()
+            if head is None:
+                return None
+            path = gitindex.index_file_read(self.toplevel, self.git_dir)
+            return head, (str(path), gitindex.index_file_signature(path), self.replace_refs())
+        except (OSError, VaultMemError):
+            return None
 
     def squashed_tip(self) -> list[str]:
         """The tip of the branch a ``git merge --squash`` not committed yet brought into the work

@@ -17,6 +17,7 @@ written to a file of its own and installed the same way, under the same lock and
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import stat
 import time
@@ -437,7 +438,13 @@ def index_file_signature(path: Path) -> tuple | None:
     coarse (a second on ext4 with 128-byte inodes, FAT, some network file systems), so a
     person's `git add` after another one can leave an index of the same inode, mtime and size
     as the one a warm process parsed, with other entries
-    (tests/test_gitindexfile_attacks.py). One more read of 20 bytes."""
+    (tests/test_gitindexfile_attacks.py). One more read of 20 bytes. An index git wrote with
+    ``index.skipHash`` (git 2.40+; set by ``feature.manyFiles`` and Scalar) has 20 zero bytes
+    there instead: its content is hashed here (SHA-1 of the rest, as git's trailer would be),
+    ~9-14 ms of CPU at 100k entries (12-14 MB), against ~50 ms for the two git processes whose
+    answer the signature keeps (:func:`vault_mem.vault.peers.index_marks_kept`) and a whole
+    judgement of the peers' memories for :class:`vault_mem.vault.peers.KeptPeers`: cheaper
+    than keeping nothing (docs/benchmarks.md, "An index written with index.skipHash")."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:
@@ -445,9 +452,40 @@ def index_file_signature(path: Path) -> tuple | None:
     try:
         st = os.fstat(fd)
         trailer = os.pread(fd, 20, st.st_size - 20) if st.st_size >= 20 else b""
+        if trailer == _SKIPPED_HASH:
+            trailer = b"sha1:" + _content_hash(fd, st.st_size - 20)
     finally:
         os.close(fd)
     return (st.st_ino, st.st_mtime_ns, st.st_size, trailer)
+
+
+#: what git writes in place of an index's trailing hash under ``index.skipHash``
+_SKIPPED_HASH = bytes(20)
+
+
+def _content_hash(fd: int, size: int) -> bytes:
+    """The SHA-1 of the first ``size`` bytes of the file open at ``fd``, read in 1 MB steps."""
+    sha = hashlib.sha1()
+    offset = 0
+    while offset < size:
+        chunk = os.pread(fd, min(1 << 20, size - offset), offset)
+        if not chunk:
+            break
+        sha.update(chunk)
+        offset += len(chunk)
+    return sha.digest()
+
+
+def index_file_read(top: Path, git_dir: str | os.PathLike | None) -> Path | None:
+    """The index file git reads for the repository whose work tree is ``top`` (where git is run)
+    and whose git folder is ``git_dir``: ``GIT_INDEX_FILE`` when set (git sets it for a commit's
+    hooks and for ``git commit PATH``; a person may point it at an index of their own), a
+    relative one taken from ``top``; else ``index`` in ``git_dir`` (None: no git folder given,
+    and none named)."""
+    index = os.environ.get("GIT_INDEX_FILE")
+    if index:
+        return top / index
+    return None if git_dir is None else top / os.path.join(git_dir, "index")
 
 
 def _seconds(sig: tuple) -> int:

@@ -170,6 +170,12 @@ def commit_time(digits: bytes | str) -> int | None:
     return seconds
 
 
+def _replace_base() -> str:
+    """Where git's ``git replace`` refs are (``$GIT_REPLACE_REF_BASE``, else ``refs/replace/``)."""
+    base = os.environ.get("GIT_REPLACE_REF_BASE") or "refs/replace/"
+    return base if base.endswith("/") else base + "/"
+
+
 class GitObjects:
     """The object part of :class:`~vault_mem.store.git.GitRepo`: reads and writes objects, keeps
     parsed trees and commits' trees in caches shared by the daemon's threads (under ``_lock``)."""
@@ -336,25 +342,61 @@ class GitObjects:
         the repository has none; a repository git is told to read without them
         (``GIT_NO_REPLACE_OBJECTS``, ``core.useReplaceRefs``) is still left to git: git
         answers right either way."""
-        base = os.environ.get("GIT_REPLACE_REF_BASE") or "refs/replace/"
-        if not base.endswith("/"):
-            base += "/"
+        base = _replace_base()
         if os.path.lexists(os.path.join(self.common_dir, base, oid)):
             return True
+        packed = self._packed_replaced(base)
+        return packed is None or oid in packed[0]
+
+    def replace_refs(self) -> tuple | None:
+        """The ``git replace`` refs git may read here, as a value that moves whenever one is
+        made, moved or removed; None when there is none (a ``scandir`` and a ``stat`` then).
+        git reads HEAD's tree, and any object, through them (``git status``, ``git diff-index
+        HEAD``): what is kept from such answers is kept under this value too, as the objects
+        :meth:`_replaced` names are left to git. The loose refs by name and content (each 41
+        bytes), the lines of ``packed-refs`` that name one; a ref store this reader cannot read
+        (reftable) by its table list, which any ref's update moves."""
+        base = _replace_base()
+        loose = []
+        try:
+            with os.scandir(os.path.join(self.common_dir, base)) as found:
+                for entry in found:
+                    try:
+                        with open(entry.path, "rb") as fh:
+                            loose.append((entry.name, fh.read(256)))
+                    except IsADirectoryError:  # no name git reads as a replaced object
+                        continue
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+        packed = self._packed_replaced(base)
+        if packed is None:
+            try:
+                with open(os.path.join(self.common_dir, "reftable", "tables.list"), "rb") as fh:
+                    packed = (frozenset(), ("reftable", fh.read()))
+            except OSError:
+                packed = (frozenset(), ("reftable", None))
+        if not loose and not packed[1]:
+            return None
+        return tuple(sorted(loose)), packed[1]
+
+    def _packed_replaced(self, base: str) -> tuple[frozenset[str], tuple[bytes, ...]] | None:
+        """The objects ``packed-refs`` names replaced under ``base``, and its lines that name
+        them (parsed again when the file changes); empty without ``packed-refs``; None where
+        the refs are in a store this reader cannot read (reftable)."""
         try:
             st = os.stat(os.path.join(self.common_dir, "packed-refs"))
         except FileNotFoundError:
-            return os.path.isdir(os.path.join(self.common_dir, "reftable"))
+            return None if os.path.isdir(os.path.join(self.common_dir, "reftable")) else (frozenset(), ())
         key = (base, settle.stamp(st))
-        known = getattr(self, "_packed_replaced", None)
+        known = getattr(self, "_packed_replace", None)
         if known is None or known[0] != key:
             with open(os.path.join(self.common_dir, "packed-refs"), "rb") as fh:
                 text = fh.read()
             name = b" " + os.fsencode(base)
-            names = {line[line.index(name) + len(name):].decode("ascii", "replace")
-                     for line in text.splitlines() if name in line}
-            known = self._packed_replaced = (key, names)
-        return oid in known[1]
+            lines = tuple(line for line in text.splitlines() if name in line)
+            names = frozenset(line[line.index(name) + len(name):].decode("ascii", "replace") for line in lines)
+            known = self._packed_replace = (key, (names, lines))
+        return known[1]
 
     def _read(self, oid: str) -> tuple[str, bytes]:
         found = self._cat.read(oid)

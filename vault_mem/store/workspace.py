@@ -65,7 +65,7 @@ from vault_mem.store.gitfiles import (
     held_record,
     type_folder_stamps,
 )
-from vault_mem.store.gitindex import index_file_signature
+from vault_mem.store.gitindex import index_file_read, index_file_signature
 from vault_mem.store.health import (
     close_to_others,
     exposed_to_others,
@@ -185,8 +185,8 @@ def _index_key(named: Path) -> tuple | None:
     ``GIT_INDEX_FILE``, else ``index`` in ``GIT_DIR``, in ``.git`` or where a ``.git`` file
     (a worktree's, a submodule's) points."""
     top = named.parent
-    index = os.environ.get("GIT_INDEX_FILE")
-    if not index:
+    path = index_file_read(top, None)  # GIT_INDEX_FILE, which needs no git folder found
+    if path is None:
         git_dir = os.environ.get("GIT_DIR")
         if not git_dir:
             dot = top / ".git"
@@ -203,8 +203,7 @@ def _index_key(named: Path) -> tuple | None:
                 git_dir = text.removeprefix("gitdir: ")
             else:
                 return None
-        index = os.path.join(git_dir, "index")
-    path = top / index  # a relative one is git's folder's, as git reads it (run in ``top``)
+        path = index_file_read(top, git_dir)  # a relative one is git's folder's, as git reads it (run in ``top``)
     try:
         sig = index_file_signature(path)
     except OSError:

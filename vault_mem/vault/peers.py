@@ -465,47 +465,40 @@ class KeptPeers:
         if sidecar.read_only or sidecar.db.conn.in_transaction:
             return None
         authors.refresh(ws, sidecar)  # its writes (the rows brought to HEAD) before the stamp
-        head = ws.repo.head()
-        if head is None or rows.stored_head(sidecar.db) != head or ws.repo.incoming_heads() \
+        # HEAD, and git's index against it: a change staged or unstaged alone (`git add`, `git
+        # rm --cached`), the index git reads (GIT_INDEX_FILE), a `git replace` of HEAD's tree
+        # (GitRepo.index_state: what index_marks_kept keeps its answer under too)
+        state = ws.repo.index_state()
+        if state is None or rows.stored_head(sidecar.db) != state[0] or ws.repo.incoming_heads() \
                 or ws.repo.concluding_replay():
             return None  # files an operation under way brought: judged from git's view each time
-        # git's index: a change staged or unstaged alone (`git add`, `git rm --cached`), by its
-        # checksum too (an index of the same inode, mtime and size can hold other entries)
-        try:
-            index = ws.repo.index_signature()
-        except OSError:
-            index = None
-        return (head, sidecar.changes_stamp(), index, frozenset(ids.person), frozenset(ids.agents),
+        return (state[0], sidecar.changes_stamp(), state[1], frozenset(ids.person), frozenset(ids.agents),
                 frozenset(ids.approved), ids.local)
 
 
-#: :func:`index_marks_kept`'s last answer per vault: ``(git's index file and HEAD it was read
-#: from, the staged paths, the marked paths)``
+#: :func:`index_marks_kept`'s last answer per vault: ``(what it was read from:
+#: GitRepo.index_state, the staged paths, the marked paths)``
 _MARKS: dict[tuple[str, str], tuple[tuple, frozenset[str], frozenset[str]]] = {}
 
 
 def index_marks_kept(ws: Workspace) -> tuple[set[str], set[str]] | None:
     """:func:`~vault_mem.store.worktree.index_marks` of the vault, vault-relative (None when git
-    cannot say), given again while git's index file and HEAD are the ones it was read from.
-    What the two git processes answer is read from those alone: the staged paths are the
-    index's entries against HEAD's tree (``diff-index --cached``), the marked ones the index's
-    own flags (``ls-files -v``); the index file is told by its inode, modification time, size
-    and trailing hash of its whole content (:func:`~vault_mem.store.gitindex.index_file_signature`),
-    so any `git add`, `git update-index --assume-unchanged`, `git reset` or commit gives another
-    value. At 100k memories ``ls-files`` lists every path (~3 MB read and split in this process):
-    each judgement made again (a hand edit, the MCP server's first answer after its start-up
-    thread's) paid it, with the index unchanged. Kept only when the index and HEAD were the
-    same before and after the git processes ran (a change meanwhile: read again next time)."""
+    cannot say), given again while what git reads them from is as it was
+    (:meth:`~vault_mem.store.git.GitRepo.index_state`, the value :meth:`KeptPeers._state`
+    holds too). What the two git processes answer is read from that alone: the staged paths
+    are the index's entries against HEAD's tree (``diff-index --cached``), the marked ones the
+    index's own flags (``ls-files -v``); the index file git reads (``GIT_INDEX_FILE`` in a
+    commit's hooks) is told by its inode, modification time, size and the hash of its whole
+    content (:func:`~vault_mem.store.gitindex.index_file_signature`), HEAD's tree by HEAD and
+    the ``git replace`` refs git reads it through, so any `git add`, `git update-index
+    --assume-unchanged`, `git reset`, commit or `git replace` gives another value. At 100k
+    memories ``ls-files`` lists every path (~3 MB read and split in this process): each
+    judgement made again (a hand edit, the MCP server's first answer after its start-up
+    thread's) paid it, with the index unchanged. Kept only when that value was the same
+    before and after the git processes ran (a change meanwhile: read again next time)."""
     repo = ws.repo
     key = (str(repo.git_dir), ws.prefix)
-
-    def source() -> tuple | None:
-        try:
-            return repo.index_signature(), repo.head()
-        except (OSError, VaultMemError):
-            return None
-
-    before = source()
+    before = repo.index_state()
     kept = _MARKS.get(key)
     if before is not None and kept is not None and kept[0] == before:
         return set(kept[1]), set(kept[2])
@@ -515,7 +508,7 @@ def index_marks_kept(ws: Workspace) -> tuple[set[str], set[str]] | None:
         return None
     n = len(ws.prefix)
     found = {top[n:] for top in staged}, {top[n:] for top in marked}
-    if before is not None and source() == before:
+    if before is not None and repo.index_state() == before:
         _MARKS[key] = (before, frozenset(found[0]), frozenset(found[1]))
     else:
         _MARKS.pop(key, None)
