@@ -18,6 +18,13 @@ and the cost of asking whether a commit not made here gave it those bytes
 (``store/history.given_elsewhere``, one ``git log`` of the path over every commit the repository
 names), which a file a commit made here left is asked when HEAD's listing puts it to the rule.
 
+Then, with ``--writes W``: W rounds of a vault-mem write (``Vault.remember``, which carries the
+record over to its own commit: ``store/gitfiles.carry_held``) followed by the read every next
+command makes (``held_record``), as it is (the carried record says the write's own commit is
+recorded: nothing asked) and the same-run baseline with that step taken away (before mendatk33:
+the record's stamp of the commits made here was stale after each write, so the read put every
+held file to the rule again, one ``git log`` of all N paths).
+
 Prints CPU p50 (this process and its git processes) and wall p50 of each, then the load average.
 Asserts only that both find the N files.
 """
@@ -78,6 +85,27 @@ def _commits(root: Path, n: int) -> None:
     subprocess.run(["git", "reset", "-q", "--hard", "main"], cwd=root, check=True)
 
 
+def _write_then_read(root: Path, ws: Workspace, template: dict, args, got: dict) -> None:
+    """``--writes``: a write, then the read the next command makes, as it is and the baseline."""
+    names = ["write then read, as it is", "write then read, baseline: stamp kept"]
+    for name in names:
+        got[name] = []
+    as_it_is = gitfiles._only_this_commit_since
+    v = Vault(root, embedder=None)
+    try:
+        for i in range(2 * args.writes):
+            name = names[i % 2]
+            gitfiles._only_this_commit_since = as_it_is if i % 2 == 0 else (lambda *a: False)
+            v.remember(f"tea-{i}", f"Tea note {i}")
+            c, t = _cpu(), time.perf_counter()
+            held = gitfiles.held_record(ws.root, ws.repo, ws.prefix, ws.state_dir, template)
+            got[name].append(((_cpu() - c) * 1000, (time.perf_counter() - t) * 1000))
+            assert held.count == args.held, held.count
+    finally:
+        gitfiles._only_this_commit_since = as_it_is
+        v.close()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--held", type=int, default=20_000)
@@ -85,6 +113,7 @@ def main() -> None:
     ap.add_argument(
         "--history", type=int, default=0, help="commits before the given-elsewhere look (0: none)"
     )
+    ap.add_argument("--writes", type=int, default=0, help="rounds of a write then a read (0: none)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-held-move-") as tmp:
         os.environ["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")  # this run's approvals, not the person's
@@ -112,6 +141,8 @@ def main() -> None:
             held = gitfiles.held_record(ws.root, ws.repo, ws.prefix, ws.state_dir, template)
             got[name].append(((_cpu() - c) * 1000, (time.perf_counter() - t) * 1000))
             assert held.count == args.held, held.count
+        if args.writes:
+            _write_then_read(root, ws, template, args, got)
         if args.history:
             _commits(root, args.history)
             (root / "CLAUDE.md").write_text("Use the vault for project notes.\n")

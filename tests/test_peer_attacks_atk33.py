@@ -206,7 +206,7 @@ def test_the_command_that_takes_a_refused_name_out_works_as_pasted(pair, name):
     word = re.search(r"git rm -r --cached -- (.+?), delete it", r.stderr).group(1)
     assert word.isascii() and "\n" not in word, word
     out = subprocess.run(
-        ["bash", "-c", f"git rm -r -q --cached -- {word}"], cwd=a, capture_output=True, text=True
+        ["bash", "-c", f"GIT_LITERAL_PATHSPECS=1 git rm -r -q --cached -- {word}"], cwd=a, capture_output=True, text=True
     )
     assert out.returncode == 0, (word, out.stderr)
     os.unlink(os.path.join(bytes(a), name))

@@ -115,6 +115,17 @@ class _Wait:
 STREAM_PIECE = 1 << 16
 
 
+#: git's settings every git vault-mem runs is given, over the person's own configuration: what a
+#: history read lists must not depend on the person's taste in ``git log``. ``log.showRoot=false``
+#: (a documented knob that keeps a first commit's big diff out of ``git log -p``) made a root
+#: commit list no change, so a peer's hooks given by the root commit of an orphan branch passed
+#: as made here (mendatk33); ``log.diffMerges`` turns ``-m`` into another diff of merges;
+#: ``log.follow`` follows renames of a lone path. A read that wants a root commit's changes left
+#: out says ``-c log.showRoot=false`` itself (later on the command line: it wins).
+FIXED_CONFIG = ("-c", "log.showRoot=true", "-c", "log.diffMerges=separate", "-c", "log.follow=false",
+                "-c", "log.showSignature=false")
+
+
 def run_git(*args: str, cwd: Path | None = None, input: bytes | None = None, env: dict | None = None,
             timeout: float | None = None) -> subprocess.CompletedProcess:
     """Run git in ``cwd`` (None: this process's folder) as vault-mem runs every git: by its
@@ -124,7 +135,7 @@ def run_git(*args: str, cwd: Path | None = None, input: bytes | None = None, env
     (:meth:`GitRepo.run`; a question asked before there is a repository: the workspace's)."""
     full_env = program_env({**os.environ, **env} if env else None)
     try:
-        return subprocess.run([program("git"), *args], cwd=cwd, input=input, env=full_env,
+        return subprocess.run([program("git"), *FIXED_CONFIG, *args], cwd=cwd, input=input, env=full_env,
                               capture_output=True, check=False, timeout=timeout)
     except FileNotFoundError as exc:
         raise GitError("git is not installed or not on PATH; install git and retry") from exc
@@ -309,7 +320,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         ``partial`` empty: what came was yielded); a reader that stops early stops git."""
         full_env = program_env(None)
         try:
-            proc = subprocess.Popen([program("git"), *args], cwd=cwd or self.cwd, env=full_env,
+            proc = subprocess.Popen([program("git"), *FIXED_CONFIG, *args], cwd=cwd or self.cwd, env=full_env,
                                     stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         except FileNotFoundError as exc:
@@ -476,7 +487,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         folders = sorted({files_in(p.rsplit("/", 1)[0] if "/" in p else "") for p in want})
         try:
             proc = subprocess.Popen(
-                [program("git"), "-c", "core.quotePath=false", "log", "--no-renames", "--name-only",
+                [program("git"), *FIXED_CONFIG, "-c", "core.quotePath=false", "log", "--no-renames", "--name-only",
                  f"--format=%x01%ct %(trailers:key={AGENT},valueonly,separator=%x2C)", "HEAD", "--", *folders],
                 cwd=self.toplevel, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=program_env())
         except FileNotFoundError as exc:

@@ -28,7 +28,7 @@ from vault_mem.store.arrivals import PER_WORKTREE, log_files, shared_log_files
 from vault_mem.store.files import PRIVATE_FILE, atomic_write, ensure_own_dir, read_own
 from vault_mem.store.git import GitRepo, files_in, git_path
 from vault_mem.store.gitobjects import STREAM_FROM
-from vault_mem.store.provenance import recorded, replayed_file, replayed_from
+from vault_mem.store.provenance import given_recorded, record_given, recorded, replayed_file, replayed_from
 from vault_mem.store.tree import iter_tree, tree_names
 
 __all__ = [
@@ -967,16 +967,19 @@ _SEEN_KEPT = 4  # the blobs it keeps (one file waits at a time; the person's edi
 
 def seen_elsewhere(repo: GitRepo, blob: str, prefix: str) -> bool:
     """Did a commit not made on this machine (:mod:`vault_mem.store.provenance`'s record) ever
-    hold ``blob``, at a path of the vault at ``prefix`` (its top files, its memory files:
+    give ``blob`` to a path of the vault at ``prefix`` (its top files, its memory files:
     :func:`memory_pathspecs`, which git lists of any commit in bounded memory), among the commits
-    this repository names (:func:`known_tips`)? Then those bytes arrived from elsewhere, whoever
-    puts them in the work tree. Only a commit that gives a path those bytes counts (one that
-    takes them away, a peer's change from the person's file, is no source of them: mendatk), a
-    merge too, compared with each parent (``git log --find-object`` alone diffs no merge: a
-    peer's put-back made as a merge passed for the person's own). Asked only for a file that is
-    not approved yet; the commits walked and those found are kept per blob
-    (:data:`SEEN_ELSEWHERE`), so each Vault open while the file waits walks only the commits
-    that came since (a 100,000-commit history: once)."""
+    this repository names (:func:`known_tips`), or as :func:`given_elsewhere` found before? Then
+    those bytes arrived from elsewhere, whoever puts them in the work tree. What gives bytes is
+    :func:`_givers`' one rule (a commit that takes them away, a peer's change from the person's
+    file, is no source of them: mendatk; a merge that takes them over a parent's change, a
+    peer's put-back made as a merge, is). Asked only for a file that is not approved yet; the
+    commits walked are kept per blob (:data:`SEEN_ELSEWHERE`), so each Vault open while the file
+    waits walks only the commits that came since (a 100,000-commit history: once); what was
+    found is kept in :data:`~vault_mem.store.provenance.GIVEN_ELSEWHERE`, whatever refs go."""
+    local = recorded(repo.common_dir)[1]
+    if any(b == blob and t.startswith(prefix) and c not in local for c, t, b in given_recorded(repo.common_dir)):
+        return True
     tips = known_tips(repo)
     if not tips:
         return False
@@ -984,55 +987,46 @@ def seen_elsewhere(repo: GitRepo, blob: str, prefix: str) -> bool:
     kept = _seen_kept(path)
     entry = kept.get(f"{prefix}\0{blob}") or {}
     walked = _commits(repo, entry.get("walked", []))
-    holders = list(entry.get("holders", []))
-    if set(tips) - set(walked):
-        holders += _holding(repo, blob, prefix, tips, walked)
-        kept.pop(f"{prefix}\0{blob}", None)
-        kept[f"{prefix}\0{blob}"] = {"walked": tips, "holders": holders}
-        with contextlib.suppress(OSError, VaultMemError):  # a record is a cache: the walk stands without it
-            ensure_own_dir(path.parent)
-            atomic_write(path, json.dumps(dict(list(kept.items())[-_SEEN_KEPT:])).encode("utf-8"), mode=PRIVATE_FILE)
-    local = recorded(repo.common_dir)[1]
-    return any(c not in local for c in holders)
+    if not set(tips) - set(walked):
+        return False
+    found = [g for g in _givers(repo, tips, walked, memory_pathspecs(prefix), blob=blob) if g[0] not in local]
+    try:  # kept before the walk's record, which counts on it: what was found stays named
+        record_given(repo.common_dir, found)
+    except (OSError, VaultMemError):
+        return bool(found)  # and the walk is not kept: the next open walks again
+    kept.pop(f"{prefix}\0{blob}", None)
+    kept[f"{prefix}\0{blob}"] = {"walked": tips, "holders": []}
+    with contextlib.suppress(OSError, VaultMemError):  # a record is a cache: the walk stands without it
+        ensure_own_dir(path.parent)
+        atomic_write(path, json.dumps(dict(list(kept.items())[-_SEEN_KEPT:])).encode("utf-8"), mode=PRIVATE_FILE)
+    return bool(found)
 
 
 def given_elsewhere(repo: GitRepo, files: dict[str, str]) -> set[str]:
     """Those of ``files`` (``{top-level path: blob}``) whose bytes a commit not made on this
-    machine gave that path, among the commits this repository names (:func:`known_tips`): the
-    bytes arrived from elsewhere, whoever committed them since (:func:`seen_elsewhere`'s rule,
-    for a file no approval of the person's vouches for). A person's `git checkout origin/main --
-    .` and `git commit -a` made a peer's `.claude/settings.json` a commit made here (atk33). A
-    merge gives a path bytes only when they are in none of its parents (git's combined diff,
-    ``-c``): a peer's plain `git pull` merging the person's own file into its line carries the
-    person's bytes, it does not give them (a peer's "evil merge" does). One ``git log`` of the
-    paths named, literally, per 2,000 paths; nothing kept (asked only for the few files a commit
-    made here left that take approval, when HEAD's listing puts them to the rule again)."""
-    tips = known_tips(repo) if files else []
-    if not tips:
+    machine gave that path (:func:`_givers`' rule), among the commits this repository names
+    (:func:`known_tips`) or as found before (:data:`~vault_mem.store.provenance.GIVEN_ELSEWHERE`,
+    where each one found is kept): the bytes arrived from elsewhere, whoever committed them
+    since. A person's `git checkout origin/main -- .` and `git commit -a` made a peer's
+    `.claude/settings.json` a commit made here (atk33); once found, a peer's deleting its branch
+    and the person's `git fetch --prune`, or a `git fetch URL` whose FETCH_HEAD the next fetch
+    replaced, no longer makes it so (mendatk33). One ``git log`` of the paths named, literally,
+    per 2,000 paths (asked only for the few files a commit made here left that take approval,
+    when HEAD's listing puts them to the rule again)."""
+    if not files:
         return set()
     local = recorded(repo.common_dir)[1]
-    rs, _ = separators()
-    tops = sorted(files)
-    found: set[str] = set()
-    for i in range(0, len(tops), 2000):
-        chunk = tops[i:i + 2000]
-        out = repo.run("--literal-pathspecs", "-c", "core.quotePath=false", "log", "--stdin", "--no-renames",
-                       "-c", "--raw", "--no-abbrev", f"--format={rs}%H", "--full-history", "--", *chunk,
-                       input="".join(f"{c}\n" for c in tips).encode("ascii"), cwd=repo.toplevel)
-        for record in out.split(rs)[1:]:
-            lines = record.splitlines()
-            if not lines or lines[0].strip() in local:
-                continue
-            for line in lines[1:]:
-                meta, tab, name = line.partition("\t")
-                words = meta.split()
-                # ":old new old-blob new-blob S" or, a merge, "::m1 m2 m old1 old2 new SS": the
-                # bytes the path holds after the commit come last but one
-                if tab and len(words) >= 4 and words[0].startswith(":"):
-                    top = git_path(name)
-                    if files.get(top) == words[-2]:
-                        found.add(top)
-    return found
+    found = {t for c, t, b in given_recorded(repo.common_dir) if c not in local and files.get(t) == b}
+    tips = known_tips(repo)
+    rest = sorted(set(files) - found)
+    if not tips or not rest:
+        return found
+    new: list[tuple[str, str, str]] = []
+    for i in range(0, len(rest), 2000):
+        new += [g for g in _givers(repo, tips, [], rest[i:i + 2000], files=files) if g[0] not in local]
+    with contextlib.suppress(OSError, VaultMemError):  # what the walk found stands without its record
+        record_given(repo.common_dir, new)
+    return found | {t for _, t, _ in new}
 
 
 def _seen_kept(path: Path) -> dict:
@@ -1053,22 +1047,80 @@ def _seen_kept(path: Path) -> dict:
             and all(isinstance(v.get(f), list) and all(isinstance(c, str) for c in v[f]) for f in ("walked", "holders"))}
 
 
-def _holding(repo: GitRepo, blob: str, prefix: str, tips: list[str], walked: list[str]) -> list[str]:
-    """The commits reachable from ``tips``, not from ``walked``, whose change (a merge's against
-    each parent) gives a path of the vault at ``prefix`` the bytes ``blob``."""
-    rs, _ = separators()
-    out = repo.run("log", "--stdin", "--no-renames", "-m", "--raw", "--no-abbrev", f"--format={rs}%H",
-                   f"--find-object={blob}", "--full-history", "--", *memory_pathspecs(prefix),
+def _givers(repo: GitRepo, tips: list[str], walked: list[str], pathspecs: list[str], *, blob: str | None = None,
+            files: dict[str, str] | None = None) -> list[tuple[str, str, str]]:
+    """``(commit, top-level path, blob)`` for each commit reachable from ``tips``, not from
+    ``walked``, that gave a path of ``pathspecs`` the bytes ``blob`` (or, ``files``: the path
+    named there (literally) its blob): the one home of "which commit gave these bytes" for
+    :func:`given_elsewhere` and :func:`seen_elsewhere`. A commit gives the bytes its change
+    leaves at a path; a merge gives them when they are in none of its parents (a peer's "evil
+    merge"), or when it takes them over a parent's change (a parent whose version is neither
+    those bytes nor the merge base's: a peer's put-back of the person's older vault.toml made as
+    a merge, mendatk), never when it carries them from the parent that changed them (a peer's
+    plain `git pull` merging the person's own file into its line: atk33). git's own options
+    fixed whatever the person's configuration (``log.showRoot``, ``log.diffMerges``:
+    :data:`~vault_mem.store.git.FIXED_CONFIG`)."""
+    rs, fs = separators()
+    literal = ["--literal-pathspecs"] if files is not None else []
+    out = repo.run(*literal, "-c", "core.quotePath=false", "log", "--stdin", "--no-renames", "-m", "--raw",
+                   "--no-abbrev", f"--format={rs}%H{fs}%P", "--full-history",
+                   *([f"--find-object={blob}"] if blob else []), "--", *pathspecs,
                    input="".join([*(f"{c}\n" for c in tips), *(f"^{c}\n" for c in walked)]).encode("ascii"),
                    cwd=repo.toplevel)
-    found: list[str] = []
+    # per commit: its parents, and per (path, bytes after) the versions of the parents it differs from
+    seen: dict[str, tuple[list[str], dict[tuple[str, str], list[str]]]] = {}
     for record in out.split(rs)[1:]:
         lines = record.splitlines()
-        # ":old-mode new-mode old-blob new-blob status\tpath": the bytes the path holds after it
-        if any(w[3] == blob for w in (ln.split("\t", 1)[0].split() for ln in lines[1:] if ln.startswith(":"))
-               if len(w) >= 4):
-            found.append(lines[0].strip())
+        commit, _, parents = lines[0].partition(fs)
+        entry = seen.setdefault(commit.strip(), (parents.split(), {}))
+        for line in lines[1:]:
+            meta, tab, name = line.partition("\t")
+            words = meta.split()  # ":old-mode new-mode old-blob new-blob status"
+            if not tab or len(words) < 4 or not words[0].startswith(":"):
+                continue
+            top = git_path(name)
+            if (blob is not None and words[3] == blob) or (files is not None and files.get(top) == words[3]):
+                entry[1].setdefault((top, words[3]), []).append(words[2])
+    found: list[tuple[str, str, str]] = []
+    asked = 0
+    for commit, (parents, changed) in seen.items():
+        for (top, new), olds in changed.items():
+            if len(parents) < 2 or len(olds) >= len(parents):
+                found.append((commit, top, new))
+                continue
+            # a merge base per merge that carried the bytes from one side: past _MOST_BASES of
+            # them (a peer's thousands of merges of the person's file), the rest count as giving
+            asked += 1
+            if asked > _MOST_BASES or _over_a_change(repo, parents, top, olds):
+                found.append((commit, top, new))
     return list(dict.fromkeys(found))
+
+
+#: merges whose merge base :func:`_givers` asks for in one walk (one git process each); past
+#: them a merge that carried the bytes from one side counts as giving them: the safe side
+_MOST_BASES = 64
+
+
+def _over_a_change(repo: GitRepo, parents: list[str], top: str, olds: list[str]) -> bool:
+    """Whether a merge of ``parents`` that left other bytes at ``top`` than the parents' versions
+    ``olds`` took them over a change of one of those parents: one of ``olds`` is not what a
+    merge base held there (no merge base: none held it)."""
+    try:
+        bases = repo.run("merge-base", "--octopus" if len(parents) > 2 else "--all", *parents,
+                         cwd=repo.toplevel, check=False)
+        bases = bases.stdout.decode("ascii", "replace").split() if bases.returncode == 0 else []
+    except GitError:
+        return True
+    held = {_blob_or_none(repo, b, top) or _ZERO_OID for b in bases} or {_ZERO_OID}
+    return any(old not in held or len(held) > 1 for old in olds)
+
+
+def _blob_or_none(repo: GitRepo, commit: str, top: str) -> str | None:
+    """The blob at ``top`` in ``commit``, None when there is none (or it cannot be told)."""
+    try:
+        return repo.blob_at(commit, top)
+    except GitError:
+        return None
 
 
 def existing_commits(repo: GitRepo, ids: list[str]) -> list[str]:

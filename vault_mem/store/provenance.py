@@ -55,6 +55,7 @@ would tell them apart.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -62,12 +63,18 @@ from pathlib import Path
 from vault_mem.platform import settle  # a file's stat stamp
 from vault_mem.store.files import ensure_own_dir, open_nofollow, read_own
 
-__all__ = ["LOCAL_COMMITS", "REPLAYED_FROM", "ids_in", "local_commits", "made_here", "record_file", "record_local", "recorded", "replayed_file", "replayed_from"]
+__all__ = ["GIVEN_ELSEWHERE", "LOCAL_COMMITS", "REPLAYED_FROM", "given_recorded", "ids_in", "record_given", "local_commits", "made_here", "record_file", "record_local", "recorded", "replayed_file", "replayed_from"]
 
 LOCAL_COMMITS = "local-commits"
 #: the commits not made here whose texts a pick or revert recorded as made here left (post-commit's
 #: replay check appends them): they stay named for the texts' origins whatever refs go
 REPLAYED_FROM = "replayed-from"
+#: what :func:`~vault_mem.store.history.given_elsewhere` found: ``COMMIT BLOB "PATH"`` a line, a
+#: commit not made here that gave the top-level path those bytes. Kept whatever refs go (a peer
+#: deletes its branch and the person's `git fetch --prune` drops it, FETCH_HEAD moves on, a gc
+#: prunes the commit): once found, such bytes stay the peer's until the person approves them
+#: (mendatk33)
+GIVEN_ELSEWHERE = "given-elsewhere"
 _FOLDER = "vault-mem"
 #: per record file: (size, mtime) and the ids read then (a recall reads it without re-parsing)
 _CACHE: dict[str, tuple[tuple[int, int], tuple[bool, frozenset[str]]]] = {}
@@ -115,6 +122,40 @@ def record_local(common_dir: Path, commits: Iterable[str]) -> None:
     fd = open_nofollow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         os.write(fd, "".join(f"{c}\n" for c in ids).encode("ascii"))  # one write: appends do not interleave
+    finally:
+        os.close(fd)
+
+
+def given_recorded(common_dir: Path) -> list[tuple[str, str, str]]:
+    """The ``(commit, top-level path, blob)`` :data:`GIVEN_ELSEWHERE` names (a line of another
+    shape skipped). Read as the record is (a link there is refused by name)."""
+    try:
+        data = read_own(Path(common_dir) / _FOLDER / GIVEN_ELSEWHERE)
+    except OSError:
+        return []
+    found = []
+    for line in (data or b"").decode("utf-8", "surrogateescape").splitlines():
+        commit, _, rest = line.partition(" ")
+        blob, _, path = rest.partition(" ")
+        try:
+            top = json.loads(path)
+        except ValueError:
+            continue
+        if isinstance(top, str) and len(commit) >= 40 and len(blob) >= 40:
+            found.append((commit, top, blob))
+    return found
+
+
+def record_given(common_dir: Path, found: Iterable[tuple[str, str, str]]) -> None:
+    """Add ``found`` (``(commit, top-level path, blob)``, those not named yet) to :data:`GIVEN_ELSEWHERE`."""
+    new = set(found) - set(given_recorded(common_dir))
+    if not new:
+        return
+    path = Path(common_dir) / _FOLDER / GIVEN_ELSEWHERE
+    ensure_own_dir(path.parent)
+    fd = open_nofollow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:  # one write: appends do not interleave
+        os.write(fd, "".join(f"{c} {b} {json.dumps(t)}\n" for c, t, b in sorted(new)).encode("ascii"))
     finally:
         os.close(fd)
 

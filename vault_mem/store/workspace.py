@@ -530,7 +530,7 @@ class Workspace:
             raise UnsafeTreeError(
                 f"the commit checked out in {self.root} ({head[:10]}) holds {named(rel, REFUSED)}: {why}. vault-mem "
                 f"takes only regular files inside the vault from a commit; inspect it (git show --stat "
-                f"{head[:10]}) and remove that entry with git (git rm -r --cached -- {named(held, REFUSED, word=True)}, "
+                f"{head[:10]}) and remove that entry with git (GIT_LITERAL_PATHSPECS=1 git rm -r --cached -- {named(held, REFUSED, word=True)}, "
                 f"delete it, git commit), then retry{said}")
         twin = prefix_twin(self.repo, head, self.prefix) if self.prefix else None
         if twin:
@@ -539,7 +539,7 @@ class Workspace:
                 f"the commit checked out in {self.repo.toplevel} ({head[:10]}) holds {named(other, REFUSED)} beside "
                 f"the vault's folder {shown(folder)}, a name that differs from it only in case: on macOS and "
                 f"Windows git writes what it holds into the vault, where it passes for this machine's own "
-                f"files. Inspect it (git show --stat {head[:10]}) and remove it with git (git rm -r --cached -- "
+                f"files. Inspect it (git show --stat {head[:10]}) and remove it with git (GIT_LITERAL_PATHSPECS=1 git rm -r --cached -- "
                 f"{named(other, REFUSED, word=True)}, delete it, git commit), then retry; nothing was changed")
         self._checked_head = head
         self._record_checked_head(head, durable=True)
