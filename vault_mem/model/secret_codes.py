@@ -21,6 +21,7 @@ from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_commands import HOST_OR_MAIL
 from vault_mem.model.secret_judge import CODES_LABEL, CODE_KINDS, near_stop
 from vault_mem.model.secret_names import Span
+from vault_mem.model.secret_near import ASIDE_STOP
 
 from vault_mem.model.secret_phrases import PHRASE_LABEL, word_phrase
 from vault_mem.model.secret_text import lines_holding
@@ -101,7 +102,7 @@ _ONE_OF_CODES = lazy(r"[a-z0-9]{4,12}(?:[- ][a-z0-9]{3,12})?|[0-9a-f]{16,64}")
 _FIRST_BULLET = lazy(r"\A(?:[-*•][ \t]{1,4}|[0-9]{1,2}[.)][ \t]{1,4})")
 # (whose codes they are may stand before the colon: "backup codes for ana@corp.dev: X, Y, Z", or
 # an aside in parentheses: "backup codes (shared admin): X, Y, Z")
-_CODES_HEAD = lazy(r"(?:[ \t]{1,4}(?:for|of|on|from)[ \t][^\n:]{1,80}?(?=:)|[ \t]{0,4}\([^\n()]{1,80}\)(?=[ \t]{0,4}[:=]))?[ \t]{0,4}(?:[:=]|are|were)?[ \t]{0,4}(?:\r?\n[ \t]{0,8})?")
+_CODES_HEAD = lazy(r"(?:[ \t]{1,4}(?:for|of|on|from)[ \t][^\n:]{1,80}?(?=:)|[ \t]{0,4}(?P<aside>\([^\n()]{1,80}\))(?=[ \t]{0,4}[:=]))?[ \t]{0,4}(?:[:=]|are|were)?[ \t]{0,4}(?:\r?\n[ \t]{0,8})?")
 
 
 def code_list(value: str) -> bool:
@@ -129,6 +130,8 @@ def code_list(value: str) -> bool:
 def _inline_codes(low: str, at: int) -> tuple[int, int] | None:
     """The codes after a codes label at ``at`` on its line, or alone on the line below it."""
     head = _CODES_HEAD.match(low, at)
+    if head and head.group("aside") and ASIDE_STOP.search(head.group("aside")):
+        return None  # "backup codes (example from the docs): ...": the aside says what they are, as after any label
     start = head.end() if head else at
     end = low.find("\n", start)
     end = len(low) if end < 0 else end

@@ -622,8 +622,11 @@ _IMAP_LOGIN = lazy(r"^[ \t]{0,8}(?:[<>]{1,2}[ \t]{0,2})?[A-Za-z0-9.]{1,12}[ \t]{
 # Redis's `AUTH [user] X` as typed at redis-cli's prompt or in a transcript (`> AUTH default X`,
 # `127.0.0.1:6379> auth X`): the command's capitals, or any case after the prompt. A mechanism's
 # name in capitals (SMTP's `AUTH LOGIN`, `AUTH CRAM-MD5`) is no password
+# Only at redis-cli's own prompt (`host:port>`) or in a text that runs redis-cli is any value the password;
+# after a bare `>` (a quote in Markdown) or none, AUTH is also a line of a table ("AUTH keycloak-22",
+# "AUTH v2.3.1", "AUTH team-identity"): there the value must look like a credential by itself
 _REDIS_AUTH = lazy(r"^[ \t]{0,8}(?:(?P<prompt>(?:[\w.-]{1,64}:\d{1,5}(?:\[\d{1,2}\])?)?>)[ \t]{0,2}(?i:auth)|AUTH)"
-                   r"(?:[ \t]{1,4}[^\s]{1,64})?[ \t]{1,4}(?P<value>[^\s]{4,200})[ \t]*\r?$", re.MULTILINE)
+                   r"(?:[ \t]{1,4}[\w.@-]{1,64})?[ \t]{1,4}(?P<value>[^\s]{4,200})[ \t]*\r?$", re.MULTILINE)
 _MECHANISM = lazy(r"[A-Z0-9-]{2,20}")
 
 # A server's config directive that takes a user and a password in the clear: HAProxy's `stats auth
@@ -665,6 +668,9 @@ def protocol_logins(text: str) -> Iterator[Span]:
         if word in text or (word == "uth " and "UTH " in text):
             for m in pattern.finditer(text):
                 value = m.group("value").strip("\"")
+                if word == "uth " and not (":" in (m.group("prompt") or "") or "redis-cli" in text.lower()) \
+                        and not credential_like(value):
+                    continue
                 if not is_placeholder(value, quoted=True) and not value.isdigit() and not _MECHANISM.fullmatch(value) \
                         and not (word == "uth " and value.isalpha() and (value.islower() or value.istitle())):
                     # (after Redis's AUTH a word is a log's: "AUTH failed", "AUTH token expired")

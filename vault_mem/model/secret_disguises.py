@@ -63,6 +63,9 @@ _SPELLED_HINT = lazy(r" \S \S \S \S ")  # (a search for a space first: the patte
 # each alone after a comma
 _SPELLED_LIST = lazy(r"(?<![^\s:(\[])[^\s,](?:,[ \t]?[^\s,]){7,199}(?![^\s,.;)\]])")
 _SPELLED_LIST_HINT = lazy(r"(?<![^\s,])\S, ?\S, ?\S, ?\S,")
+# (a list of single characters is a list of flags, grades or options as often, "tar flags we pass:
+# x, v, z, f, C, 2, j, J": read as one value only where the words before it say it is spelled)
+_SPELLED_SAID = lazy(r"(?i:letter[ -]by[ -]letter|char(?:acter)?[ -]by[ -]char(?:acter)?|spell|one[ -]by[ -]one)")
 
 # the phonetic alphabet's words and the digits' names, each for its character
 _NATO = {w: w[0] for w in ("alfa alpha bravo charlie delta echo foxtrot golf hotel india juliet juliett kilo lima mike"
@@ -82,7 +85,8 @@ _NATO_HINTS = ("kilo", "bravo", "tango", "victor", "zulu", "quebec", "yankee", "
 
 def _phonetic_runs(text: str) -> Iterator[Edit]:
     """Each run of the phonetic alphabet's words (see :data:`_NATO_RUN`) as the value it reads
-    out: a word's capital gives its letter's case, as a person reading a password aloud says it."""
+    out: a word's capital gives its letter's case, as a person reading a password aloud says it
+    (a capital on the first word alone is the sentence's)."""
     if text.count(" ") < 7:
         return
     low = text.lower()
@@ -92,8 +96,11 @@ def _phonetic_runs(text: str) -> Iterator[Edit]:
     else:
         return
     for m in _NATO_RUN.finditer(text):
-        word = "".join(_NATO[w.lower()].upper() if w[0].isupper() else _NATO[w.lower()]
-                       for w in _NATO_WORD.findall(m.group()))
+        words = _NATO_WORD.findall(m.group())
+        # (a capital on the first word alone is the sentence's, "Serial read out: Hotel seven kilo
+        # two ...": a case said word by word changes after the first word)
+        said = any(w[0].isupper() for w in words[1:])
+        word = "".join(_NATO[w.lower()].upper() if w[0].isupper() and said else _NATO[w.lower()] for w in words)
         yield m.start(), m.end(), word
 
 
@@ -108,13 +115,13 @@ def phonetic_values(text: str) -> Iterator[tuple[str, int, int]]:
 
 
 def spelled_out(text: str) -> list[Edit]:
-    """Each run of single characters between spaces or after commas, as the word it spells; not a run of one
+    """Each run of single characters between spaces or after commas (said to be spelled), as the word it spells; not a run of one
     kind of character alone (``1 2 3 4 5 6 7 8``, ``a b c d e f g h``: a list, a scale)."""
     runs = []
     if text.count(" ") >= 7 and _SPELLED_HINT.search(text):
         runs.extend(_SPELLED.finditer(text))
     if text.count(",") >= 7 and _SPELLED_LIST_HINT.search(text):
-        runs.extend(_SPELLED_LIST.finditer(text))
+        runs.extend(m for m in _SPELLED_LIST.finditer(text) if _SPELLED_SAID.search(text, max(0, m.start() - 80), m.start()))
     edits = [(start, end, word) for start, end, word in _phonetic_runs(text)
              if any(c.isdigit() for c in word) and any(c.isalpha() for c in word) and len(set(word)) >= 6]
     for m in runs:

@@ -20,7 +20,7 @@ import string
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_names import (
     BARE_TOKEN, DIGEST, GRANTING_KEY_END, KEY_QUALIFIERS, PUBLIC_KEY_NAMES, PUSH_WORDS, SEP, SHORT_ID,
-    STATE_SUFFIXES, STATE_WORDS, Span, is_key_char, is_sentence,
+    PROSE_WORDS, STATE_SUFFIXES, STATE_WORDS, Span, is_key_char, is_sentence,
 )
 from vault_mem.model.secret_public import TAILSCALE_PUBLIC_KEYS, analytics_cookies, public_by_design
 from vault_mem.model.secret_values import (
@@ -29,7 +29,7 @@ from vault_mem.model.secret_values import (
 )
 from vault_mem.model.seed_words import BIP39_ENGLISH
 
-__all__ = ["CODES_LABEL", "CODE_KINDS", "CODE_PARTS", "COMMON_WORDS", "address_word_before", "camel_password", "camel_phrase", "digest_input", "granted_uuid", "grants", "judge", "quoted_words",
+__all__ = ["CODES_LABEL", "CODE_KINDS", "CODE_PARTS", "COMMON_WORDS", "NOTE_WORDS", "address_word_before", "camel_password", "camel_phrase", "digest_input", "granted_uuid", "grants", "judge", "quoted_words",
            "name_before", "name_like", "paired_password", "passphrase", "password_shaped", "plain_password", "prose_key",
            "sentence_passphrase",
            "public_word_before", "random_groups", "strong_unlabelled", "symbol_word_number", "unsigned_password",
@@ -113,18 +113,20 @@ component page screen box label button modal mixin wrapper holder ref reference 
 writer parser serializer codec cipher digest verifier checker strategy mode kind format pattern template default
 none null empty flag enum class struct record tuple proto mock fake stub test dummy sample example basic bearer
 oauth session cookie cache connection pool context env vault storage file path name id uuid""".split())
-# the words of an instruction or a note where a value would go (`AskTheAdmin`, `NotSetYet`,
-# `SeeTheWiki`, `WhateverYouWant`): a sentence run together, no password of words
-_NOTE_WORDS = frozenset("""
-the and not you your our my its his her their see ask use set get yet from with into onto for per via any anything
-whatever whichever same before after above below here there this that these those own works work want check find look
-read call contact none only also just still each every all some other when where what who how then than now new old
-none same please try""".split())
+# the words of a product's, a screen's or a setting's name (`ShowHideToggle`, `NetlifyBuildEnvironment`,
+# `ActiveDirectorySync`, `GuestNetworkPortal`): what a note names after a password's label, no password of words
+_PRODUCT_WORDS = frozenset("""
+show hide toggle icon eye theme focus dark light repository repo variables variable environment build deploy sync
+directory active network portal guest platform team oncall email link magic ticket desk help calendar reminder
+verify push unlock face biometric hello windows encryptor bean realm fallback sso sign single single code time
+uppercase lowercase high medium low require console dashboard settings admin panel wizard tab menu sidebar modal
+tomorrow today tonight yesterday later soon weekly daily monthly quarterly yearly""".split())
 
 
 def camel_phrase(value: str) -> bool:
     """Three or four capitalised words run together, none of them a word a type's or a field's
-    name is made of (:data:`_TYPE_WORDS`), a note's (:data:`_NOTE_WORDS`), a participle nor a state (``BlueHarborTulip``,
+    name is made of (:data:`_TYPE_WORDS`), a product's or a screen's (:data:`_PRODUCT_WORDS`), a note's or a
+    policy's (:data:`NOTE_WORDS`), a participle nor a state (``BlueHarborTulip``,
     ``OliviaMartinezRiver``): a password of words a person made, which reads as a CamelCase
     type's name but that no program names so. Two words (``SecretStr``, ``BlueHarbor``) stay a
     name; after a password's label only."""
@@ -132,7 +134,8 @@ def camel_phrase(value: str) -> bool:
         return False
     words = [w.lower() for w in _CAPITALISED.findall(value)]
     # (a verb's participle, `LoadedFromEnvironment`, `InheritedFromParent`, says where the value comes from)
-    return all(sayable(w) and w not in _TYPE_WORDS and w not in STATE_WORDS and w not in _NOTE_WORDS
+    return all(sayable(w) and w not in _TYPE_WORDS and w not in STATE_WORDS and w not in NOTE_WORDS
+               and w not in _PRODUCT_WORDS
                and not (len(w) >= 5 and w.endswith(("ed", "ing"))) for w in words)
 
 
@@ -288,6 +291,11 @@ see ask check stored kept lives saved vault manager file env environment variabl
 not none unset empty your my our their set yet in from use find look prompt prompted enter type typed
 must should least minimum maximum characters chars words letters digits long length required policy
 """.split())
+# the words of a note or a policy where a value would go: prose's, a pointer's, and a few more
+# (`AskTheAdmin`, `NotSetYet`, `ThreeWordsMinimum`, `WhateverYouWant`): one list for every rule that reads a
+# value's words as a note rather than a password
+NOTE_WORDS = PROSE_WORDS | _POINTER_WORDS | frozenset("""
+above after anything before below call contact now own read still try want whatever whichever work works""".split())
 
 
 def sentence_passphrase(value: str) -> bool:
@@ -307,13 +315,16 @@ def sentence_passphrase(value: str) -> bool:
         and not any(w.lower() in STATE_WORDS for w in words[-1:])
 
 
-def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool, hint: bool = True) -> str | None:
+def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool, hint: bool = True,
+          phrase: bool = True) -> str | None:
     """The finding's kind if ``name <op> value`` assigns a literal credential, else None.
 
     ``code`` marks an unquoted lowercase word in code position (``user, password = split``,
     ``connect(password=pw)``): a variable, not a value. ``ends``: the value ends its sentence
     or line (a plain password after a label, not the first word of a clause). ``hint``: the
     value could be a type hint; one written with a ``!`` or ``?`` right after it is not.
+    ``phrase``: capitalised words run together may be the password (:func:`camel_phrase`); not after
+    a label naming a property of it ("password policy: ThreeWordsMinimum").
     """
     if "=" in value and analytics_cookies(value):
         return None  # `Cookie: _ga=GA1.2...`: a page's analytics cookie, whatever names it
@@ -357,7 +368,7 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
         return None  # a literal passed to a call with a space in it is a prompt: `getpass("DB password: ")`
     # (a literal passed to a call is judged by its look alone)
     strong = (quoted and op != "(") or op in ("=", ":=", "=>", "==")
-    if not strong and hint and type_name(value) and not (cls == "password" and (camel_password(value) or camel_phrase(value))):
+    if not strong and hint and type_name(value) and not (cls == "password" and (camel_password(value) or (phrase and camel_phrase(value)))):
         return None  # (`password: SecretStr` names a type; capitalised words and a number are a password)
     words = len(value.split())
     if cls != "password" and words == 2 and (quoted or strong):
@@ -391,7 +402,7 @@ def judge(cls: str, op: str, value: str, *, quoted: bool, code: bool, ends: bool
     if cls == "password":
         hit = credential_like(value) or (strong and len(value) >= 4 and not value.isdigit())
         hit = hit or (ends and words == 1 and plain_password(value)) \
-            or (words == 1 and (word_and_number(value) or camel_password(value) or camel_phrase(value)))
+            or (words == 1 and (word_and_number(value) or camel_password(value) or (phrase and camel_phrase(value))))
         # (words run together read as a password wherever the sentence goes on: "my password was
         # harbortundracandle and it still works"; fourteen letters or more, ending as no state or
         # manner does, "incorrectlytyped", and naming no credential, "passwordconfirmation")

@@ -60,6 +60,9 @@ _NEAR_REACH = 80
 _NEAR_VALUE = lazy(r"(?<![A-Za-z0-9+/_.~!@#$%^&*?{=-])[A-Za-z0-9+/_.~!@#$%^&*?=-]{8,1000}+(?![A-Za-z0-9+/_.~!@#$%^&*?=-])")
 _NEAR_RUN = lazy(r"[A-Za-z0-9+/_.~!@#$%^&*?=-]{8,1000}+(?![A-Za-z0-9+/_.~!@#$%^&*?=-])")
 _NEAR_START = lazy(r"(?<![A-Za-z0-9+/_.~!@#$%^&*?{=-])[A-Za-z0-9+/_.~!@#$%^&*?=-]{8}")
+# a word of a sentence after a label's that points back to what the label named ("Swapped it for X",
+# "New one is X", "Replaced them with X")
+_POINTS_BACK = lazy(r"(?<![a-z])(?:it|one|them|its)(?![a-z])")
 # a label's line that points to the value below it ("password: see below", "the token follows:")
 _POINTS_BELOW = lazy(r"(?<![a-z])(?:below|beneath|underneath|follows|(?:on )?the next line)[ \t.:)\]*_]{0,8}\r?\Z")
 # the rest of a label's line that leaves the value to the lines below: a sign, a quote, nothing
@@ -97,9 +100,15 @@ def near_value(text: str, low: str, at: int, cls: str, kw_start: int | None = No
         found = _near_value(text, m, cls) if m else None
         if found:
             return found
+    # (a label ending its sentence, "a stale client secret. Swapped it for X": the next sentence's value
+    # is the label's only when that sentence points back to it, "it", "one"; "Removed the hardcoded
+    # password. Switched to Workload Identity: X" names something else)
+    ended = text[at:at + 1] == "." and text[at + 1:at + 2] in (" ", "\t", "\n", "\r")
     for start in _NEAR_START.finditer(text, at, min(end, at + _NEAR_REACH + 8)) if near else ():
         if near_stop(low, at, start.start()) or low.find("public", at, start.start()) >= 0:
             return None  # (also inside a name: `EcdsaPublicKey`, `ASYMMETRIC_PUBLIC`)
+        if ended and not _POINTS_BACK.search(low, at, start.start()):
+            continue
         m = _NEAR_VALUE.match(text, start.start(), end)
         found = _near_value(text, m, cls) if m else None
         if found:
@@ -340,7 +349,15 @@ _SECRET_NOUNS = frozenset({"password", "passwd", "pw", "pwd", "pass", "passphras
 _PROPERTY_NOUNS = frozenset({"hashing", "hash", "hashes", "policy", "policies", "manager", "managers", "storage",
                              "algorithm", "scheme", "format", "length", "rules", "rotation", "requirements",
                              "complexity", "strength", "expiry", "expiration", "history", "field", "column",
-                             "encoding", "encryption", "derivation", "kdf", "prompt", "validation", "validator"})
+                             "encoding", "encryption", "derivation", "kdf", "prompt", "validation", "validator",
+                             "type", "types", "hint", "hints", "source", "sources", "auth", "owner", "screen", "icon",
+                             "result", "results", "migration", "status", "method", "methods", "reset"})
+# Words a `!` ends as praise or a cry, not as a password's symbol ("Password strength: Excellent!",
+# "Password: Congratulations!")
+_EXCLAIMED = frozenset("""
+excellent fantastic congratulations congrats brilliant complete completed great awesome perfect amazing nice
+wonderful superb success successful done finally thanks welcome hooray yay wow oops nope tomorrow today soon
+strong stronger weak weaker good better best bad worse worst correct wrong""".split())
 
 
 def names_a_property(words: list[str], op: str) -> bool:
@@ -621,15 +638,18 @@ def judged_value(text: str, tail: re.Match[str], cls: str, *, flag: bool = False
     if op == "to" and not env_uuid and (quoted or text[tail.start() - 4:tail.start()].lower() == "pass"
                                         or not (credential_like(value) or person)):
         return None  # "pass to fs.open" is the verb; "changed to 'X'" quotes a name, not a value
-    if op == "to" and text[tail.start():tail.start("op")].split()[:1] and \
-            text[tail.start():tail.start("op")].split()[0].lower() in _PROPERTY_NOUNS:
+    # (a word between the label and its sign naming a property of the secret: "password hashing ...
+    # to argon2id", "password policy: ThreeWordsMinimum")
+    describes = text[tail.start():tail.start("op")].split()[:1] != [] and \
+        text[tail.start():tail.start("op")].split()[0].lower() in _PROPERTY_NOUNS
+    if op == "to" and describes and text[tail.start():tail.start("op")].split()[0].lower() != "reset":
         return None  # "we moved password hashing from bcrypt to argon2id": the label names the hashing
     if op in ("-", "–", "—") and not (high_entropy(value) or (DASHED_VALUE.fullmatch(value) and credential_like(value))
                                       or (cls == "password" and (word_and_number(value, joined=True) or passphrase(value)))):
         # (after a password's label a person's password counts as after a colon: "Пароль — Вишня_Київ_2026")
         return None  # "Acme secret - X"; not arithmetic in code (`token - 1].content`)
     kind = judge(cls, "--" if flag and op == "" else op, value, quoted=quoted, code=code, ends=ends,
-                  hint=quoted or raw[len(value):len(value) + 1] not in ("!", "?"))
+                  hint=quoted or raw[len(value):len(value) + 1] not in ("!", "?"), phrase=not describes)
     if not kind and cls == "password" and not quoted and raw[len(value):len(value) + 1] == "!" \
             and any(c.isdigit() for c in value) and any(c.isalpha() for c in value):
         # a `!` after letters and digits may be the value's last character, put there to meet a
@@ -637,10 +657,12 @@ def judged_value(text: str, tail: re.Match[str], cls: str, *, flag: bool = False
         value += "!"
         kind = judge(cls, "--" if flag and op == "" else op, value, quoted=False, code=code, ends=ends, hint=False)
     elif not kind and cls == "password" and not quoted and raw[len(value):len(value) + 1] == "!" and ends and op in (":", "=") \
-            and value.isalpha() and value[:1].isupper() and value[1:].islower() and plain_password(value.lower()):
+            and value.isalpha() and value[:1].isupper() and value[1:].islower() and plain_password(value.lower()) \
+            and not describes and value.lower() not in _EXCLAIMED:
         # a capitalised word and a `!` after a password's sign ("password: Quicksilver!"): a word and
         # its one symbol, as a policy makes people write it; read as the same word in lower case is
-        # ("Expired!": a state, none). After "is" the `!` is prose's ("the password is Fantastic!")
+        # ("Expired!": a state, none; "Excellent!": praise). After "is" the `!` is prose's ("the password is
+        # Fantastic!"), and after a property's name ("Password strength: Excellent!")
         value += "!"
         kind = "password assignment"
     if not kind:

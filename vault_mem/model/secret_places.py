@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 from vault_mem.model.lazy_patterns import lazy
 from vault_mem.model.secret_judge import judge, name_like, quoted_words, strong_unlabelled, unsigned_password
-from vault_mem.model.secret_names import COMMENT_MARK, DIGEST, PUBLIC_KEY_NAMES, Span, key_class
+from vault_mem.model.secret_names import COMMENT_MARK, DIGEST, PUBLIC_KEY_NAMES, Span, key_class, label_keywords
 from vault_mem.model.secret_pairs import person_password
 from vault_mem.model.secret_text import lines_holding
 from vault_mem.model.secret_values import (
@@ -56,15 +56,18 @@ def split_parts(text: str, low: str) -> Iterator[Span]:
     joined = "".join(values)
     if (random_token(joined, min_len=32) or random_hex(joined, min_len=32)) and not looks_fake(joined):
         yield "token split into parts", parts[0].start("value"), parts[-1].end("value")
-    elif _PASSWORD_PARTS.search(low, 0, parts[0].start()) and unguessable(joined) and not looks_fake(joined) \
+    elif _names_a_password(low[:parts[0].start()]) and unguessable(joined) and not looks_fake(joined) \
             and not is_placeholder(joined, quoted=True):
         # a password cut in parts under a line naming it ("the admin password is in two parts"):
         # short parts a person made, no word or name read together
         yield "password split into parts", parts[0].start("value"), parts[-1].end("value")
 
 
-# what the lines above a value's parts name it: a password (or its kin) a person would split
-_PASSWORD_PARTS = lazy(r"(?<![a-z])(?:pass(?:word|wd|phrase|code)?|pw|pwd|pin|secret|credentials?|creds|key)(?![a-z])")
+def _names_a_password(low: str) -> bool:
+    """Do the lines above a value's parts name a password (the credential words' own list,
+    :func:`label_keywords`, of the password's class: "the admin password", "VPN passphrase", "root
+    pw")? A key or a PIN alone names a finding or a pad as often ("Key findings", "PIN pad firmware")."""
+    return any(key_class(m.group()) == "password" for m in label_keywords(low))
 
 
 # A list of a value's parts under a name saying so (`"key_parts": ["zHAP8a5o", "scJy6QKG", ...]`,
