@@ -30,12 +30,10 @@ def _memory(description: str, body: str = "Plain notes.\n") -> bytes:
 
 
 @pytest.fixture
-def plain_vault(tmp_path: Path) -> tuple[Path, Path]:
-    """A vault folder with facts/a.md."""
-    root = tmp_path / "vault"
-    (root / "facts").mkdir(parents=True)
-    (root / "facts" / "a.md").write_bytes(_memory("inside the vault"))
-    return root, tmp_path
+def root(tmp_path: Path) -> Path:
+    """A vault folder with an empty facts/ folder (the reads here need no repository)."""
+    (tmp_path / "vault" / "facts").mkdir(parents=True)
+    return tmp_path / "vault"
 
 
 def _read(root: Path, rel: str) -> scan.FileState:
@@ -46,8 +44,7 @@ def _read(root: Path, rel: str) -> scan.FileState:
     return state
 
 
-def test_a_kept_verdict_is_judged_again_when_the_bytes_change(plain_vault) -> None:
-    root, _ = plain_vault
+def test_a_kept_verdict_is_judged_again_when_the_bytes_change(root: Path) -> None:
     clean = _memory("deploy notes for suite33c", "Run make deploy.\n")
     (root / "facts" / "a.md").write_bytes(clean)
     assert not _read(root, "facts/a.md").quarantined
@@ -61,10 +58,9 @@ def test_a_kept_verdict_is_judged_again_when_the_bytes_change(plain_vault) -> No
     assert not _read(root, "facts/a.md").quarantined
 
 
-def test_a_kept_verdict_belongs_to_its_path(plain_vault) -> None:
+def test_a_kept_verdict_belongs_to_its_path(root: Path) -> None:
     """The key (the file's name) is judged too: the same bytes under a name holding a token are
     quarantined though they were clean under another name."""
-    root, _ = plain_vault
     data = _memory("the same bytes under two names (suite33c)")
     token = "npm" + "_" + random_token(36, string.ascii_lowercase + string.digits)  # a key is lower-case
     (root / "facts" / "plain.md").write_bytes(data)
@@ -73,8 +69,7 @@ def test_a_kept_verdict_belongs_to_its_path(plain_vault) -> None:
     assert _read(root, f"facts/{token}.md").quarantined
 
 
-def test_a_writes_verdict_is_kept_for_its_own_bytes_only(plain_vault) -> None:
-    root, _ = plain_vault
+def test_a_writes_verdict_is_kept_for_its_own_bytes_only(root: Path) -> None:
     policy = WritePolicy(max_body_bytes=_MAX, max_file_bytes=_MAX)
     passed = _memory("what the write's gate passed (suite33c)")
     policy.check_file("facts/a.md", passed)
@@ -91,7 +86,7 @@ def test_a_writes_verdict_is_kept_for_its_own_bytes_only(plain_vault) -> None:
     )
 
 
-def test_a_kept_verdict_is_the_verdict_and_a_caller_cannot_change_it(plain_vault) -> None:
+def test_a_kept_verdict_is_the_verdict_and_a_caller_cannot_change_it() -> None:
     data = _memory("a note", f"key {aws_key()}\n")
     got = policy_mod.file_secrets("facts/a.md", data)
     want = list(got)
