@@ -20,6 +20,7 @@ the few file contents it vetted last, so the same bytes are not parsed twice in 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import re
 import shlex
 from collections import OrderedDict
@@ -250,7 +251,29 @@ def file_secrets(rel: str, data: bytes, memory: Memory | None = None) -> list[tu
     judged by the write gate's rule (:func:`secret_findings`), so what the gate would refuse is
     what is found here; one that does not parse is scanned as plain text (field ``file``). The
     line is counted from the top of the file (None where no line can be named: the key, which
-    is the file name). Never any part of a value."""
+    is the file name). Never any part of a value. ``memory`` must be what ``data`` parses to
+    (:func:`~vault_mem.model.memory.memory_from_bytes`): the verdict is kept by the bytes
+    (:data:`_VERDICTS`)."""
+    kept = (rel, hashlib.sha256(data).digest())
+    verdict = _VERDICTS.get(kept)
+    if verdict is None:
+        verdict = _VERDICTS[kept] = tuple(_file_secrets(rel, data, memory))
+        while len(_VERDICTS) > _VERDICTS_KEPT:
+            _VERDICTS.popitem(last=False)
+    return list(verdict)
+
+
+#: :func:`file_secrets`'s verdicts by (path, SHA-256 of the bytes), the oldest dropped first: a
+#: pure function of the path, the bytes and the rules, which are the code this process loaded
+#: (a process never runs other rules: one that loads others, a newer vault-mem, starts with none
+#: kept, and its sidecar reads every file again, index/scan.gate_fingerprint). A reconcile reads
+#: the files a write just vetted, a rebuild or a second vault the same files again; the scan is
+#: ~0.5 ms a file. Never stored: a verdict on disk could be planted or outlive its rules.
+_VERDICTS: OrderedDict[tuple[str, bytes], tuple[tuple[str, str, int | None], ...]] = OrderedDict()
+_VERDICTS_KEPT = 4096
+
+
+def _file_secrets(rel: str, data: bytes, memory: Memory | None) -> list[tuple[str, str, int | None]]:
     from vault_mem.model.secrets import find_secrets  # lazy: see _LAZY
 
     text = data.decode("utf-8", "replace")
@@ -679,6 +702,11 @@ class WritePolicy:
         self._vetted[(rel, data)] = None
         while len(self._vetted) > _VETTED_KEPT:
             self._vetted.popitem(last=False)
+        # the gate passed these bytes: the reconcile that reads them back finds nothing either
+        # (file_secrets judges a parsed file by the same secret_findings)
+        _VERDICTS[(rel, hashlib.sha256(data).digest())] = ()
+        while len(_VERDICTS) > _VERDICTS_KEPT:
+            _VERDICTS.popitem(last=False)
 
     def check_message(self, message: str, *, identity: tuple[str, str] | None = None) -> None:
         """Refuse a commit message holding a suspected credential: its subject and body, and the
