@@ -537,7 +537,9 @@ def test_a_commit_of_vault_mems_own_write_is_checked_as_it_lands(tmp_path, monke
             fh.write("\nA line a person added.\n")
         git(root, "commit", "-qam", "a person's commit")
 
-    assert {"diff-tree", "cat-file"} <= set(checks_after(hand_commit))
+    # the tree's check asks git what changed; HEAD's vault.toml is read from the commit's small
+    # loose objects in process (GitObjects.blob_at), so no cat-file is needed for it
+    assert "diff-tree" in set(checks_after(hand_commit))
     # a write whose commit lands on a HEAD this process did not check leaves the check to the next
     with Vault(root) as v:
         (root / "facts/link.md").symlink_to("/etc/hostname")
