@@ -1232,7 +1232,8 @@ def cmd_review(args) -> int:
     # and the detail (an unusable file's reason quotes a piece of its value) after `| `, said once
     # to be data (the name stood quoted with no such line: mendinj33)
     text = "\n".join([lines_notice()] * bool(listed) + [
-        f"{_peer_lead(i)}{i['flag']:<11} | {shown(_vault_key(i))}: {i['detail']}{_peer_mark(i)}" for i in listed]) \
+        f"{_peer_lead(i)}{i['flag']:<11} | {(quoted if i['flag'] == 'problem' else shown)(_vault_key(i))}: {i['detail']}{_peer_mark(i)}"
+        for i in listed]) \
         or "nothing to review"
     if len(listed) < len(items):
         text += f"\n(+{len(items) - len(listed)} more: raise --limit, or narrow with --type / --flag)"
@@ -1263,7 +1264,7 @@ def cmd_check_refs(args) -> int:
     # the mark: _peer_lead), said once to be data: the reference stood quoted in our sentence with
     # no such line (mendinj33)
     text = "\n".join([lines_notice()] * bool(missing) + [
-        f"{_peer_lead(m)}a path that does not exist | {m['key']}: {shown(m['ref'])}{_peer_mark(m)}" for m in missing]) \
+        f"{_peer_lead(m)}a path that does not exist | {m['key']}: {quoted(m['ref'])}{_peer_mark(m)}" for m in missing]) \
         or "every referenced path exists"
     emit(args, missing, text, quotes=bool(missing))
     return 1 if missing else 0
@@ -1281,8 +1282,8 @@ def cmd_dupes(args) -> int:
     # a line starts with the mark of a peer's key that starts it (_peer_lead), as `list` and `log` do
     # the keys (text their writers chose) after `| `, said once to be data, as list says it
     text = "\n".join([lines_notice()] * bool(pairs) + [
-        f"{_peer_lead(whose(p, 'a'))}({p['similarity']:.2f}) | {p['a']}{_peer_mark(whose(p, 'a'))} ~ {p['b']}"
-        f"{_peer_mark(whose(p, 'b'))}" for p in pairs]) or "no likely duplicates"
+        f"{_peer_lead(whose(p, 'a'))}| {p['a']}{_peer_mark(whose(p, 'a'))} ~ {p['b']}"
+        f"{_peer_mark(whose(p, 'b'))} ({p['similarity']:.2f})" for p in pairs]) or "no likely duplicates"
     emit(args, pairs, text, quotes=bool(pairs))  # the JSON holds both descriptions
     return 0
 
