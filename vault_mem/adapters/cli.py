@@ -1264,7 +1264,7 @@ def cmd_check_refs(args) -> int:
     # the mark: _peer_lead), said once to be data: the reference stood quoted in our sentence with
     # no such line (mendinj33)
     text = "\n".join([lines_notice()] * bool(missing) + [
-        f"{_peer_lead(m)}a path that does not exist | {m['key']}: {quoted(m['ref'])}{_peer_mark(m)}" for m in missing]) \
+        f"{_peer_lead(m)}| {m['key']}: {quoted(m['ref'])} does not exist{_peer_mark(m)}" for m in missing]) \
         or "every referenced path exists"
     emit(args, missing, text, quotes=bool(missing))
     return 1 if missing else 0
