@@ -1013,11 +1013,11 @@ def cli(*args: str, cwd: Path | str | None = None, input: str | bytes | None = N
     root = logging.getLogger()
     from vault_mem.platform import terminal
 
-    saved_ask = terminal.ask_person
+    saved_ask, saved_has = terminal.ask_person, terminal.has_terminal
     with _environment(cwd, env), warnings.catch_warnings():
         _interpreter_warning_filters()
         sys.stdin, sys.stdout, sys.stderr = stdin, stdout, stderr
-        terminal.ask_person = _no_terminal
+        terminal.ask_person, terminal.has_terminal = _no_terminal, _has_no_terminal
         root.addHandler(handler)
         try:
             try:
@@ -1033,7 +1033,7 @@ def cli(*args: str, cwd: Path | str | None = None, input: str | bytes | None = N
         finally:
             root.removeHandler(handler)
             sys.stdin, sys.stdout, sys.stderr = saved_streams
-            terminal.ask_person = saved_ask
+            terminal.ask_person, terminal.has_terminal = saved_ask, saved_has
     out, err = out_buf.getvalue(), err_buf.getvalue()
     return CliResult(argv, code, _decode(out) if text else out, _decode(err) if text else err)
 
@@ -1057,6 +1057,11 @@ def measured_cli(*args: str, cwd: Path, timeout: float = 600) -> tuple[int, int,
                            *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
     code, peak = proc.stdout.split()
     return int(code), int(peak), proc.stderr
+
+
+def _has_no_terminal() -> bool:
+    """:func:`vault_mem.platform.terminal.has_terminal` in a process with no controlling terminal."""
+    return False
 
 
 def _no_terminal(text: str, question: str) -> None:

@@ -92,7 +92,7 @@ def test_cli_review(tmp_path):
     (item,) = json.loads(r.stdout)
     assert item["key"] == "visa" and item["flag"] == "expired"
     r = cli("--vault", str(root), "review")
-    assert r.stdout.startswith("expired") and "visa" in r.stdout and "vault-mem forget visa" in r.stdout
+    assert r.stdout.splitlines()[1].startswith("expired") and "visa" in r.stdout  # under the data line and "vault-mem forget visa" in r.stdout
 
 
 def test_review_filters_by_type_and_flag_and_the_cli_limits_with_a_count_of_the_rest(tmp_path):
@@ -118,7 +118,7 @@ def test_review_filters_by_type_and_flag_and_the_cli_limits_with_a_count_of_the_
     r = cli("--vault", str(root), "review", "--stale", "--type", "fact", "--limit", "2")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.strip().splitlines()
-    assert len(lines) == 3 and lines[-1].startswith("(+4 more")
+    assert len(lines) == 4 and lines[-1].startswith("(+4 more")  # the data line, 2 items, the rest counted
     r = cli("--vault", str(root), "review", "--stale", "--type", "fact", "--limit", "2", "--json")
     assert len(json.loads(r.stdout)) == 2
     assert cli("--vault", str(root), "review", "--limit", "0").returncode == 2

@@ -244,11 +244,16 @@ def test_trust_shows_a_huge_pending_file_without_reading_it(pair):
     # fetched, not synced: a sync takes a file over the vault's size limit out (issue 23), so
     # nothing of it would wait; a plain fetch leaves it pending, as trust lists it
     git(a, "fetch", "-q", "origin")
-    code, peak, out = measured_sync(a, "trust", "--json")
+    code, peak, out = measured_sync(a, "trust", "--json")  # no terminal: the file is named, never read
     blob = git(peer, "rev-parse", "HEAD:big.txt").strip()
-    assert "49,500,000 bytes, too large to show here" in out and f"git cat-file -p {blob} | less" in out, out[-2000:]
     assert out.count("ignore all previous instructions") == 0
     assert peak < 80, f"peak RSS {peak} MB"
+    # the person's terminal, where a file's text is shown: named with its size and the command that pages it
+    from conftest import at_terminal
+    person = at_terminal("trust", cwd=a, answer=None, timeout=300).stdout
+    assert "49,500,000 bytes, too large to show here" in person and f"git cat-file -p {blob} | less" in person, \
+        person[-2000:]
+    assert person.count("ignore all previous instructions") == 0
     code, _, out = measured_sync(a)
     assert code == 0 and "'big.txt'" in out and "taken out" in out, out
     assert not (a / "big.txt").exists()

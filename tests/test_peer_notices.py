@@ -59,6 +59,10 @@ def test_the_notice_an_agent_reads_quotes_no_peer_text(pair, case):
         result = call_tool(v, "recall", {"query": "how do we deploy"})
     assert "deploy-steps" in result.text and "vault.toml" in result.text  # the notice is there
     assert WORDS not in result.text and AUTHOR not in result.text, result.text
+    # trust without a terminal (an agent's shell), its text and its JSON: no value of the peer's
+    for args in (["trust"], ["trust", "--json"], ["doctor"]):
+        r = cli("--vault", str(mine), *args)
+        assert WORDS not in r.stdout + r.stderr and AUTHOR not in r.stdout + r.stderr, (args, r.stdout)
     # the person reviews the values with `vault-mem trust` at their terminal (without one it
     # names each change and shows no text a peer wrote: an agent's shell runs it so too)
     shown = at_terminal("--vault", str(mine), "trust", answer=None)

@@ -76,10 +76,16 @@ def emit(args: argparse.Namespace, data: Any, text: str | None = None, *, quotes
     stderr (:func:`~vault_mem.model.render.json_notice`; the text forms say it themselves)."""
     if args.json:
         if quotes:
-            warn(f"note: {json_notice()}")
+            _json_is_data()
         print(json_text(data))
     elif text is not None:
         print(text)
+
+
+def _json_is_data() -> None:
+    """Say once, on stderr, that the JSON on stdout holds text its writers chose, data
+    (:func:`~vault_mem.model.render.json_notice`): :func:`emit`'s ``quotes``, ``export``."""
+    warn(f"note: {json_notice()}")
 
 
 def warn(message: str) -> None:
@@ -481,7 +487,7 @@ def _get_text(view: dict) -> str:
     # 40,000 characters pushed a line naming it after that past a pager's first screen, `head`, or
     # an agent's shell tool that keeps the start of a long output (atk23)
     lines = [f"{_peer_lead(view)}{view['key']} ({where}{view['type']}, {view['path']}) {when}{flags}",
-             _by(view.get("author"), view.get("trusted", True)), f"({lines_notice()})", *_quoted(view["description"])]
+             _by(view.get("author"), view.get("trusted", True)), lines_notice(), *_quoted(view["description"])]
     for note in view.get("notes", []):
         lines.append(f"note: {note}")
     if view["body"].strip():
@@ -541,7 +547,7 @@ def cmd_list(args) -> int:
     else:
         rows = read(args, "list", params)
     # each description quoted after `| `, said once to be data, as `get` and `recall` quote memory text
-    text = "\n".join([f"({lines_notice()})"] * bool(rows) + [
+    text = "\n".join([lines_notice()] * bool(rows) + [
         _peer_lead(r) + f"{r['key']:<32} {r['type']:<10} " + (f"[{r['vault']}] " if r.get("vault") else "")
         + "| " + r["description"] + _peer_mark(r) for r in rows]) or "(no memories)"
     emit(args, rows, text, quotes=bool(rows))
@@ -552,11 +558,12 @@ def cmd_list(args) -> int:
 def cmd_log(args) -> int:
     vault, key, label = open_for_key(args, args.key, strict=False)
     entries = vault.log(key, limit=args.limit)
-    # the mark before the author's name and the subject: both are text the commit's writer chose;
-    # the subject (a peer's, any text) quoted after `| ` and said once to be data, as memory text is
-    text = "\n".join([f"({lines_notice()})"] * bool(entries) + [
+    # the mark before the author's name and the subject: both are text the commit's writer chose,
+    # quoted after `| ` and said once to be data, as memory text is (the name stood before `| `,
+    # outside what the line above calls data: mendinj33)
+    text = "\n".join([lines_notice()] * bool(entries) + [
         f"{e.commit[:10]} {e.date} " + _peer_lead({"author": e.email, "trusted": e.trusted})
-        + f"{e.author:<18} | {e.subject}" + _peer_mark({"author": e.email, "trusted": e.trusted})
+        + f"| {e.author}: {e.subject}" + _peer_mark({"author": e.email, "trusted": e.trusted})
         for e in entries]) or "(no history)"
     if label:  # the JSON stays a list of entries, each naming its vault
         text = f"{label.rstrip(', ')} {vault.root}:\n{text}"
@@ -616,7 +623,7 @@ def cmd_recall(args) -> int:
                                                         unchecked=bool(data.get("unchecked")))
              + (f" ({data['note']})" if data.get("note") else "")]
     if data["hits"]:
-        lines.append(f"({lines_notice()})")
+        lines.append(lines_notice())
     for i, hit in enumerate(data["hits"], 1):
         flags = f" [{', '.join(hit['flags'])}]" if hit["flags"] else ""
         age = f", {hit['age_days']} days old" if hit["age_days"] is not None else ""
@@ -947,7 +954,8 @@ def cmd_trust(args) -> int:
     files they named (``PATH...``), or ``--all`` (asked once, each listed). A vault.toml named
     outside the vault asks whether its folder may be a vault of this machine."""
     from vault_mem.adapters import trust_items  # lazy: start-up time (module docstring)
-    from vault_mem.config import setting_values  # lazy, as the rest
+    from vault_mem.config import setting_values, told_value  # lazy, as the rest
+    from vault_mem.platform.terminal import has_terminal
     from vault_mem.store.gitfiles import approve_incoming, git_file_text, held_unapproved, pending_git_files
     from vault_mem.store.template import template_blobs
 
@@ -979,13 +987,18 @@ def cmd_trust(args) -> int:
     listed = {(f.path, f.approval) for _, f in files}
     files += [(ref, f) for ref, f in pending_git_files(ws.root, ws.repo, ws.prefix, s.config.sync_remote)
               if (f.path, f.approval) not in listed]
-    shown_texts = trust_items.git_files_shown(ws.repo, files)
-    items = trust_items.pending_items(ws, s, files, shown_texts)
+    # the one decision of what this run shows, its text and its JSON alike: a peer's text (a
+    # file, a new value, an author's name) at the person's terminal only; run without one (an
+    # agent's shell), each change is named, by its length where it is text (trust_items.pending_items)
+    whole = has_terminal()
+    shown_texts = trust_items.git_files_shown(ws.repo, files) if whole else [None] * len(files)
+    items = trust_items.pending_items(ws, s, files, shown_texts, whole=whole)
     data: dict[str, Any] = {
-        "vault": str(ws.root), "pending": {k: [old, new] for k, (old, new) in s.changes.items()},
+        "vault": str(ws.root), "pending": {k: [old, new if whole else told_value(k, new)]
+                                           for k, (old, new) in s.changes.items()},
         "settings_pending": s.pending_raw is not None, "problem": s.problem,
         "in_force": setting_values(s.config), "approved": False, "approved_files": [], "trust_file": None,
-        "items": [{k: v for k, v in item.items() if k not in ("text", "head", "brief")} for item in items],
+        "items": [{k: v for k, v in item.items() if k not in ("text", "head")} for item in items],
         "git_files": [{"path": f.path, "remote": ref, "blob": f.theirs, "ours": f.ours, "shown": text}
                       for (ref, f), text in zip(files, shown_texts, strict=True)]}
     head = [f"vault.toml is not in force: {s.problem} (nothing of it to approve until it is fixed)"] if s.problem else []
@@ -1009,11 +1022,10 @@ def cmd_trust(args) -> int:
         approved, why_not = _ask_each(args, head, items, lambda item: trust_items.indented(shown_text(
             git_file_text(ws.repo, files[item["index"]][1], at_head=files[item["index"]][0] == "HEAD"))))
     if not approved:
-        # asked: the person saw each already; no terminal asked: each change named, never shown (a
-        # peer's text, and whoever ran this without a terminal may be an agent)
+        # asked: the person saw each already; else each change as the one decision above made it
         asked = trust_items.asked_on_terminal(why_not)
-        listing = "" if asked else "\n".join([*head, *trust_items.said_once(item["brief"] for item in asking),
-                                              f"({trust_items.BRIEF_WHY})"])
+        listing = "" if asked else "\n".join([*head, *trust_items.said_once(item["text"] for item in asking),
+                                              *[f"({trust_items.BRIEF_WHY})"] * (not whole)])
         who = "; ".join(f"`{item['check']}`" for item in asking)
         emit(args, *_with_authors(vault, data, f"{listing}\nnot approved ({why_not}); check who changed them ({who}), "
                                   "then run `vault-mem trust` in a terminal and type the word it shows for each you approve, or "
@@ -1216,12 +1228,16 @@ def cmd_review(args) -> int:
             vault.close()
     listed = items[:args.limit] if args.limit is not None else items
     # with several vaults a key is shown as personal:KEY / project:KEY, what edit or forget takes
-    # an unusable file's name is no key (a peer's sentence, taken by a plain `git pull`): quoted
-    text = "\n".join(f"{_peer_lead(i)}{i['flag']:<11} {(quoted if i['flag'] == 'problem' else shown)(_vault_key(i)):<32} "
-                     f"{i['detail']}{_peer_mark(i)}" for i in listed) or "nothing to review"
+    # the key (a file's name for an unusable file: a peer's sentence, taken by a plain `git pull`)
+    # and the detail (an unusable file's reason quotes a piece of its value) after `| `, said once
+    # to be data (the name stood quoted with no such line: mendinj33)
+    text = "\n".join([lines_notice()] * bool(listed) + [
+        f"{_peer_lead(i)}{i['flag']:<11} | {(quoted if i['flag'] == 'problem' else shown)(_vault_key(i))}: {i['detail']}{_peer_mark(i)}"
+        for i in listed]) \
+        or "nothing to review"
     if len(listed) < len(items):
         text += f"\n(+{len(items) - len(listed)} more: raise --limit, or narrow with --type / --flag)"
-    emit(args, listed, text)
+    emit(args, listed, text, quotes=bool(listed))
     return 0
 
 
@@ -1244,11 +1260,13 @@ def cmd_check_refs(args) -> int:
 
     vault = open_vault(args)
     missing = check_refs(vault, Path(args.repo))
-    # the reference quoted, and a peer's line starting with the mark, before its key: text its
-    # writer chose, in our sentence (atk23; _peer_lead)
-    text = "\n".join(f"{_peer_lead(m)}{m['key']}: {quoted(m['ref'])} does not exist{_peer_mark(m)}"
-                     for m in missing) or "every referenced path exists"
-    emit(args, missing, text)
+    # the key and the reference after `| ` (text their writer chose, a peer's line starting with
+    # the mark: _peer_lead), said once to be data: the reference stood quoted in our sentence with
+    # no such line (mendinj33)
+    text = "\n".join([lines_notice()] * bool(missing) + [
+        f"{_peer_lead(m)}| {m['key']}: {quoted(m['ref'])} does not exist{_peer_mark(m)}" for m in missing]) \
+        or "every referenced path exists"
+    emit(args, missing, text, quotes=bool(missing))
     return 1 if missing else 0
 
 
@@ -1262,8 +1280,10 @@ def cmd_dupes(args) -> int:
         return {"trusted": p[f"{name}_trusted"], "author": p[f"{name}_author"]}
 
     # a line starts with the mark of a peer's key that starts it (_peer_lead), as `list` and `log` do
-    text = "\n".join(f"{_peer_lead(whose(p, 'a'))}{p['a']}{_peer_mark(whose(p, 'a'))} ~ {p['b']}"
-                     f"{_peer_mark(whose(p, 'b'))} ({p['similarity']:.2f})" for p in pairs) or "no likely duplicates"
+    # the keys (text their writers chose) after `| `, said once to be data, as list says it
+    text = "\n".join([lines_notice()] * bool(pairs) + [
+        f"{_peer_lead(whose(p, 'a'))}| {p['a']}{_peer_mark(whose(p, 'a'))} ~ {p['b']}"
+        f"{_peer_mark(whose(p, 'b'))} ({p['similarity']:.2f})" for p in pairs]) or "no likely duplicates"
     emit(args, pairs, text, quotes=bool(pairs))  # the JSON holds both descriptions
     return 0
 
@@ -1304,7 +1324,7 @@ def cmd_export(args) -> int:
     text = render(records, "json" if args.json else "jsonl")
     if not args.output:  # memory text an agent may read as it is printed: said once to be data
         if records:
-            warn(f"note: {json_notice()}")
+            _json_is_data()
         sys.stdout.write(text)
         return 0
     path = write_export(text, args.output)

@@ -61,30 +61,33 @@ def change_by(repo: GitRepo, rev: str, top: str) -> tuple[str, str, str] | None:
     return commit, email, f"commit {commit[:10]} by {quoted(name)} <{shown_email(email)}>"
 
 
-def pending_items(ws: Workspace, s, files, texts: list[str]) -> list[dict[str, Any]]:
+def pending_items(ws: Workspace, s, files, texts: list[str] | None, *, whole: bool) -> list[dict[str, Any]]:
     """Each change waiting for approval, as ``trust`` shows and asks about it: its ``name`` (the
-    vault-relative file, what ``trust PATH`` takes), whose commit brought it, what it changes, and
-    the ``text`` shown (escaped: every part but vault-mem's words is text a peer chose); ``brief``:
-    the same without the file's text and with a new text value by its length (as the notices say
-    them), for a run with no terminal to ask on: an agent told to run `vault-mem trust` read a
-    peer's CLAUDE.md whole, outside any fence (inj33)."""
+    vault-relative file, what ``trust PATH`` takes), whose commit brought it, what it changes
+    (``what``), and the ``text`` shown (escaped: every part but vault-mem's words is text a peer
+    chose). ``whole`` (the person's terminal, :func:`~vault_mem.platform.terminal.has_terminal`):
+    each file's text (``texts``) and the new values themselves; else no file's text, no author's
+    name, and a new text value by its length (as the notices say them), in ``text`` and ``what``
+    alike, so the text form and the JSON (built from these items) follow the one decision: an
+    agent told to run `vault-mem trust` read a peer's CLAUDE.md whole (inj33), and its ``--json``
+    still did after the text form stopped (mendinj33)."""
     from vault_mem.config import describe_changes
     from vault_mem.store.gitfiles import is_git_file
 
     items: list[dict[str, Any]] = []
 
     def whose(rev: str, rel: str) -> tuple[str | None, str | None, str]:
-        return change_by(ws.repo, rev, ws.prefix + rel) or (None, None, "a commit not found (git log names it)")
+        commit, email, by = change_by(ws.repo, rev, ws.prefix + rel) or (None, None, "a commit not found (git log names it)")
+        if commit is not None and not whole:  # the author's name is text its writer chose: the email names them
+            by = f"commit {commit[:10]} by <{shown_email(email or '')}>"
+        return commit, email, by
 
     if s.pending_raw is not None:
         commit, email, by = whose("HEAD", CONFIG_FILE)
-        what = f"changes settings: {describe_changes(s.changes)}"
+        what = f"changes settings: {describe_changes(s.changes, new_text=whole)}"
         items.append({"name": CONFIG_FILE, "kind": "settings", "commit": commit, "author": email, "what": what,
-                      "check": f"git log -p -- {CONFIG_FILE}",
-                      "text": f"{CONFIG_FILE} in {ws.root}, {by}, {what}",
-                      "brief": f"{CONFIG_FILE} in {ws.root}, {by}, changes settings: "
-                               f"{describe_changes(s.changes, new_text=False)}"})
-    for index, ((ref, f), text) in enumerate(zip(files, texts, strict=True)):
+                      "check": f"git log -p -- {CONFIG_FILE}", "text": f"{CONFIG_FILE} in {ws.root}, {by}, {what}"})
+    for index, (ref, f) in enumerate(files):
         commit, email, by = whose(ref, f.path)
         verb = "deletes" if f.theirs is None else "adds" if f.ours is None else "changes"
         kind = "a file git itself interprets" if is_git_file(f.path) else f"a file vault-mem does not read{OTHERS}"
@@ -93,14 +96,15 @@ def pending_items(ws: Workspace, s, files, texts: list[str]) -> list[dict[str, A
         # HEAD: a file HEAD holds already, from a commit not made here (store/gitfiles.held_unapproved)
         where = "in HEAD, from a commit not made here" if ref == "HEAD" else f"from {shown(ref)}"
         head = f"{quoted(f.path)} {where}, {by}, {what} ({(f.theirs or 'deleted')[:10]}):"
+        text = f"{head}\n{indented(texts[index])}" if whole and texts is not None else \
+            f"{head[:-1]}; its text is shown on the person's terminal"
         items.append({"name": f.path, "kind": "git file", "index": index, "remote": ref, "commit": commit,
                       "author": email, "what": what, "check": f"git log -p {shell_word(ref)} -- {shell_word(f.path)}",
-                      "head": head, "text": f"{head}\n{indented(text)}",
-                      "brief": f"{head[:-1]}; its text is shown on the person's terminal"})
+                      "head": head, "text": text})
     return items
 
 
-#: what an item says where no terminal can ask the person (:func:`pending_items`' ``brief``)
+#: what a listing says where no terminal can ask the person (:func:`pending_items` not ``whole``)
 BRIEF_WHY = ("a change is shown whole only where the person can answer, on their terminal: its text is a peer's, "
              "and whoever runs this command without one (an agent's shell) is never shown it")
 

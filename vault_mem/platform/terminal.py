@@ -28,7 +28,21 @@ import os
 import secrets
 import termios
 
-__all__ = ["ask_person"]
+__all__ = ["ask_person", "has_terminal"]
+
+
+def has_terminal() -> bool:
+    """Whether this process has a controlling terminal, where the person may read what a
+    question would show: the one decision of what ``vault-mem trust`` shows, in its text and its
+    JSON alike (without one, an agent's shell, no text a peer wrote)."""
+    try:
+        fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+    except OSError:
+        return False
+    try:
+        return os.isatty(fd)
+    finally:
+        os.close(fd)
 
 
 def ask_person(text: str, question: str) -> bool | None:

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from vault_mem.errors import VaultMemError
 from vault_mem.store.git import GitRepo
-from vault_mem.model.names import quoted, shown
-from vault_mem.store.history import head_branch, memory_pathspecs, who_wrote
+from vault_mem.model.names import shown
+from vault_mem.store.history import head_branch, memory_pathspecs
 
 _OID = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 #: the smallest index entry git writes (version 2: 62 bytes of fields plus a 1-char name, padded)
@@ -118,10 +118,9 @@ def _malformed_problem(repo: GitRepo, malformed: list[tuple[str, str, str]], pre
                         check=False, timeout=FSCK_TIMEOUT_S, cwd=repo.toplevel)
         lines = proc.stdout.decode().split() if proc.returncode == 0 else []
         commit = lines[-1] if lines else ""
-    author, subject = who_wrote(repo, commit) if commit else ("", "")
-    # the subject and the author's name quoted: text whoever pushed it chose, in a sentence of ours
-    named = (f"commit {commit[:10]}" + (f" {quoted(subject)}" if subject else "")
-             + (f" by {quoted(author)}" if author else "") if commit else f"{kind} {oid[:10]}")
+    # named by its id alone: its subject and author's name are text whoever wrote it by hand chose,
+    # which doctor's line (an agent reads doctor too) quoted with no statement that it is data (mendinj33)
+    named = f"commit {commit[:10]}" if commit else f"{kind} {oid[:10]}"
     holds = "" if kind == "commit" else f" (its {kind} {oid[:10]})"
     more = f" ({len(malformed)} such objects)" if len(malformed) > 1 else ""
     return (f"git history holds {named}{holds}, which git's check refuses ({shown(words)}){more}: no git "

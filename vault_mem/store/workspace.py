@@ -273,7 +273,7 @@ class Workspace:
                 raise StateError(f"cannot create {self.state_dir} ({exc.strerror}); make {root} writable "
                                  "for you, or create that folder, and retry") from exc
             self.lock = WriteLock(self.state_dir / WRITE_LOCK)
-            state = list(dict.fromkeys([*self.settings.notices, *self._state_notes()]))
+            state = self._state_list(self.settings)
         self.notices.extend(n for n in state if n not in self.notices)
         #: the notices of the vault's state said at the opening (:meth:`state_notices` says them
         #: as they are now); kept as :meth:`state_notices`' first answer when vault.toml still
@@ -358,6 +358,11 @@ class Workspace:
         out.append(ignore_files_signature(self.repo, self.root))
         return out
 
+    def _state_list(self, settings: Settings) -> list[str]:
+        """The state notices, each once: the settings' (``settings``, as read at the opening or
+        now), then :meth:`_state_notes`'. The one list of the opening and :meth:`state_notices`."""
+        return list(dict.fromkeys([*settings.notices, *self._state_notes()]))
+
     def state_notices(self) -> list[str]:
         """The notices of the vault's state as it is now, for a process that answers for long
         (the daemon attaches them to every read: frozen at its start, a read said a notice the
@@ -372,7 +377,7 @@ class Workspace:
                if os.path.lexists(self.root / CONFIG_FILE) else None)
         settings = settings_in_force(self.root, self.repo, self.prefix, raw, self.state_dir)
         with remembered(self.repo):  # as at the open
-            notes = list(dict.fromkeys([*settings.notices, *self._state_notes()]))
+            notes = self._state_list(settings)
         self._state_said, self._state_config = (stamp, notes), settings.config
         return list(notes)
 

@@ -219,9 +219,11 @@ def _attempts(vault: Vault, name: str, url: str, branch: str, rbranch: str, trac
 
 
 def _set_aside_info(aside: SetAside, unpushed: int) -> dict:
-    """What :attr:`SyncReport.set_aside` says of ``aside``."""
-    return {"commit": aside.commit, "count": aside.count, "refused": aside.said, "author": aside.author,
-            "subject": aside.subject, "unpushed": unpushed}
+    """What :attr:`SyncReport.set_aside` says of ``aside``: the commit by its id, never its
+    subject or author's name, text its writer chose (the commit is one written by hand), which
+    the sync's line and ``--json`` gave an agent outside any statement that it is data
+    (mendinj33)."""
+    return {"commit": aside.commit, "count": aside.count, "refused": aside.said, "unpushed": unpushed}
 
 
 def _classify(stage: str, name: str, url: str, err: str, root) -> SyncError:

@@ -169,12 +169,10 @@ def set_aside_line(remote: str, branch: str, a: dict[str, Any]) -> str:
     """The sentence that names the remote's commit a sync set aside (git's check refuses an
     object of it), what that holds back, and the fix."""
     c, after = a["commit"][:10], a["count"] - 1
-    # the author's name and the subject quoted: text the peer chose, in a sentence of ours (atk23)
-    who = f"by {quoted(a['author'])}" if a["author"] else "naming no author"
-    subject = f" {quoted(a['subject'])}" if a["subject"] else ""
+    # named by its id alone: its subject and author's name are text its writer chose (remote._set_aside_info)
     held = (f"your {a['unpushed']} commit(s) stay committed here and are not pushed" if a["unpushed"] else
             "nothing of yours waits to be pushed, and nothing can be")
-    return (f"the remote's commit {c}{subject} ({who}) holds an object git's check refuses ({shown(a['refused'])}): "
+    return (f"the remote's commit {c} holds an object git's check refuses ({shown(a['refused'])}): "
             "no git command makes one, so it was written by hand. "
             + (f"It and the {after} commit(s) after it on {shown(remote)}/{shown(branch)} were set aside, nothing of "
                "them" if after else "It was set aside, nothing of it")
