@@ -978,22 +978,37 @@ def seen_elsewhere(repo: GitRepo, blob: str, prefix: str) -> bool:
     waits walks only the commits that came since (a 100,000-commit history: once); what was
     found is kept in :data:`~vault_mem.store.provenance.GIVEN_ELSEWHERE`, whatever refs go."""
     local = recorded(repo.common_dir)[1]
-    if any(b == blob and t.startswith(prefix) and c not in local for c, t, b in given_recorded(repo.common_dir)):
+    given = given_recorded(repo.common_dir)
+    if given is None or any(b == blob and t.startswith(prefix) and c not in local for c, t, b in given):
+        return True  # (a record past its cap holds every file: the safe side)
+    path = replayed_file(repo.common_dir).with_name(SEEN_ELSEWHERE)
+    kept = _seen_kept(path)
+    entry = kept.get(f"{prefix}\0{blob}") or {}
+    # the code before mendatk33b kept what it found in "holders" (and walked past it since): carried
+    # into the record, or an upgrade forgot a peer's put-back held before it
+    held = [c for c in entry.get("holders", []) if c not in local]
+    if held:
+        with contextlib.suppress(OSError, VaultMemError):
+            record_given(repo.common_dir, [(c, prefix, blob) for c in held])
         return True
     tips = known_tips(repo)
     if not tips:
         return False
-    path = replayed_file(repo.common_dir).with_name(SEEN_ELSEWHERE)
-    kept = _seen_kept(path)
-    entry = kept.get(f"{prefix}\0{blob}") or {}
     walked = _commits(repo, entry.get("walked", []))
     if not set(tips) - set(walked):
         return False
-    found = [g for g in _givers(repo, tips, walked, memory_pathspecs(prefix), blob=blob) if g[0] not in local]
+    givers, guessed = _givers(repo, tips, walked, memory_pathspecs(prefix), blob=blob)
+    # one line per commit and blob under the vault (the vault's prefix stands for the path): a
+    # commit naming the bytes at 100,000 paths adds one line, not 100,000 (mendatk33b)
+    found = list(dict.fromkeys((c, prefix, b) for c, t, b in givers if c not in local and (c, t, b) not in guessed))
+    sure = list(found)
+    found += [(c, prefix, b) for c, _t, b in guessed if c not in local]
     try:  # kept before the walk's record, which counts on it: what was found stays named
-        record_given(repo.common_dir, found)
+        record_given(repo.common_dir, sure)
     except (OSError, VaultMemError):
         return bool(found)  # and the walk is not kept: the next open walks again
+    if len(found) > len(sure):  # a guess past the cap is held for this walk only: nor is the walk kept
+        return True
     kept.pop(f"{prefix}\0{blob}", None)
     kept[f"{prefix}\0{blob}"] = {"walked": tips, "holders": []}
     with contextlib.suppress(OSError, VaultMemError):  # a record is a cache: the walk stands without it
@@ -1016,16 +1031,22 @@ def given_elsewhere(repo: GitRepo, files: dict[str, str]) -> set[str]:
     if not files:
         return set()
     local = recorded(repo.common_dir)[1]
-    found = {t for c, t, b in given_recorded(repo.common_dir) if c not in local and files.get(t) == b}
+    given = given_recorded(repo.common_dir)
+    if given is None:
+        return set(files)  # a record past its cap holds every file: the safe side
+    found = {t for c, t, b in given if c not in local and files.get(t) == b}
     tips = known_tips(repo)
     rest = sorted(set(files) - found)
     if not tips or not rest:
         return found
     new: list[tuple[str, str, str]] = []
+    guessed: set[tuple[str, str, str]] = set()
     for i in range(0, len(rest), 2000):
-        new += [g for g in _givers(repo, tips, [], rest[i:i + 2000], files=files) if g[0] not in local]
+        givers, past_cap = _givers(repo, tips, [], rest[i:i + 2000], files=files)
+        new += [g for g in givers if g[0] not in local]
+        guessed |= past_cap
     with contextlib.suppress(OSError, VaultMemError):  # what the walk found stands without its record
-        record_given(repo.common_dir, new)
+        record_given(repo.common_dir, [g for g in new if g not in guessed])  # a guess held for this walk only
     return found | {t for _, t, _ in new}
 
 
@@ -1048,7 +1069,7 @@ def _seen_kept(path: Path) -> dict:
 
 
 def _givers(repo: GitRepo, tips: list[str], walked: list[str], pathspecs: list[str], *, blob: str | None = None,
-            files: dict[str, str] | None = None) -> list[tuple[str, str, str]]:
+            files: dict[str, str] | None = None) -> tuple[list[tuple[str, str, str]], set[tuple[str, str, str]]]:
     """``(commit, top-level path, blob)`` for each commit reachable from ``tips``, not from
     ``walked``, that gave a path of ``pathspecs`` the bytes ``blob`` (or, ``files``: the path
     named there (literally) its blob): the one home of "which commit gave these bytes" for
@@ -1057,7 +1078,12 @@ def _givers(repo: GitRepo, tips: list[str], walked: list[str], pathspecs: list[s
     merge"), or when it takes them over a parent's change (a parent whose version is neither
     those bytes nor the merge base's: a peer's put-back of the person's older vault.toml made as
     a merge, mendatk), never when it carries them from the parent that changed them (a peer's
-    plain `git pull` merging the person's own file into its line: atk33). git's own options
+    plain `git pull` merging the person's own file into its line: atk33). A merge of more than two
+    parents that carries them from some parents while others differ there gives them (its merge
+    base, the common ancestor of all, hides one parent's change: a peer's octopus put-back of the
+    person's deleted hooks, mendatk33b; git makes no octopus merge of two changes to one path, so
+    the person's own rarely meet it). Second: those counted as giving only because past
+    :data:`_MOST_BASES` lookups (a guess on the safe side, which callers never keep). git's own options
     fixed whatever the person's configuration (``log.showRoot``, ``log.diffMerges``:
     :data:`~vault_mem.store.git.FIXED_CONFIG`)."""
     rs, fs = separators()
@@ -1082,31 +1108,36 @@ def _givers(repo: GitRepo, tips: list[str], walked: list[str], pathspecs: list[s
             if (blob is not None and words[3] == blob) or (files is not None and files.get(top) == words[3]):
                 entry[1].setdefault((top, words[3]), []).append(words[2])
     found: list[tuple[str, str, str]] = []
+    guessed: set[tuple[str, str, str]] = set()
     asked = 0
     for commit, (parents, changed) in seen.items():
         for (top, new), olds in changed.items():
-            if len(parents) < 2 or len(olds) >= len(parents):
+            if len(parents) != 2 or len(olds) >= len(parents):
                 found.append((commit, top, new))
                 continue
             # a merge base per merge that carried the bytes from one side: past _MOST_BASES of
             # them (a peer's thousands of merges of the person's file), the rest count as giving
             asked += 1
-            if asked > _MOST_BASES or _over_a_change(repo, parents, top, olds):
+            if asked > _MOST_BASES:
+                guessed.add((commit, top, new))
                 found.append((commit, top, new))
-    return list(dict.fromkeys(found))
+            elif _over_a_change(repo, parents, top, olds):
+                found.append((commit, top, new))
+    return list(dict.fromkeys(found)), guessed
 
 
 #: merges whose merge base :func:`_givers` asks for in one walk (one git process each); past
-#: them a merge that carried the bytes from one side counts as giving them: the safe side
+#: them a merge that carried the bytes from one side counts as giving them for that walk only
+#: (the safe side; never written to the record, so a false alarm lasts while the walk meets it)
 _MOST_BASES = 64
 
 
 def _over_a_change(repo: GitRepo, parents: list[str], top: str, olds: list[str]) -> bool:
-    """Whether a merge of ``parents`` that left other bytes at ``top`` than the parents' versions
-    ``olds`` took them over a change of one of those parents: one of ``olds`` is not what a
-    merge base held there (no merge base: none held it)."""
+    """Whether a merge of two ``parents`` that left at ``top`` one parent's bytes, not the other's
+    ``olds``, took them over a change of that other parent: one of ``olds`` is not what a merge
+    base held there (no merge base: none held it)."""
     try:
-        bases = repo.run("merge-base", "--octopus" if len(parents) > 2 else "--all", *parents,
+        bases = repo.run("merge-base", "--all", *parents,
                          cwd=repo.toplevel, check=False)
         bases = bases.stdout.decode("ascii", "replace").split() if bases.returncode == 0 else []
     except GitError:

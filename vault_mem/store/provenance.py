@@ -126,15 +126,16 @@ def record_local(common_dir: Path, commits: Iterable[str]) -> None:
         os.close(fd)
 
 
-def given_recorded(common_dir: Path) -> list[tuple[str, str, str]]:
+def given_recorded(common_dir: Path) -> list[tuple[str, str, str]] | None:
     """The ``(commit, top-level path, blob)`` :data:`GIVEN_ELSEWHERE` names (a line of another
-    shape skipped). Read as the record is (a link there is refused by name)."""
-    try:
-        data = read_own(Path(common_dir) / _FOLDER / GIVEN_ELSEWHERE)
-    except OSError:
-        return []
+    shape skipped; a vault's prefix for the path: any path of that vault). Read as the record is
+    (a link there is refused by name). None when the record is past :data:`_GIVEN_MAX_BYTES`:
+    callers then hold every file (the safe side)."""
+    data = _given_data(common_dir)
+    if data is None:
+        return None
     found = []
-    for line in (data or b"").decode("utf-8", "surrogateescape").splitlines():
+    for line in data.decode("utf-8", "surrogateescape").splitlines():
         commit, _, rest = line.partition(" ")
         blob, _, path = rest.partition(" ")
         try:
@@ -146,16 +147,50 @@ def given_recorded(common_dir: Path) -> list[tuple[str, str, str]]:
     return found
 
 
+#: the largest :data:`GIVEN_ELSEWHERE` read (read whole per check). It grows by at most
+#: :data:`_GIVERS_KEPT` lines per path (or vault) and bytes found from elsewhere: past it (some
+#: 40,000 such), every file is held until the person removes the record (the walk then finds
+#: again what the refs still name)
+_GIVEN_MAX_BYTES = 1 << 22
+#: the commits kept per (path, bytes): one suffices to hold them; a second in case one is made here
+_GIVERS_KEPT = 2
+
+
+def _given_data(common_dir: Path) -> bytes | None:
+    """:data:`GIVEN_ELSEWHERE`'s bytes (b"" when there is none), None past :data:`_GIVEN_MAX_BYTES`."""
+    try:
+        data = read_own(Path(common_dir) / _FOLDER / GIVEN_ELSEWHERE, max_bytes=_GIVEN_MAX_BYTES + 1)
+    except OSError:
+        return b""
+    data = data or b""
+    return None if len(data) > _GIVEN_MAX_BYTES else data
+
+
 def record_given(common_dir: Path, found: Iterable[tuple[str, str, str]]) -> None:
-    """Add ``found`` (``(commit, top-level path, blob)``, those not named yet) to :data:`GIVEN_ELSEWHERE`."""
-    new = set(found) - set(given_recorded(common_dir))
+    """Add ``found`` (``(commit, top-level path, blob)``, those not named yet) to :data:`GIVEN_ELSEWHERE`:
+    at most :data:`_GIVERS_KEPT` commits per path and blob (a peer's 100,000 commits of the same
+    bytes add two lines). A line a crash tore stays alone: a record not ending in a newline gets
+    one first (the torn line is skipped as a line of another shape, never joined to a new one)."""
+    data = _given_data(common_dir)
+    if data is None:
+        return  # past its cap: every file is held already
+    have = given_recorded(common_dir) or []
+    per: dict[tuple[str, str], int] = {}
+    for _c, t, b in have:
+        per[(t, b)] = per.get((t, b), 0) + 1
+    new = []
+    for c, t, b in sorted(set(found) - set(have)):
+        if per.get((t, b), 0) < _GIVERS_KEPT:
+            per[(t, b)] = per.get((t, b), 0) + 1
+            new.append((c, t, b))
     if not new:
         return
     path = Path(common_dir) / _FOLDER / GIVEN_ELSEWHERE
     ensure_own_dir(path.parent)
     fd = open_nofollow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:  # one write: appends do not interleave
-        os.write(fd, "".join(f"{c} {b} {json.dumps(t)}\n" for c, t, b in sorted(new)).encode("ascii"))
+        lead = "\n" if data and not data.endswith(b"\n") else ""
+        os.write(fd, (lead + "".join(f"{c} {b} {json.dumps(t)}\n" for c, t, b in new)).encode("ascii"))
     finally:
         os.close(fd)
 
