@@ -91,3 +91,21 @@ def test_a_missing_type_folder_is_no_file_and_no_refusal(tmp_path: Path) -> None
     files.check_type_folder(tmp_path, "notes/a.md")
     assert files.read_memory_bytes(tmp_path, "notes/a.md", max_bytes=_MAX) is None
     assert files.read_memory_bytes(tmp_path, "facts/a.md", max_bytes=_MAX) is None
+
+
+@pytest.mark.parametrize("rel", ["./facts/x.md", ".//facts/x.md", "facts//x.md", "facts/./x.md", "facts/../facts/x.md"])
+def test_a_memory_path_spelt_otherwise_than_git_writes_it_is_refused_by_the_safe_reader(tmp_path, rel):
+    """pathlib reads `./facts/x.md` and `facts//x.md` as facts/x.md, but the reader opens the
+    name relative to its type folder: `./facts/x.md` checked the vault's root for a link and then
+    followed a linked facts/ out of the vault; `facts//x.md` opened /x.md (the review of suite33c).
+    Both are refused, whatever is on disk."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x.md").write_text("---\ndescription: outside\n---\n\nnot in the vault\n")
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    os.symlink(outside, vault / "facts")
+    with pytest.raises(MalformedFileError):
+        files.check_type_folder(vault, rel)
+    with pytest.raises(MalformedFileError):
+        files.read_memory_bytes(vault, rel, max_bytes=1 << 20)

@@ -159,7 +159,9 @@ def is_memory_path(rel: str) -> bool:
 def key_type_from_path(rel_path: str) -> tuple[str, str]:
     """``facts/foo.md`` -> (``foo``, ``fact``); raises if the path is not a memory file's."""
     p = PurePosixPath(rel_path)
-    if len(p.parts) != 2 or p.suffix != ".md" or p.parts[0] not in FOLDER_TYPES:
+    # spelt as git writes it: pathlib reads `./facts/x.md` and `facts//x.md` as facts/x.md, but an
+    # open relative to the type folder (store/files.read_memory_bytes) would not
+    if len(p.parts) != 2 or p.suffix != ".md" or p.parts[0] not in FOLDER_TYPES or p.as_posix() != rel_path:
         raise MalformedFileError(f"{shown_name(rel_path)}: not a memory path (<type folder>/<key>.md)")
     validate_key(p.stem)
     return p.stem, FOLDER_TYPES[p.parts[0]]

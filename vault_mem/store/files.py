@@ -426,7 +426,11 @@ def check_type_folder(root: Path, rel: str) -> None:
     calls per read were ~0.6 ms each, an ``lstat`` per component of the whole path: the
     vault's own location, the person's, is not what this guards.) A folder swapped for a link
     after this check is refused by :func:`read_memory_bytes` (its folder opened ``O_NOFOLLOW``)."""
-    folder = rel.split("/", 1)[0]
+    parts = rel.split("/")
+    if any(part in ("", ".", "..") for part in parts):  # `./facts/x.md` would lstat the vault's root
+        raise MalformedFileError(f"{shown(rel)}: not a path inside the vault as git writes it "
+                                 "(no empty, '.' or '..' parts)")
+    folder = parts[0]
     try:
         st = os.lstat(root / folder)
     except OSError:
