@@ -30,6 +30,12 @@ from vault_mem.model.lazy_patterns import lazy
 
 FENCE = "---"
 MAX_YAML_DEPTH = 50
+#: Most values (scalars, lists and maps, each counted) one frontmatter may hold. A memory's
+#: fields hold a few hundred at most (each list at most ``MAX_LIST_ITEMS``); PyYAML's Python
+#: loader pays for each value in proportion to how deeply flow lists nest around it, so a peer's
+#: 73 KB frontmatter of 36,000 lists nested 40 deep cost ~1 s of CPU per read, and two reads
+#: per synced file (dos33). Past this the file is malformed, read no further.
+MAX_YAML_NODES = 4096
 _BOM = "\ufeff"
 # the line breaks PyYAML knows (str.splitlines knows a few more, which YAML reads as text)
 _LINE_BREAK = re.compile(r"\r\n|[\n\r\x85\u2028\u2029]")
@@ -54,7 +60,11 @@ class _StrictLoader(yaml.SafeLoader):
         # PyYAML composes and constructs recursively: refuse deep nesting with a fixed message,
         # before Python's recursion limit turns it into an error that depends on the call stack
         self._depth = getattr(self, "_depth", 0) + 1
+        self._nodes = getattr(self, "_nodes", 0) + 1
         try:
+            if self._nodes > MAX_YAML_NODES:
+                raise yaml.YAMLError(f"frontmatter holds more than {MAX_YAML_NODES} values (scalars, lists "
+                                     "and maps): keep the fields that matter")
             if self._depth > MAX_YAML_DEPTH:
                 raise yaml.YAMLError(f"frontmatter is nested more than {MAX_YAML_DEPTH} levels deep")
             return super().compose_node(parent, index)
