@@ -21,17 +21,35 @@ from vault_mem.model.frontmatter_handler import MAX_YAML_NODES, load_yaml
 
 def nested_lists(count: int, depth: int = 40) -> str:
     """Frontmatter holding ``count`` empty lists, each nested ``depth`` deep (``depth`` values each)."""
-    return "description: a peer's note\ncreated: 2026-01-01\nupdated: 2026-01-01\nsource: user\n" \
+    return (
+        "description: a peer's note\ncreated: 2026-01-01\nupdated: 2026-01-01\nsource: user\n"
         "z: [" + ",".join(["[" * (depth - 1) + "]" * (depth - 1)] * count) + "]\n"
+    )
 
 
 def test_a_frontmatter_with_more_values_than_the_bound_is_refused_by_the_reader():
-    """36,000 values, 73 KB: refused by name (before: read, ~1 s of CPU); at the bound, read."""
-    with pytest.raises(VaultMemError, match=f"more than {MAX_YAML_NODES} values"):
-        load_yaml(nested_lists(900))
-    with pytest.raises(VaultMemError, match=f"more than {MAX_YAML_NODES} values"):
-        load_yaml("description: x\ntags: [" + ", ".join(["a"] * 26_000) + "]\n")
-    assert len(load_yaml(nested_lists(MAX_YAML_NODES // 40 - 2))["z"]) == MAX_YAML_NODES // 40 - 2
+    """36,000 values nested 40 deep (73 KB), 26,000 in one list (78 KB), 100 lists nested 40 deep (8 KB):
+    refused by name (before: read, ~1 s of CPU for the first); a memory's largest fields are read,
+    by the C loader (short, no comment) and by the Python one (a comment) alike."""
+    for text in (
+        nested_lists(900),
+        nested_lists(100),
+        "description: x\ntags: [" + ", ".join(["a"] * 26_000) + "]\n",
+        "t: " + "[" * 45 + ",".join(["a"] * 1900) + "]" * 45 + "\n",
+    ):  # the last under 4,096 characters and 48 indicators: what the C loader reads
+        with pytest.raises(VaultMemError, match=f"more than {MAX_YAML_NODES} values"):
+            load_yaml(text)
+    lists = "".join(
+        f"{name}:\n" + "".join(f"  - item-{name}-{i}\n" for i in range(64))
+        for name in ("tags", "refs", "supersedes")
+    )
+    fields = "".join(f"field{i}: {{a: [1, 2, {{b: c}}]}}\n" for i in range(40))
+    for text in (
+        f"description: x\n{lists}{fields}",
+        f"# a comment\ndescription: x\n{lists}{fields}",
+        "t: [" + ",".join(["a"] * 1300) + "]\n",
+    ):
+        assert load_yaml(text)
 
 
 def test_a_peers_costly_frontmatter_is_malformed_after_sync_and_recall_still_works(pair):
