@@ -30,6 +30,14 @@ from vault_mem.model.lazy_patterns import lazy
 
 FENCE = "---"
 MAX_YAML_DEPTH = 50
+#: Most values one frontmatter may hold, each scalar, list and map counted once per level of
+#: nesting it sits at (a top-level field's value 1, an item of its list 2). PyYAML's Python loader
+#: pays for each value in proportion to how deeply lists nest around it, so a peer's 73 KB
+#: frontmatter (under every size bound) of 36,000 lists nested 40 deep cost ~1 s of CPU per
+#: read, and a synced file is read four times (dos33); at this bound a read costs at most ~0.1 s.
+#: A memory's fields weigh a few hundred (each list at most ``MAX_LIST_ITEMS``, whose own message
+#: names a longer list up to ~5,000 items); past this the file is malformed, read no further.
+MAX_YAML_NODES = 16384
 _BOM = "\ufeff"
 # the line breaks PyYAML knows (str.splitlines knows a few more, which YAML reads as text)
 _LINE_BREAK = re.compile(r"\r\n|[\n\r\x85\u2028\u2029]")
@@ -54,7 +62,12 @@ class _StrictLoader(yaml.SafeLoader):
         # PyYAML composes and constructs recursively: refuse deep nesting with a fixed message,
         # before Python's recursion limit turns it into an error that depends on the call stack
         self._depth = getattr(self, "_depth", 0) + 1
+        self._nodes = getattr(self, "_nodes", 0) + self._depth
         try:
+            if self._nodes > MAX_YAML_NODES:
+                raise yaml.YAMLError(f"frontmatter holds more than {MAX_YAML_NODES} values (scalars, lists "
+                                     "and maps, each counted once per level it is nested at): keep the "
+                                     "fields that matter")
             if self._depth > MAX_YAML_DEPTH:
                 raise yaml.YAMLError(f"frontmatter is nested more than {MAX_YAML_DEPTH} levels deep")
             return super().compose_node(parent, index)
@@ -295,7 +308,8 @@ def load_yaml_and_comments(yaml_text: str) -> tuple[dict[str, Any], str]:
         return {}, ""
     if _c_loadable(yaml_text):
         meta = _c_load(yaml_text)
-        if isinstance(meta, dict) and all(isinstance(k, str) for k in meta) and _plain_data(meta):
+        if isinstance(meta, dict) and all(isinstance(k, str) for k in meta) and _plain_data(meta) \
+                and _weight(meta) <= MAX_YAML_NODES:
             return meta, ""  # no '#' in the text: no comments
     return _python_load(yaml_text)
 
@@ -342,6 +356,17 @@ def _plain_data(value: Any) -> bool:
     if isinstance(value, dict):
         return all(isinstance(k, (str, int, float, bool, type(None))) and _plain_data(v) for k, v in value.items())
     return False
+
+
+def _weight(value: Any, depth: int = 1) -> int:
+    """What _StrictLoader counts against :data:`MAX_YAML_NODES` for the data ``value`` read
+    at ``depth`` (each value, a mapping's keys too, once per level it is nested at): the C
+    loader's answer is taken only within the same bound, the Python loader's message past it."""
+    if isinstance(value, list):
+        return depth + sum(_weight(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return depth + sum(depth + 1 + _weight(v, depth + 1) for v in value.values())
+    return depth
 
 
 #: a quoted piece of PyYAML's message that names a token, not the file's text: ``'<scalar>'``,
