@@ -44,6 +44,10 @@ _LINE_BREAK = re.compile(r"\r\n|[\n\r\x85\u2028\u2029]")
 _COMMENT = re.compile(r"#[^\r\n\x85\u2028\u2029]*")
 
 
+class _TooManyValues(yaml.YAMLError):
+    """Valid YAML with more values than :data:`MAX_YAML_NODES`: said as that, not as bad YAML."""
+
+
 class _StrictLoader(yaml.SafeLoader):
     """SafeLoader that refuses aliases (no billion-laughs) and keeps dates as dates, and notes
     the comments its scanner skips (``comments``: offset and text), so reading them costs no
@@ -65,7 +69,7 @@ class _StrictLoader(yaml.SafeLoader):
         self._nodes = getattr(self, "_nodes", 0) + self._depth
         try:
             if self._nodes > MAX_YAML_NODES:
-                raise yaml.YAMLError(f"frontmatter holds more than {MAX_YAML_NODES} values (scalars, lists "
+                raise _TooManyValues(f"frontmatter holds more than {MAX_YAML_NODES} values (scalars, lists "
                                      "and maps, each counted once per level it is nested at): keep the "
                                      "fields that matter")
             if self._depth > MAX_YAML_DEPTH:
@@ -321,6 +325,8 @@ def _python_load(yaml_text: str) -> tuple[dict[str, Any], str]:
         # inside the try: the reader refuses a control character (a ReaderError) when it is made
         loader = _StrictLoader(yaml_text)
         meta = loader.get_single_data()
+    except _TooManyValues as exc:  # valid YAML, too much of it to read
+        raise MalformedFileError(str(exc)) from exc
     except Exception as exc:  # noqa: BLE001 - whatever PyYAML raises on a file's text, the file is bad
         # PyYAML's constructors raise plain ValueError for an impossible date (2026-02-30), a bad
         # !!float or an int past Python's digit limit, RecursionError for deep nesting, and
