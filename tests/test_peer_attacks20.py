@@ -14,6 +14,7 @@ import pytest
 from conftest import app_repository, cli, git, measured_cli, person_and_peer, publish
 
 from vault_mem import Vault
+from vault_mem.model.render import lines_notice
 
 
 
@@ -174,7 +175,8 @@ def test_the_persons_settings_edit_beside_a_fetched_tree_bomb_is_checked_bounded
     config.write_text(config.read_text().replace("budget_tokens = 2000", "budget_tokens = 2400"))
     code, peak, out = _measured(mine, "list")
     assert code == 0 and "editor-choice" in out, out
-    assert "not approved" not in out and "trust" not in out, out  # the person's edit, in force
+    said = out.replace(lines_notice(), "")  # list's statement that memory text is data names approval
+    assert "not approved" not in said and "trust" not in said, out  # the person's edit, in force
     assert peak < 100, f"list took {peak} MB after the person's edit of vault.toml"
 
 
@@ -276,5 +278,7 @@ def test_doctor_names_the_commit_of_a_malformed_tree_beside_a_fetched_tree_bomb_
     git(mine, "fetch", "-q", "origin")
     code, peak, out = _measured(mine, "doctor")
     assert code == 1, out
-    assert "which git's check refuses" in out and "notes named twice" in out, out
+    # named by its id, not by its subject (a peer's text: mendinj33)
+    assert "which git's check refuses" in out and "git history holds commit" in out, out
+    assert "notes named twice" not in out, out
     assert peak < 100, f"doctor took {peak} MB to name the commit of a malformed tree"

@@ -65,6 +65,7 @@ from vault_mem.store.gitprocs import (
     MAINTENANCE,
     GitWatch,
     command_of,
+    git_command,
     git_under_way,
     marked_commit,
     outlast_started_meanwhile,
@@ -115,7 +116,7 @@ class _Wait:
 STREAM_PIECE = 1 << 16
 
 
-#: git's settings every git vault-mem runs is given, over the person's own configuration: what a
+#: git's settings every `git log`/`show` vault-mem runs is given, over the person's own configuration: what a
 #: history read lists must not depend on the person's taste in ``git log``. ``log.showRoot=false``
 #: (a documented knob that keeps a first commit's big diff out of ``git log -p``) made a root
 #: commit list no change, so a peer's hooks given by the root commit of an orphan branch passed
@@ -124,6 +125,16 @@ STREAM_PIECE = 1 << 16
 #: out says ``-c log.showRoot=false`` itself (later on the command line: it wins).
 FIXED_CONFIG = ("-c", "log.showRoot=true", "-c", "log.diffMerges=separate", "-c", "log.follow=false",
                 "-c", "log.showSignature=false")
+#: the commands those settings change (every other git is started with its arguments as given:
+#: a process list, a person's wrapper of `git`, reads ``git update-index`` as ``$1``)
+_LOG_COMMANDS = frozenset({"log", "show", "whatchanged"})
+
+
+def with_fixed_config(args: tuple[str, ...] | list[str]) -> list[str]:
+    """``args`` with :data:`FIXED_CONFIG` before them when their command (after git's own
+    options: :func:`~vault_mem.store.gitprocs.git_command`) is one whose output the ``log.*``
+    settings change."""
+    return [*FIXED_CONFIG, *args] if git_command(["git", *args]) in _LOG_COMMANDS else list(args)
 
 
 def run_git(*args: str, cwd: Path | None = None, input: bytes | None = None, env: dict | None = None,
@@ -135,7 +146,7 @@ def run_git(*args: str, cwd: Path | None = None, input: bytes | None = None, env
     (:meth:`GitRepo.run`; a question asked before there is a repository: the workspace's)."""
     full_env = program_env({**os.environ, **env} if env else None)
     try:
-        return subprocess.run([program("git"), *FIXED_CONFIG, *args], cwd=cwd, input=input, env=full_env,
+        return subprocess.run([program("git"), *with_fixed_config(args)], cwd=cwd, input=input, env=full_env,
                               capture_output=True, check=False, timeout=timeout)
     except FileNotFoundError as exc:
         raise GitError("git is not installed or not on PATH; install git and retry") from exc
@@ -320,7 +331,7 @@ class GitRepo(GitObjects, GitRefs, GitIndex):
         ``partial`` empty: what came was yielded); a reader that stops early stops git."""
         full_env = program_env(None)
         try:
-            proc = subprocess.Popen([program("git"), *FIXED_CONFIG, *args], cwd=cwd or self.cwd, env=full_env,
+            proc = subprocess.Popen([program("git"), *with_fixed_config(args)], cwd=cwd or self.cwd, env=full_env,
                                     stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         except FileNotFoundError as exc:

@@ -224,7 +224,7 @@ def marked_commit(git_dir: Path) -> int | None:
 def command_of(pid: int) -> str | None:
     """The git command a running git process ``pid`` runs (``commit``), else None."""
     argv = procs.command_line(pid)
-    return _git_command(argv) if argv else None
+    return git_command(argv) if argv else None
 
 
 def _runs(argv: list[str], exact: bool, commands: frozenset[str]) -> bool:
@@ -233,11 +233,11 @@ def _runs(argv: list[str], exact: bool, commands: frozenset[str]) -> bool:
     word is one of them: a wait for a git command that is not one costs time, a branch moved
     under one fails it."""
     if exact:
-        return _git_command(argv) in commands
-    return _git_command(argv) in commands or any(word in commands for word in argv[1:])
+        return git_command(argv) in commands
+    return git_command(argv) in commands or any(word in commands for word in argv[1:])
 
 
-def _git_command(argv: list[str]) -> str | None:
+def git_command(argv: list[str]) -> str | None:
     """The command name in a git command line (``git -C x commit -m y`` → ``commit``)."""
     skip = False
     for arg in argv[1:]:
