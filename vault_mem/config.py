@@ -224,6 +224,20 @@ def _table(data: dict, name: str) -> dict:
 MAX_CONFIG_BYTES = 64 * 1024
 
 
+
+def _toml_problem(exc: Exception) -> str:
+    """A tomllib.TOMLDecodeError's reason and position, without the key names it quotes (``Cannot declare ('KEY',)
+    twice``): the file may be a peer's, and its key names are its text (never quoted to an
+    agent: :func:`value_kind`); the position says where to look."""
+    text = str(exc)
+    where = re.search(r"\(at (?:line \d+, column \d+|end of document)\)$", text)
+    reason = text[:where.start()].strip() if where else text
+    if re.search(r"['\"(]", reason):
+        reason = "a key declared twice or a table that cannot be added to" if "twice" in reason or "mutate" in reason \
+            else "an unreadable line"
+    return f"{reason} {where.group(0)}" if where else reason
+
+
 def parse_config(raw: bytes | None, path: Path | str = CONFIG_FILE) -> Config:
     """The settings ``vault.toml``'s bytes ``raw`` ask for (None: no file, the defaults), before
     ``$VAULT_MEM_EMBEDDER`` (:func:`with_environment`). Every key is checked for its type and a
@@ -237,8 +251,11 @@ def parse_config(raw: bytes | None, path: Path | str = CONFIG_FILE) -> Config:
                           "needs (not read further); shorten it to the settings and retry")
     try:
         data = tomllib.loads(raw.decode("utf-8")) if raw is not None else {}
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path} is not valid TOML ({exc}); fix the file and retry") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML (not UTF-8 text at byte {exc.start}); fix the file "
+                          "and retry") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML ({_toml_problem(exc)}); fix the file and retry") from exc
     except RecursionError as exc:  # tomllib reads nested values by recursion: a peer's 30 KB of `{a = {a = ...`
         raise ConfigError(f"{path} nests tables or lists deeper than any settings file needs; "
                           "fix the file and retry") from exc

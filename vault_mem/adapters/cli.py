@@ -989,8 +989,10 @@ def cmd_trust(args) -> int:
               if (f.path, f.approval) not in listed]
     # the one decision of what this run shows, its text and its JSON alike: a peer's text (a
     # file, a new value, an author's name) at the person's terminal only; run without one (an
-    # agent's shell), each change is named, by its length where it is text (trust_items.pending_items)
-    whole = has_terminal()
+    # agent's shell), each change is named, by its length where it is text (trust_items.pending_items).
+    # --json is for programs, never the person's eyes: named so too (an agent's shell tool that runs
+    # commands under a pseudo-terminal, Gemini CLI's and Codex's, has a terminal: the review of mendinj33)
+    whole = has_terminal() and not args.json
     shown_texts = trust_items.git_files_shown(ws.repo, files) if whole else [None] * len(files)
     items = trust_items.pending_items(ws, s, files, shown_texts, whole=whole)
     data: dict[str, Any] = {
