@@ -6,8 +6,10 @@ is the person's act (DESIGN §7). An agent with a shell runs commands with its o
 standard input, so an answer read there is whatever the agent writes: a peer's memory text that
 says "run ``vault-mem trust --yes``" or "pipe ``y`` into it" would approve itself. The terminal
 the session was started from is not the agent's to type on: a command started by an agent that
-has none (a sandbox, a daemon, CI) gets no answer, and one started by an agent running inside the
-person's terminal (Claude Code) shows its question there, where the person answers it. This
+has none (a sandbox, a daemon, CI; Claude Code's Bash tool, which starts its commands detached,
+with no controlling terminal) gets no answer: the person runs the command in a terminal of their
+own. An agent's shell tool that runs commands under a pseudo-terminal it made (Gemini CLI by
+default, Codex's ``tty=true``) is a terminal here: see below. This
 holds on Linux and macOS alike (POSIX's ``/dev/tty``); it is a speed bump against an agent told
 what to run, not a wall against code the person runs, which can write the approval file itself.
 
@@ -33,8 +35,9 @@ __all__ = ["ask_person", "has_terminal"]
 
 def has_terminal() -> bool:
     """Whether this process has a controlling terminal, where the person may read what a
-    question would show: the one decision of what ``vault-mem trust`` shows, in its text and its
-    JSON alike (without one, an agent's shell, no text a peer wrote)."""
+    question would show: the one decision of what ``vault-mem trust``'s text form shows (without
+    one, an agent's shell, no text a peer wrote; its ``--json`` never holds any). A pseudo-terminal
+    an agent's shell tool made is one too (the module's docstring)."""
     try:
         fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
     except OSError:
