@@ -82,6 +82,12 @@ def emit(args: argparse.Namespace, data: Any, text: str | None = None, *, quotes
         print(text)
 
 
+def _said_as_data(lines: list[str], empty: str) -> str:
+    """``lines`` (each holding text its writer chose after ``| ``) under the one line that says
+    it is data (:func:`~vault_mem.model.render.lines_notice`); ``empty`` when there are none."""
+    return "\n".join([lines_notice(), *lines]) if lines else empty
+
+
 def _json_is_data() -> None:
     """Say once, on stderr, that the JSON on stdout holds text its writers chose, data
     (:func:`~vault_mem.model.render.json_notice`): :func:`emit`'s ``quotes``, ``export``."""
@@ -547,9 +553,8 @@ def cmd_list(args) -> int:
     else:
         rows = read(args, "list", params)
     # each description quoted after `| `, said once to be data, as `get` and `recall` quote memory text
-    text = "\n".join([lines_notice()] * bool(rows) + [
-        _peer_lead(r) + f"{r['key']:<32} {r['type']:<10} " + (f"[{r['vault']}] " if r.get("vault") else "")
-        + "| " + r["description"] + _peer_mark(r) for r in rows]) or "(no memories)"
+    text = _said_as_data([_peer_lead(r) + f"{r['key']:<32} {r['type']:<10} " + (f"[{r['vault']}] " if r.get("vault") else "")
+                          + "| " + r["description"] + _peer_mark(r) for r in rows], "(no memories)")
     emit(args, rows, text, quotes=bool(rows))
     return 0
 
@@ -561,10 +566,9 @@ def cmd_log(args) -> int:
     # the mark before the author's name and the subject: both are text the commit's writer chose,
     # quoted after `| ` and said once to be data, as memory text is (the name stood before `| `,
     # outside what the line above calls data: mendinj33)
-    text = "\n".join([lines_notice()] * bool(entries) + [
-        f"{e.commit[:10]} {e.date} " + _peer_lead({"author": e.email, "trusted": e.trusted})
-        + f"| {e.author}: {e.subject}" + _peer_mark({"author": e.email, "trusted": e.trusted})
-        for e in entries]) or "(no history)"
+    text = _said_as_data([f"{e.commit[:10]} {e.date} " + _peer_lead({"author": e.email, "trusted": e.trusted})
+                          + f"| {e.author}: {e.subject}" + _peer_mark({"author": e.email, "trusted": e.trusted})
+                          for e in entries], "(no history)")
     if label:  # the JSON stays a list of entries, each naming its vault
         text = f"{label.rstrip(', ')} {vault.root}:\n{text}"
     emit(args, [{**e.to_dict(), **_named(args, vault)} for e in entries], text, quotes=bool(entries))
@@ -1233,10 +1237,8 @@ def cmd_review(args) -> int:
     # the key (a file's name for an unusable file: a peer's sentence, taken by a plain `git pull`)
     # and the detail (an unusable file's reason quotes a piece of its value) after `| `, said once
     # to be data (the name stood quoted with no such line: mendinj33)
-    text = "\n".join([lines_notice()] * bool(listed) + [
-        f"{_peer_lead(i)}{i['flag']:<11} | {(quoted if i['flag'] == 'problem' else shown)(_vault_key(i))}: {i['detail']}{_peer_mark(i)}"
-        for i in listed]) \
-        or "nothing to review"
+    text = _said_as_data([f"{_peer_lead(i)}{i['flag']:<11} | {(quoted if i['flag'] == 'problem' else shown)(_vault_key(i))}: "
+                          f"{i['detail']}{_peer_mark(i)}" for i in listed], "nothing to review")
     if len(listed) < len(items):
         text += f"\n(+{len(items) - len(listed)} more: raise --limit, or narrow with --type / --flag)"
     emit(args, listed, text, quotes=bool(listed))
@@ -1265,9 +1267,8 @@ def cmd_check_refs(args) -> int:
     # the key and the reference after `| ` (text their writer chose, a peer's line starting with
     # the mark: _peer_lead), said once to be data: the reference stood quoted in our sentence with
     # no such line (mendinj33)
-    text = "\n".join([lines_notice()] * bool(missing) + [
-        f"{_peer_lead(m)}| {m['key']}: {quoted(m['ref'])} does not exist{_peer_mark(m)}" for m in missing]) \
-        or "every referenced path exists"
+    text = _said_as_data([f"{_peer_lead(m)}| {m['key']}: {quoted(m['ref'])} does not exist{_peer_mark(m)}"
+                          for m in missing], "every referenced path exists")
     emit(args, missing, text, quotes=bool(missing))
     return 1 if missing else 0
 
@@ -1283,9 +1284,8 @@ def cmd_dupes(args) -> int:
 
     # a line starts with the mark of a peer's key that starts it (_peer_lead), as `list` and `log` do
     # the keys (text their writers chose) after `| `, said once to be data, as list says it
-    text = "\n".join([lines_notice()] * bool(pairs) + [
-        f"{_peer_lead(whose(p, 'a'))}| {p['a']}{_peer_mark(whose(p, 'a'))} ~ {p['b']}"
-        f"{_peer_mark(whose(p, 'b'))} ({p['similarity']:.2f})" for p in pairs]) or "no likely duplicates"
+    text = _said_as_data([f"{_peer_lead(whose(p, 'a'))}| {p['a']}{_peer_mark(whose(p, 'a'))} ~ {p['b']}"
+                          f"{_peer_mark(whose(p, 'b'))} ({p['similarity']:.2f})" for p in pairs], "no likely duplicates")
     emit(args, pairs, text, quotes=bool(pairs))  # the JSON holds both descriptions
     return 0
 
