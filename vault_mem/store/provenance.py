@@ -132,8 +132,11 @@ def given_recorded(common_dir: Path) -> list[tuple[str, str, str]] | None:
     (a link there is refused by name). None when the record is past :data:`_GIVEN_MAX_BYTES`:
     callers then hold every file (the safe side)."""
     data = _given_data(common_dir)
-    if data is None:
-        return None
+    return None if data is None else _given_lines(data)
+
+
+def _given_lines(data: bytes) -> list[tuple[str, str, str]]:
+    """The ``(commit, top-level path, blob)`` lines of the record's bytes ``data``."""
     found = []
     for line in data.decode("utf-8", "surrogateescape").splitlines():
         commit, _, rest = line.partition(" ")
@@ -174,7 +177,7 @@ def record_given(common_dir: Path, found: Iterable[tuple[str, str, str]]) -> Non
     data = _given_data(common_dir)
     if data is None:
         return  # past its cap: every file is held already
-    have = given_recorded(common_dir) or []
+    have = _given_lines(data)  # the bytes read above: one read of the record
     per: dict[tuple[str, str], int] = {}
     for _c, t, b in have:
         per[(t, b)] = per.get((t, b), 0) + 1
