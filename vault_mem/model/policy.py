@@ -254,13 +254,19 @@ def file_secrets(rel: str, data: bytes, memory: Memory | None = None) -> list[tu
     is the file name). Never any part of a value. ``memory`` must be what ``data`` parses to
     (:func:`~vault_mem.model.memory.memory_from_bytes`): the verdict is kept by the bytes
     (:data:`_VERDICTS`)."""
-    kept = (rel, hashlib.sha256(data).digest())
-    verdict = _VERDICTS.get(kept)
+    verdict = _VERDICTS.get((rel, hashlib.sha256(data).digest()))
     if verdict is None:
-        verdict = _VERDICTS[kept] = tuple(_file_secrets(rel, data, memory))
-        while len(_VERDICTS) > _VERDICTS_KEPT:
-            _VERDICTS.popitem(last=False)
+        verdict = _keep_verdict(rel, data, tuple(_file_secrets(rel, data, memory)))
     return list(verdict)
+
+
+def _keep_verdict(rel: str, data: bytes, verdict: tuple) -> tuple:
+    """Keep ``verdict`` on the file ``rel`` holding ``data`` (:data:`_VERDICTS`, the oldest
+    dropped past :data:`_VERDICTS_KEPT`); return it."""
+    _VERDICTS[(rel, hashlib.sha256(data).digest())] = verdict
+    while len(_VERDICTS) > _VERDICTS_KEPT:
+        _VERDICTS.popitem(last=False)
+    return verdict
 
 
 #: :func:`file_secrets`'s verdicts by (path, SHA-256 of the bytes), the oldest dropped first: a
@@ -704,9 +710,7 @@ class WritePolicy:
             self._vetted.popitem(last=False)
         # the gate passed these bytes: the reconcile that reads them back finds nothing either
         # (file_secrets judges a parsed file by the same secret_findings)
-        _VERDICTS[(rel, hashlib.sha256(data).digest())] = ()
-        while len(_VERDICTS) > _VERDICTS_KEPT:
-            _VERDICTS.popitem(last=False)
+        _keep_verdict(rel, data, ())
 
     def check_message(self, message: str, *, identity: tuple[str, str] | None = None) -> None:
         """Refuse a commit message holding a suspected credential: its subject and body, and the
