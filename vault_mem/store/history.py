@@ -2132,15 +2132,3 @@ def earlier_versions(repo: GitRepo, head: str, path: str, depth: int = 100) -> d
             out.setdefault(blob, commit)
     return out
 
-
-def who_wrote(repo: GitRepo, commit: str, env: dict[str, str] | None = None) -> tuple[str, str]:
-    """The author (else the committer, for a commit written by hand without one) and the
-    subject ``commit`` writes, as git reads them (each cut to 200 characters; empty where git
-    cannot read the commit). ``env``: where its objects are (a fetch's quarantine)."""
-    proc = repo.run("log", "-1", "--no-mailmap", "--format=%an <%ae>%x00%cn <%ce>%x00%s", commit, "--", check=False,
-                    env=env)
-    parts = proc.stdout.decode("utf-8", "replace").rstrip("\n").split("\x00") if proc.returncode == 0 else []
-    if len(parts) != 3:
-        return "", ""
-    author, committer, subject = parts
-    return (author if author != " <>" else committer if committer != " <>" else "")[:200], subject[:200]

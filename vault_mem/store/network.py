@@ -27,7 +27,6 @@ from vault_mem.platform import procs
 from vault_mem.platform.programs import program, program_env, with_data_limit
 from vault_mem.store import gitprocs
 from vault_mem.store.git import GitRepo
-from vault_mem.store.history import who_wrote
 
 #: Objects before refs for what a fetch brings: below ``fetch.unpackLimit`` (100 objects by
 #: default) git unpacks a fetched pack into loose objects, which a person's ``git prune
@@ -507,14 +506,12 @@ class SetAside:
     fetch's, :data:`_CHECKED_FETCH`) refuses an object of it: ``commit`` is the first commit of
     the branch's first-parent line whose objects do not pass (a merge whose other side holds
     the object is that merge), ``count`` the commits of that line from it to the tip, ``said``
-    git's words for the refused object, ``author`` and ``subject`` as the commit writes them
-    (its committer where it names no author; empty where git cannot read it)."""
+    git's words for the refused object. Never the commit's subject or author's name: text its
+    writer chose, which a sync's report gave an agent (mendinj33)."""
 
     commit: str
     count: int
     said: str
-    author: str
-    subject: str
 
 
 def checked_part(repo: GitRepo, unchecked: FetchQuarantine, tip: str, said: str,
@@ -549,9 +546,7 @@ def checked_part(repo: GitRepo, unchecked: FetchQuarantine, tip: str, said: str,
             good.__exit__()
         raise
     first = line[good_at + 1][0] if line else tip
-    author, subject = who_wrote(repo, first, unchecked.env)
-    aside = SetAside(first, len(line) - good_at - 1 if line else 1, refused_object(said) or said[:300],
-                     author, subject)
+    aside = SetAside(first, len(line) - good_at - 1 if line else 1, refused_object(said) or said[:300])
     if good is not None:
         return good, line[good_at][0], aside
     # none passes: the commit the line starts from, which the repository holds already
