@@ -4,6 +4,7 @@
     python bench/bench_sync.py --sizes 0,1,1000 --rounds 3
     python bench/bench_sync.py --old /tmp/old                # against another checkout, interleaved
     python bench/bench_sync.py --sizes 1 --local 200         # with 200 local commits to replay
+    python bench/bench_sync.py --sizes 100 --kind costly     # a peer's 100 costly frontmatters (dos33); --kind large: 60 KB notes
     git archive main | tar -x -C /tmp/old                    # (how to make that checkout)
 
 Per size N, per round, and per checkout in turn (the old one first when ``--old`` is given, so
@@ -39,9 +40,17 @@ exec "{git}" "$@"
 """
 
 
-def memory(i: int) -> bytes:
-    return (f"---\ndescription: peer note {i}\ncreated: 2026-01-01\nupdated: 2026-01-01\nsource: user\n"
-            f"---\nThe peer's note number {i}: deploys go through the staging host first.\n").encode()
+def memory(i: int, kind: str = "plain") -> bytes:
+    """A peer's memory file: ``plain`` a short note; ``large`` one of ~60 KB of prose; ``costly``
+    a frontmatter small in bytes and slow to read (~73 KB: 900 empty lists nested 40 deep, each
+    value counted once per level: over the reader's bound, refused by name since dos33)."""
+    head = f"---\ndescription: peer note {i}\ncreated: 2026-01-01\nupdated: 2026-01-01\nsource: user\n"
+    if kind == "costly":
+        return (head + "z: [" + ",".join(["[" * 39 + "]" * 39] * 900) + "]\n---\nx\n").encode()
+    body = f"The peer's note number {i}: deploys go through the staging host first.\n"
+    if kind == "large":
+        body *= 60_000 // len(body)
+    return (head + "---\n" + body).encode()
 
 
 def run(cmd: list[str], cwd: Path, env: dict[str, str], input: bytes | None = None) -> str:
@@ -51,12 +60,12 @@ def run(cmd: list[str], cwd: Path, env: dict[str, str], input: bytes | None = No
     return proc.stdout.decode()
 
 
-def peer_commit(peer: Path, n: int, env: dict[str, str]) -> None:
+def peer_commit(peer: Path, n: int, env: dict[str, str], kind: str = "plain") -> None:
     """One commit of ``n`` new memory files on the peer's main, pushed."""
     parts = [b"commit refs/heads/main\ncommitter Peer <peer@example.com> 1767225600 +0000\n"
              b"data 9\npeer bulk\nfrom refs/heads/main^0\n"]
     for i in range(n):
-        data = memory(i)
+        data = memory(i, kind)
         parts.append(b"M 100644 inline facts/peer-%06d.md\ndata %d\n%s\n" % (i, len(data), data))
     run(["git", "fast-import", "--quiet", "--force"], peer, env, input=b"".join(parts))
     run(["git", "push", "-q", "origin", "main"], peer, env)
@@ -75,7 +84,7 @@ def local_commits(vault: Path, k: int, env: dict[str, str]) -> None:
     run(["git", "reset", "-q", "--hard", "main"], vault, env)
 
 
-def setup(tmp: Path, code: Path, n: int, env: dict[str, str], local: int = 0) -> Path:
+def setup(tmp: Path, code: Path, n: int, env: dict[str, str], local: int = 0, kind: str = "plain") -> Path:
     bare, vault, peer = tmp / "remote.git", tmp / "vault", tmp / "peer"
     run(["git", "init", "-q", "--bare", str(bare)], tmp, env)
     run([sys.executable, "-m", "vault_mem", "init", str(vault)], tmp, {**env, "PYTHONPATH": str(code)})
@@ -83,19 +92,20 @@ def setup(tmp: Path, code: Path, n: int, env: dict[str, str], local: int = 0) ->
     run(["git", "push", "-q", "-u", "origin", "main"], vault, env)
     run(["git", "clone", "-q", str(bare), str(peer)], tmp, env)
     if n:
-        peer_commit(peer, n, env)
+        peer_commit(peer, n, env, kind)
     if local:
         local_commits(vault, local, env)
     return vault
 
 
-def measure(code: Path, n: int, base_env: dict[str, str], real_git: str, local: int = 0) -> dict[str, float]:
+def measure(code: Path, n: int, base_env: dict[str, str], real_git: str, local: int = 0,
+            kind: str = "plain") -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="bench-sync-") as t:
         tmp = Path(t)
         env = {**base_env, "HOME": str(tmp), "XDG_CONFIG_HOME": str(tmp / "xdg")}
         (tmp / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n[user]\n\tname = Bench\n"
                                         "\temail = bench@example.com\n")
-        vault = setup(tmp, code, n, env, local)
+        vault = setup(tmp, code, n, env, local, kind)
         shim, log = tmp / "shim", tmp / "git.log"
         shim.mkdir()
         (shim / "git").write_text(SHIM.format(log=log, git=real_git))
@@ -125,6 +135,8 @@ def main() -> None:
     ap.add_argument("--sizes", default="0,1,1000,19000", help="incoming files per sync, comma-separated")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--local", type=int, default=0, help="local commits (one memory each) the sync replays")
+    ap.add_argument("--kind", choices=("plain", "large", "costly"), default="plain",
+                    help="the peer's memories: short notes, ~60 KB of prose, or a costly frontmatter (dos33)")
     ap.add_argument("--old", type=Path, help="another checkout (e.g. `git archive main`) to run alternately")
     args = ap.parse_args()
     real_git = shutil.which("git")
@@ -141,7 +153,7 @@ def main() -> None:
     for n in (int(s) for s in args.sizes.split(",")):
         for _ in range(args.rounds):
             for label, code in codes:
-                r = measure(code, n, env, real_git, args.local)
+                r = measure(code, n, env, real_git, args.local, args.kind)
                 results.setdefault((label, n), []).append(r)
                 print(f"{label:<5} {n:>6} {r['cpu']:>7.2f} {r['wall']:>7.2f} {r['git']:>4} {r['rss_mb']:>7.0f}",
                       flush=True)
