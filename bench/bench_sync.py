@@ -4,7 +4,7 @@
     python bench/bench_sync.py --sizes 0,1,1000 --rounds 3
     python bench/bench_sync.py --old /tmp/old                # against another checkout, interleaved
     python bench/bench_sync.py --sizes 1 --local 200         # with 200 local commits to replay
-    python bench/bench_sync.py --sizes 100 --kind costly     # a peer's 100 costly frontmatters (dos33); --kind large: 60 KB notes
+    python bench/bench_sync.py --sizes 100 --kind costly     # a peer's 100 costly frontmatters (dos33); --kind large: 60 KB notes; random: 60 KB of random text
     git archive main | tar -x -C /tmp/old                    # (how to make that checkout)
 
 Per size N, per round, and per checkout in turn (the old one first when ``--old`` is given, so
@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import shutil
 import statistics
+import string
 import subprocess
 import sys
 import tempfile
@@ -43,13 +45,17 @@ exec "{git}" "$@"
 def memory(i: int, kind: str = "plain") -> bytes:
     """A peer's memory file: ``plain`` a short note; ``large`` one of ~60 KB of prose; ``costly``
     a frontmatter small in bytes and slow to read (~73 KB: 900 empty lists nested 40 deep, each
-    value counted once per level: over the reader's bound, refused by name since dos33)."""
+    value counted once per level: over the reader's bound, refused by name since dos33); ``random``
+    ~60 KB of printable ASCII at random (the review of dos33: ~0.5 s a secret-gate pass)."""
     head = f"---\ndescription: peer note {i}\ncreated: 2026-01-01\nupdated: 2026-01-01\nsource: user\n"
     if kind == "costly":
         return (head + "z: [" + ",".join(["[" * 39 + "]" * 39] * 900) + "]\n---\nx\n").encode()
     body = f"The peer's note number {i}: deploys go through the staging host first.\n"
     if kind == "large":
         body *= 60_000 // len(body)
+    elif kind == "random":  # printable ASCII at random on one line: the secret gate's costliest text seen
+        rng = random.Random(i)
+        body = "".join(rng.choice(string.printable[:94] + " ") for _ in range(60_000)) + "\n"
     return (head + "---\n" + body).encode()
 
 
@@ -135,7 +141,7 @@ def main() -> None:
     ap.add_argument("--sizes", default="0,1,1000,19000", help="incoming files per sync, comma-separated")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--local", type=int, default=0, help="local commits (one memory each) the sync replays")
-    ap.add_argument("--kind", choices=("plain", "large", "costly"), default="plain",
+    ap.add_argument("--kind", choices=("plain", "large", "costly", "random"), default="plain",
                     help="the peer's memories: short notes, ~60 KB of prose, or a costly frontmatter (dos33)")
     ap.add_argument("--old", type=Path, help="another checkout (e.g. `git archive main`) to run alternately")
     args = ap.parse_args()
