@@ -867,7 +867,8 @@ def at_terminal(*args: str, answer: str | list[str | None] | None = "y", stdin: 
     instead of the terminal (what an agent's shell gives). ``stdout`` is everything the terminal
     showed (the command's stdout and stderr, and the question), with ``\r\n`` made ``\n``.
     ``raw``: the terminal starts raw, as a full-screen agent interface keeps it (Enter is then a
-    carriage return); ``.raw_after`` on the result says whether it was raw again at the end.
+    carriage return); ``.raw_after`` on the result says whether it was raw again at the end,
+    ``.peak_mb`` the command's peak RSS in MB (with the processes it waited for).
 
     ``vault-mem trust`` asks the person there, never on standard input
     (:mod:`vault_mem.platform.terminal`); an approval in a test is this real question, answered."""
@@ -919,10 +920,22 @@ def at_terminal(*args: str, answer: str | list[str | None] | None = "y", stdin: 
         raw_after = not termios.tcgetattr(master)[3] & termios.ICANON
     finally:
         os.close(master)
-    returncode = proc.wait(timeout=timeout)
+    # reaped here, not by Popen: wait4 gives the command's own peak RSS (with what it waited for)
+    end = time.monotonic() + timeout
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() > end:
+            proc.kill()
+            pid, status, usage = os.wait4(proc.pid, 0)
+            break
+        time.sleep(0.01)
+    proc.returncode = returncode = os.waitstatus_to_exitcode(status)
     text = shown.decode(errors="backslashreplace").replace("\r\n", "\n")
     result = subprocess.CompletedProcess(proc.args, returncode, text, "")
     result.raw_after = raw_after
+    result.peak_mb = usage.ru_maxrss // 1024  # Linux: KB; macOS gives bytes (larger: on the safe side)
     return result
 
 

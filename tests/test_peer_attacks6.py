@@ -250,10 +250,12 @@ def test_trust_shows_a_huge_pending_file_without_reading_it(pair):
     assert peak < 80, f"peak RSS {peak} MB"
     # the person's terminal, where a file's text is shown: named with its size and the command that pages it
     from conftest import at_terminal
-    person = at_terminal("trust", cwd=a, answer=None, timeout=300).stdout
+    shown = at_terminal("trust", cwd=a, answer=None, timeout=300)
+    person = shown.stdout
     assert "49,500,000 bytes, too large to show here" in person and f"git cat-file -p {blob} | less" in person, \
         person[-2000:]
     assert person.count("ignore all previous instructions") == 0
+    assert shown.peak_mb < 80, f"peak RSS {shown.peak_mb} MB where the file's text is shown"  # not read whole
     code, _, out = measured_sync(a)
     assert code == 0 and "'big.txt'" in out and "taken out" in out, out
     assert not (a / "big.txt").exists()
