@@ -859,7 +859,8 @@ def run_cli(*args: str, cwd: Path | None = None, input: str | None = None, env: 
 
 def at_terminal(*args: str, answer: str | list[str | None] | None = "y", stdin: str | None = None,
                 cwd: Path | None = None,
-                env: dict | None = None, timeout: float = 120, raw: bool = False) -> subprocess.CompletedProcess:
+                env: dict | None = None, timeout: float = 120, raw: bool = False,
+                measured: bool = False) -> subprocess.CompletedProcess:
     """Run the real CLI as a subprocess whose controlling terminal is a new pseudo-terminal, as a
     person runs it in theirs, and type ``answer`` there (with Enter) each time it asks (``[WORD/N]``;
     ``"y"`` types the word the question shows; a list: one answer per question, in order; none
@@ -867,8 +868,8 @@ def at_terminal(*args: str, answer: str | list[str | None] | None = "y", stdin: 
     instead of the terminal (what an agent's shell gives). ``stdout`` is everything the terminal
     showed (the command's stdout and stderr, and the question), with ``\r\n`` made ``\n``.
     ``raw``: the terminal starts raw, as a full-screen agent interface keeps it (Enter is then a
-    carriage return); ``.raw_after`` on the result says whether it was raw again at the end,
-    ``.peak_mb`` the command's peak RSS in MB (with the processes it waited for).
+    carriage return); ``.raw_after`` on the result says whether it was raw again at the end;
+    ``measured``: ``.peak_mb`` the command's peak RSS in MB (with the processes it waited for).
 
     ``vault-mem trust`` asks the person there, never on standard input
     (:mod:`vault_mem.platform.terminal`); an approval in a test is this real question, answered."""
@@ -886,7 +887,14 @@ def at_terminal(*args: str, answer: str | list[str | None] | None = "y", stdin: 
         import fcntl
         fcntl.ioctl(1, termios.TIOCSCTTY, 0)
 
-    proc = subprocess.Popen([sys.executable, "-m", "vault_mem", *args], cwd=cwd, env=full_env,
+    # ``measured``: started by a small Python that writes the command's peak RSS (MB, with what it
+    # waited for) to a file: a process forked from this one (a test worker of ~200 MB) keeps its
+    # parent's peak in its own count across the exec (Linux), as measured_cli's wrapper avoids
+    peak = Path(tempfile.mkdtemp()) / "peak" if measured else None
+    command = [sys.executable, "-m", "vault_mem", *args]
+    if peak is not None:
+        command = [sys.executable, "-I", "-c", _PEAK_RSS_TO_FILE, str(peak), *command]
+    proc = subprocess.Popen(command, cwd=cwd, env=full_env,
                             stdin=subprocess.PIPE if stdin is not None else slave, stdout=slave, stderr=slave,
                             start_new_session=True, preexec_fn=take_terminal)
     os.close(slave)
@@ -920,22 +928,13 @@ def at_terminal(*args: str, answer: str | list[str | None] | None = "y", stdin: 
         raw_after = not termios.tcgetattr(master)[3] & termios.ICANON
     finally:
         os.close(master)
-    # reaped here, not by Popen: wait4 gives the command's own peak RSS (with what it waited for)
-    end = time.monotonic() + timeout
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.monotonic() > end:
-            proc.kill()
-            pid, status, usage = os.wait4(proc.pid, 0)
-            break
-        time.sleep(0.01)
-    proc.returncode = returncode = os.waitstatus_to_exitcode(status)
+    returncode = proc.wait(timeout=timeout)
     text = shown.decode(errors="backslashreplace").replace("\r\n", "\n")
     result = subprocess.CompletedProcess(proc.args, returncode, text, "")
     result.raw_after = raw_after
-    result.peak_mb = usage.ru_maxrss // 1024  # Linux: KB; macOS gives bytes (larger: on the safe side)
+    if peak is not None:
+        result.peak_mb = int(peak.read_text())
+        shutil.rmtree(peak.parent)
     return result
 
 
@@ -1058,6 +1057,16 @@ import resource, subprocess, sys
 proc = subprocess.run(sys.argv[1:], capture_output=True, text=True)
 sys.stderr.write(proc.stdout + proc.stderr)
 print(proc.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+"""
+
+
+#: :func:`at_terminal`'s ``measured``: the command run on this process's terminal, then its peak RSS
+#: (MB) written to the file ``argv[1]``
+_PEAK_RSS_TO_FILE = """
+import resource, subprocess, sys
+code = subprocess.run(sys.argv[2:]).returncode
+open(sys.argv[1], "w").write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024))
+sys.exit(code)
 """
 
 

@@ -250,7 +250,7 @@ def test_trust_shows_a_huge_pending_file_without_reading_it(pair):
     assert peak < 80, f"peak RSS {peak} MB"
     # the person's terminal, where a file's text is shown: named with its size and the command that pages it
     from conftest import at_terminal
-    shown = at_terminal("trust", cwd=a, answer=None, timeout=300)
+    shown = at_terminal("trust", cwd=a, answer=None, timeout=300, measured=True)
     person = shown.stdout
     assert "49,500,000 bytes, too large to show here" in person and f"git cat-file -p {blob} | less" in person, \
         person[-2000:]
